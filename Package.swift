@@ -1,0 +1,66 @@
+// swift-tools-version: 6.0
+//
+// bracelet: talk to V1 and V2 wrist bracelets over Bluetooth LE (BlueZ), decode what they send,
+// summarise it per day and per night, and forward the summaries durably to a vitality pipeline.
+//
+// Layers, bottom to top (a module imports only modules listed above it):
+//   BraceletProtocol   wire format: command frames, data packets, file layout, CRCs, GATT numbers
+//   BraceletDecoder    hot path: raw-metric files -> column batches and slots
+//   BraceletTransport  ATT PDUs, ATT bearer, GATT client, BlueZ sockets and HCI scanning
+//   BraceletCapture    btsnoop files, HCI/ACL/L2CAP reassembly, transfer recovery from captures
+//   BraceletSimulator  physiological model and simulated bracelet (test peer, capture generator)
+//   BraceletSummaries  daily summaries, sleep sessions, HRV
+//   BraceletStore      SQLite persistence (migrations, idempotent slots, outbox tables)
+//   BraceletSync       outbox forwarder and sinks (webhook, JSON Lines)
+//   BraceletVitality   VitalityRawMetrics adapters, windows and scoring
+//   BraceletCLI        the `bracelet` command
+import PackageDescription
+
+let package = Package(
+    name: "Bracelet",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "bracelet", targets: ["BraceletCLI"]),
+        .executable(name: "make-captures", targets: ["make-captures"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "BraceletProtocol"),
+        .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol"]),
+        .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
+        .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
+        .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture"]),
+        .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
+        .target(name: "BraceletStore", dependencies: ["BraceletDecoder", "BraceletSummaries", "CSQLite"]),
+        .target(name: "BraceletSync", dependencies: ["BraceletStore", "CCrypto"]),
+        .target(name: "BraceletVitality", dependencies: ["BraceletSummaries", "BraceletStore", "BraceletSync"]),
+        .executableTarget(
+            name: "BraceletCLI",
+            dependencies: [
+                "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
+                "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "make-captures",
+            dependencies: ["BraceletSimulator", "BraceletCapture", "BraceletProtocol"]
+        ),
+
+        .testTarget(name: "BraceletProtocolTests", dependencies: ["BraceletProtocol"]),
+        .testTarget(name: "BraceletDecoderTests", dependencies: ["BraceletDecoder", "BraceletProtocol"]),
+        .testTarget(name: "BraceletTransportTests", dependencies: ["BraceletTransport"]),
+        .testTarget(name: "BraceletCaptureTests", dependencies: ["BraceletCapture", "BraceletSimulator"]),
+        .testTarget(name: "BraceletSimulatorTests", dependencies: ["BraceletSimulator"]),
+        .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries"]),
+        .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore"]),
+        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync"]),
+        .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
+    ]
+)

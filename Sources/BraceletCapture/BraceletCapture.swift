@@ -1,0 +1,1 @@
+// BraceletCapture: placeholder until its layer lands.

@@ -1,0 +1,1 @@
+// BraceletSimulator: placeholder until its layer lands.

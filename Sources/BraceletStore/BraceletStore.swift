@@ -1,0 +1,1 @@
+// BraceletStore: placeholder until its layer lands.

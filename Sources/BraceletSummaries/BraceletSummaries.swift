@@ -1,0 +1,1 @@
+// BraceletSummaries: placeholder until its layer lands.

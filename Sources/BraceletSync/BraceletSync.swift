@@ -1,0 +1,1 @@
+// BraceletSync: placeholder until its layer lands.

@@ -1,0 +1,1 @@
+// BraceletTransport: placeholder until its layer lands.

@@ -1,0 +1,1 @@
+// BraceletVitality: placeholder until its layer lands.

@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletCapture
+
+@Test func moduleLinks() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletDecoder
+
+@Test func moduleLinks() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletProtocol
+
+@Test func moduleLinks() { #expect(Bool(true)) }

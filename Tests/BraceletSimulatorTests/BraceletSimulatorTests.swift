@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletSimulator
+
+@Test func moduleLinks() { #expect(Bool(true)) }

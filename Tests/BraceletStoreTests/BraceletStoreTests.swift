@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletStore
+
+@Test func moduleLinks() { #expect(Bool(true)) }

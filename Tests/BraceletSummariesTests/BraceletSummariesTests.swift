@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletSummaries
+
+@Test func moduleLinks() { #expect(Bool(true)) }

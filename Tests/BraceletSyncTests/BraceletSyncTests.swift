@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletSync
+
+@Test func moduleLinks() { #expect(Bool(true)) }

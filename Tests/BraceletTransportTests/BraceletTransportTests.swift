@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletTransport
+
+@Test func moduleLinks() { #expect(Bool(true)) }

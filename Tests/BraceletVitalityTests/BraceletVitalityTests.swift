@@ -1,0 +1,4 @@
+import Testing
+@testable import BraceletVitality
+
+@Test func moduleLinks() { #expect(Bool(true)) }
