@@ -31,7 +31,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
-        .target(name: "BraceletProtocol"),
+        // libm: `rounded()` on Linux needs it when a module imports neither Foundation nor Glibc.
+        .target(name: "BraceletProtocol", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol"]),
         .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),

@@ -1,0 +1,81 @@
+import BraceletProtocol
+
+/// A reusable, column-oriented batch of decoded metrics records: one contiguous array per field.
+///
+/// Columns hold the raw wire values (sentinels included), so decoding is a copy and a range check;
+/// the accessors turn a sentinel into `nil` and scale to units. Allocate a batch once and refill it
+/// with ``MetricsDecoder/decode(_:into:)``: decoding allocates nothing per record.
+public final class MetricsColumns {
+    /// Most records the batch holds.
+    public let capacity: Int
+    /// Records currently held.
+    public internal(set) var count = 0
+    /// The model the records came from.
+    public internal(set) var model: DeviceModel = .v1
+    /// Start of record 0, Unix seconds.
+    public internal(set) var firstStart: Int64 = 0
+    /// Slot length in seconds.
+    public internal(set) var intervalSeconds: Int32 = 60
+
+    @usableFromInline let bpm, bpmQ, breathQ, activity, wearing, stage, battery, spo2, spo2Q: UnsafeMutablePointer<UInt8>
+    @usableFromInline let breath, steps, speed, skinTemp, coreTemp, eda: UnsafeMutablePointer<UInt16>
+    @usableFromInline let energy, activeEnergy, outOfRange: UnsafeMutablePointer<UInt32>
+
+    /// Creates an empty batch able to hold `capacity` records.
+    public init(capacity: Int = 4096) {
+        let n = max(1, capacity)
+        self.capacity = n
+        func bytes() -> UnsafeMutablePointer<UInt8> { .allocate(capacity: n) }
+        func halves() -> UnsafeMutablePointer<UInt16> { .allocate(capacity: n) }
+        func words() -> UnsafeMutablePointer<UInt32> { .allocate(capacity: n) }
+        bpm = bytes(); bpmQ = bytes(); breathQ = bytes(); activity = bytes(); wearing = bytes()
+        stage = bytes(); battery = bytes(); spo2 = bytes(); spo2Q = bytes()
+        breath = halves(); steps = halves(); speed = halves(); skinTemp = halves(); coreTemp = halves(); eda = halves()
+        energy = words(); activeEnergy = words(); outOfRange = words()
+    }
+
+    deinit {
+        for p in [bpm, bpmQ, breathQ, activity, wearing, stage, battery, spo2, spo2Q] { p.deallocate() }
+        for p in [breath, steps, speed, skinTemp, coreTemp, eda] { p.deallocate() }
+        for p in [energy, activeEnergy, outOfRange] { p.deallocate() }
+    }
+
+    @inline(__always) static func value8(_ v: UInt8) -> Int? { v == 0xFF ? nil : Int(v) }
+    @inline(__always) static func value16(_ v: UInt16, _ divisor: Double) -> Double? { v == 0xFFFF ? nil : Double(v) / divisor }
+
+    /// Start of record `i`, Unix seconds.
+    public func start(at i: Int) -> Int64 { firstStart + Int64(i) * Int64(intervalSeconds) }
+    /// Heart rate of record `i`, beats per minute.
+    public func bpm(at i: Int) -> Int? { Self.value8(bpm[i]) }
+    /// Breath rate of record `i`, breaths per minute.
+    public func breath(at i: Int) -> Double? { Self.value16(breath[i], 100) }
+    /// Sleep stage of record `i`.
+    public func sleepStage(at i: Int) -> Int? { Self.value8(stage[i]) }
+    /// Fields of record `i` the decoder found out of range.
+    public func outOfRange(at i: Int) -> SlotFields { SlotFields(rawValue: outOfRange[i]) }
+
+    /// Record `i` as a ``Slot``; sentinels become `nil`.
+    public func slot(at i: Int) -> Slot {
+        var s = Slot(start: start(at: i), intervalSeconds: intervalSeconds)
+        s.bpm = Self.value8(bpm[i])
+        s.bpmQuality = Self.value8(bpmQ[i])
+        s.breath = Self.value16(breath[i], 100)
+        s.breathQuality = Self.value8(breathQ[i])
+        s.steps = steps[i] == 0xFFFF ? nil : Int(steps[i])
+        s.activity = Self.value8(activity[i])
+        s.speed = Self.value16(speed[i], 100)
+        s.energyCal = energy[i] == 0xFFFF_FFFF ? nil : Int(energy[i])
+        s.activeCal = activeEnergy[i] == 0xFFFF_FFFF ? nil : Int(activeEnergy[i])
+        s.skinTempC = Self.value16(skinTemp[i], 100)
+        s.wearing = Self.value8(wearing[i])
+        s.sleepStage = Self.value8(stage[i])
+        s.battery = Self.value8(battery[i])
+        if model == .v2 {
+            s.spo2 = Self.value8(spo2[i])
+            s.spo2Quality = Self.value8(spo2Q[i])
+            s.coreTempC = Self.value16(coreTemp[i], 100)
+            s.edaMicrosiemens = Self.value16(eda[i], 100)
+        }
+        return s
+    }
+}

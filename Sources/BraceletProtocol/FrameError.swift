@@ -1,0 +1,28 @@
+/// Why a command frame, response or data packet could not be decoded.
+public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The frame has the wrong length for its code.
+    case wrongLength(code: UInt8, expected: Int, actual: Int)
+    /// The frame is empty.
+    case empty
+    /// The CRC at the end of the frame does not match its content.
+    case crcMismatch(code: UInt8, expected: UInt32, found: UInt32)
+    /// The code is not one this protocol version defines.
+    case unknownCode(UInt8)
+    /// A field holds a value the protocol does not allow.
+    case invalidField(name: String, value: Int)
+
+    public var description: String {
+        switch self {
+        case let .wrongLength(code, expected, actual):
+            "frame 0x\(hexString([code])) has \(actual) bytes, expected \(expected); drop it and re-request"
+        case .empty:
+            "empty frame; drop it and re-request"
+        case let .crcMismatch(code, expected, found):
+            "frame 0x\(hexString([code])) failed its CRC (computed 0x\(String(expected, radix: 16)), frame says 0x\(String(found, radix: 16))); treat it as lost and re-request"
+        case let .unknownCode(code):
+            "unknown frame code 0x\(hexString([code])); the peer may run a newer protocol version"
+        case let .invalidField(name, value):
+            "field \(name) has the invalid value \(value)"
+        }
+    }
+}

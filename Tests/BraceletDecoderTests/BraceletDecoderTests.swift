@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletDecoder
-
-@Test func moduleLinks() { #expect(Bool(true)) }

@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletProtocol
-
-@Test func moduleLinks() { #expect(Bool(true)) }
