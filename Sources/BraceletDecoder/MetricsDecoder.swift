@@ -18,12 +18,29 @@ public struct MetricsDecoder: Sendable {
         self.intervalSeconds = Int32(clamping: intervalSeconds)
     }
 
-    /// 1 when `v` is neither the sentinel `0xFF` nor within `lo...hi`.
-    @inline(__always) static func flag8(_ v: UInt8, _ lo: UInt8, _ hi: UInt8) -> UInt32 {
-        UInt32(truncatingIfNeeded: ((v &- lo) > (hi &- lo) ? 1 : 0) & (v != 0xFF ? 1 : 0))
+    /// Copies one field of `n` records into its column: one tight loop per field keeps every
+    /// value in a register and lets the compiler pipeline loads and stores.
+    @inline(__always)
+    static func gather<T: FixedWidthInteger>(_ column: UnsafeMutablePointer<T>, from base: UnsafeRawPointer,
+                                             offset: Int, stride: Int, count n: Int) {
+        var p = base + offset
+        for i in 0..<n {
+            column[i] = T(littleEndian: p.loadUnaligned(as: T.self))
+            p += stride
+        }
     }
-    @inline(__always) static func flag16(_ v: UInt16, _ lo: UInt16, _ hi: UInt16) -> UInt32 {
-        UInt32(truncatingIfNeeded: ((v &- lo) > (hi &- lo) ? 1 : 0) & (v != 0xFFFF ? 1 : 0))
+
+    /// Sets `bit` in `flags[i]` for every value outside `lo...hi` that is not the all-ones
+    /// sentinel. Contiguous columns let the compiler vectorise this loop.
+    @inline(__always)
+    static func flagOutOfRange<T: FixedWidthInteger & UnsignedInteger>(_ column: UnsafeMutablePointer<T>, _ lo: T, _ hi: T, bit: UInt32,
+                                                                       flags: UnsafeMutablePointer<UInt32>, count n: Int) {
+        let width = hi &- lo
+        for i in 0..<n {
+            let v = column[i]
+            let bad: UInt32 = (v &- lo > width) && v != T.max ? 1 : 0
+            flags[i] |= bad << bit
+        }
     }
 
     /// Decodes as many whole records from `records` as fit into `columns` (replacing its content)
@@ -37,71 +54,59 @@ public struct MetricsDecoder: Sendable {
         columns.firstStart = firstStart
         columns.intervalSeconds = intervalSeconds
         guard n > 0, let base = records.baseAddress else { return 0 }
-        let maxSteps = UInt32(truncatingIfNeeded: intervalSeconds) &* MetricsRecordLayout.maximumStepsPerSecond
-        let maxEnergy = UInt32(truncatingIfNeeded: intervalSeconds) &* MetricsRecordLayout.maximumCaloriesPerSecond
+        let maxSteps = UInt16(clamping: Int(intervalSeconds) * Int(MetricsRecordLayout.maximumStepsPerSecond))
+        let maxEnergy = UInt32(clamping: Int(intervalSeconds) * Int(MetricsRecordLayout.maximumCaloriesPerSecond))
+        let flags = columns.outOfRange
+        flags.update(repeating: 0, count: n)
+
+        Self.gather(columns.bpm, from: base, offset: 0, stride: size, count: n)
+        Self.gather(columns.bpmQ, from: base, offset: 1, stride: size, count: n)
+        Self.gather(columns.breath, from: base, offset: 2, stride: size, count: n)
+        Self.gather(columns.breathQ, from: base, offset: 4, stride: size, count: n)
+        Self.gather(columns.activity, from: base, offset: 5, stride: size, count: n)
+        Self.gather(columns.steps, from: base, offset: 6, stride: size, count: n)
+        Self.gather(columns.speed, from: base, offset: 8, stride: size, count: n)
+        Self.gather(columns.skinTemp, from: base, offset: 10, stride: size, count: n)
+        Self.gather(columns.energy, from: base, offset: 12, stride: size, count: n)
+        Self.gather(columns.activeEnergy, from: base, offset: 16, stride: size, count: n)
+        Self.gather(columns.wearing, from: base, offset: 20, stride: size, count: n)
+        Self.gather(columns.stage, from: base, offset: 21, stride: size, count: n)
+        Self.gather(columns.battery, from: base, offset: 22, stride: size, count: n)
+
+        Self.flagOutOfRange(columns.bpm, 30, 220, bit: 0, flags: flags, count: n)
+        Self.flagOutOfRange(columns.bpmQ, 0, 4, bit: 1, flags: flags, count: n)
+        Self.flagOutOfRange(columns.breath, 500, 4500, bit: 2, flags: flags, count: n)
+        Self.flagOutOfRange(columns.breathQ, 0, 4, bit: 3, flags: flags, count: n)
+        let activity = columns.activity
         let activityMask = MetricsRecordLayout.validActivityMask
         for i in 0..<n {
-            let p = base + i &* size
-            let bpm = p.load(fromByteOffset: 0, as: UInt8.self)
-            let bpmQ = p.load(fromByteOffset: 1, as: UInt8.self)
-            let breath = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
-            let breathQ = p.load(fromByteOffset: 4, as: UInt8.self)
-            let activity = p.load(fromByteOffset: 5, as: UInt8.self)
-            let steps = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 6, as: UInt16.self))
-            let speed = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
-            let skin = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
-            let energy = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-            let active = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
-            let wearing = p.load(fromByteOffset: 20, as: UInt8.self)
-            let stage = p.load(fromByteOffset: 21, as: UInt8.self)
-            let battery = p.load(fromByteOffset: 22, as: UInt8.self)
-            columns.bpm[i] = bpm
-            columns.bpmQ[i] = bpmQ
-            columns.breath[i] = breath
-            columns.breathQ[i] = breathQ
-            columns.activity[i] = activity
-            columns.steps[i] = steps
-            columns.speed[i] = speed
-            columns.skinTemp[i] = skin
-            columns.energy[i] = energy
-            columns.activeEnergy[i] = active
-            columns.wearing[i] = wearing
-            columns.stage[i] = stage
-            columns.battery[i] = battery
-            var flags = Self.flag8(bpm, 30, 220)
-            flags |= Self.flag8(bpmQ, 0, 4) << 1
-            flags |= Self.flag16(breath, 500, 4500) << 2
-            flags |= Self.flag8(breathQ, 0, 4) << 3
-            let activityBad: UInt32 = activity == 0xFF ? 0 : (activity > 7 ? 1 : ((activityMask >> UInt32(activity)) & 1) ^ 1)
-            flags |= activityBad << 4
-            flags |= UInt32(truncatingIfNeeded: (steps != 0xFFFF && UInt32(steps) > maxSteps) ? 1 : 0) << 5
-            flags |= Self.flag16(speed, 0, 2500) << 6
-            flags |= Self.flag16(skin, 2000, 4500) << 7
-            flags |= UInt32(truncatingIfNeeded: (energy != 0xFFFF_FFFF && energy > maxEnergy) ? 1 : 0) << 8
-            let activeBad = active != 0xFFFF_FFFF && (active > maxEnergy || (energy != 0xFFFF_FFFF && active > energy))
-            flags |= UInt32(truncatingIfNeeded: activeBad ? 1 : 0) << 9
-            flags |= Self.flag8(wearing, 0, 4) << 10
-            flags |= Self.flag8(stage, 0, 4) << 11
-            flags |= Self.flag8(battery, 0, 100) << 12
-            columns.outOfRange[i] = flags
+            let v = UInt32(activity[i])
+            let bad: UInt32 = v == 0xFF ? 0 : (v > 7 ? 1 : ((activityMask >> (v & 7)) & 1) ^ 1)
+            flags[i] |= bad << 4
         }
+        Self.flagOutOfRange(columns.steps, 0, maxSteps, bit: 5, flags: flags, count: n)
+        Self.flagOutOfRange(columns.speed, 0, 2500, bit: 6, flags: flags, count: n)
+        Self.flagOutOfRange(columns.skinTemp, 2000, 4500, bit: 7, flags: flags, count: n)
+        Self.flagOutOfRange(columns.energy, 0, maxEnergy, bit: 8, flags: flags, count: n)
+        let energy = columns.energy, active = columns.activeEnergy
+        for i in 0..<n {
+            let a = active[i], e = energy[i]
+            let bad: UInt32 = a != .max && (a > maxEnergy || (e != .max && a > e)) ? 1 : 0
+            flags[i] |= bad << 9
+        }
+        Self.flagOutOfRange(columns.wearing, 0, 4, bit: 10, flags: flags, count: n)
+        Self.flagOutOfRange(columns.stage, 0, 4, bit: 11, flags: flags, count: n)
+        Self.flagOutOfRange(columns.battery, 0, 100, bit: 12, flags: flags, count: n)
+
         if model == .v2 {
-            for i in 0..<n {
-                let p = base + i &* size
-                let spo2 = p.load(fromByteOffset: 24, as: UInt8.self)
-                let spo2Q = p.load(fromByteOffset: 25, as: UInt8.self)
-                let core = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 26, as: UInt16.self))
-                let eda = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 28, as: UInt16.self))
-                columns.spo2[i] = spo2
-                columns.spo2Q[i] = spo2Q
-                columns.coreTemp[i] = core
-                columns.eda[i] = eda
-                var flags = Self.flag8(spo2, 0, 100) << 13
-                flags |= Self.flag8(spo2Q, 0, 4) << 14
-                flags |= Self.flag16(core, 3400, 4200) << 15
-                flags |= Self.flag16(eda, 0, 10000) << 16
-                columns.outOfRange[i] |= flags
-            }
+            Self.gather(columns.spo2, from: base, offset: 24, stride: size, count: n)
+            Self.gather(columns.spo2Q, from: base, offset: 25, stride: size, count: n)
+            Self.gather(columns.coreTemp, from: base, offset: 26, stride: size, count: n)
+            Self.gather(columns.eda, from: base, offset: 28, stride: size, count: n)
+            Self.flagOutOfRange(columns.spo2, 0, 100, bit: 13, flags: flags, count: n)
+            Self.flagOutOfRange(columns.spo2Q, 0, 4, bit: 14, flags: flags, count: n)
+            Self.flagOutOfRange(columns.coreTemp, 3400, 4200, bit: 15, flags: flags, count: n)
+            Self.flagOutOfRange(columns.eda, 0, 10000, bit: 16, flags: flags, count: n)
         }
         return n * size
     }

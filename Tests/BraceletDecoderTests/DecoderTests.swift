@@ -1,0 +1,133 @@
+import Testing
+import BraceletProtocol
+@testable import BraceletDecoder
+
+private func slot(_ start: Int64, bpm: Int?, stage: Int?) -> Slot {
+    var s = Slot(start: start, intervalSeconds: 60)
+    s.bpm = bpm
+    s.bpmQuality = bpm == nil ? nil : 3
+    s.sleepStage = stage
+    s.wearing = bpm == nil ? 0 : 4
+    s.energyCal = 1000
+    return s
+}
+
+@Test func sentinelsDecodeToNilNeverZero() throws {
+    var bytes: [UInt8] = []
+    try MetricsRecordEncoder(model: .v2).append(Slot(start: 0, intervalSeconds: 60), to: &bytes)
+    #expect(bytes == [UInt8](repeating: 0xFF, count: 23) + [0] + [UInt8](repeating: 0xFF, count: 6) + [0, 0])
+    let columns = MetricsColumns(capacity: 1)
+    bytes.withUnsafeBytes { _ = MetricsDecoder(model: .v2, intervalSeconds: 60).decode($0, firstStart: 0, into: columns) }
+    #expect(columns.slot(at: 0) == Slot(start: 0, intervalSeconds: 60))
+    #expect(columns.outOfRange(at: 0).isEmpty)
+}
+
+@Test func zeroIsAValueNotAbsence() throws {
+    var s = Slot(start: 60, intervalSeconds: 60)
+    s.steps = 0
+    s.speed = 0
+    s.activeCal = 0
+    s.wearing = 0
+    var bytes: [UInt8] = []
+    try MetricsRecordEncoder(model: .v1).append(s, to: &bytes)
+    let columns = MetricsColumns(capacity: 1)
+    bytes.withUnsafeBytes { _ = MetricsDecoder(model: .v1, intervalSeconds: 60).decode($0, firstStart: 60, into: columns) }
+    let back = columns.slot(at: 0)
+    #expect(back.steps == 0)
+    #expect(back.speed == 0)
+    #expect(back.activeCal == 0)
+    #expect(back.wearing == 0)
+    #expect(back.bpm == nil)
+}
+
+@Test func outOfRangeValuesAreFlaggedAndKept() throws {
+    var s = Slot(start: 0, intervalSeconds: 60)
+    s.bpm = 29            // below 30
+    s.breath = 4.99       // below 5.00
+    s.activity = 3        // not a defined activity type
+    s.steps = 301         // more than 5 steps/s over 60 s
+    s.skinTempC = 45.01   // above 45.00
+    s.energyCal = 500
+    s.activeCal = 600     // active above total
+    s.battery = 101
+    var bytes: [UInt8] = []
+    try MetricsRecordEncoder(model: .v1).append(s, to: &bytes)
+    let columns = MetricsColumns(capacity: 1)
+    bytes.withUnsafeBytes { _ = MetricsDecoder(model: .v1, intervalSeconds: 60).decode($0, firstStart: 0, into: columns) }
+    #expect(columns.outOfRange(at: 0) == [.bpm, .breath, .activity, .steps, .skinTemp, .activeEnergy, .battery])
+    let back = columns.slot(at: 0)
+    #expect(back.bpm == 29)
+    #expect(back.steps == 301)
+    #expect(back.battery == 101)
+}
+
+@Test func boundaryValuesAreInRange() throws {
+    for (bpm, steps) in [(30, 300), (220, 0)] {
+        var s = Slot(start: 0, intervalSeconds: 60)
+        s.bpm = bpm
+        s.steps = steps
+        s.activity = 7
+        s.coreTempC = 42.0
+        var bytes: [UInt8] = []
+        try MetricsRecordEncoder(model: .v2).append(s, to: &bytes)
+        let columns = MetricsColumns(capacity: 1)
+        bytes.withUnsafeBytes { _ = MetricsDecoder(model: .v2, intervalSeconds: 60).decode($0, firstStart: 0, into: columns) }
+        #expect(columns.outOfRange(at: 0).isEmpty)
+    }
+}
+
+@Test func encoderRefusesValuesThatCollideWithTheSentinel() {
+    var s = Slot(start: 120, intervalSeconds: 60)
+    s.bpm = 255
+    var bytes: [UInt8] = []
+    #expect(throws: RecordEncodingError.valueDoesNotFit(field: "bpm", value: 255, slotStart: 120)) {
+        try MetricsRecordEncoder(model: .v1).append(s, to: &bytes)
+    }
+}
+
+@Test func fileDecodesInBatchesWithConsecutiveStarts() throws {
+    let slots = (0..<10).map { slot(1_000_000 + Int64($0) * 60, bpm: $0 % 3 == 0 ? nil : 50 + $0, stage: $0 % 5) }
+    let file = try MetricsRecordEncoder(model: .v1).sealedFile(serial: "BR100042", timeZoneOffsetMinutes: 60,
+                                                               intervalSeconds: 60, firstStart: 1_000_000, slots: slots)
+    var decoded: [Slot] = []
+    var batches = 0
+    let summary = try file.withUnsafeBytes { raw in
+        try FileDecoder.decodeMetrics(raw, columns: MetricsColumns(capacity: 4)) { c in
+            batches += 1
+            for i in 0..<c.count { decoded.append(c.slot(at: i)) }
+        }
+    }
+    #expect(batches == 3)
+    #expect(decoded == slots)
+    #expect(summary.records == 10)
+    #expect(summary.faults.isEmpty)
+    #expect(summary.header.serial == "BR100042")
+}
+
+@Test func truncatedFileDeliversTheRecordsBeforeTheCut() throws {
+    let slots = (0..<5).map { slot(Int64($0) * 60, bpm: 60, stage: 2) }
+    let file = try MetricsRecordEncoder(model: .v1).sealedFile(serial: "X", timeZoneOffsetMinutes: 0, intervalSeconds: 60,
+                                                               firstStart: 0, slots: slots)
+    let cut = Array(file[0..<(32 + 24 * 3 + 10)])
+    var decoded: [Slot] = []
+    let summary = try cut.withUnsafeBytes { raw in
+        try FileDecoder.decodeMetrics(raw, columns: MetricsColumns()) { c in for i in 0..<c.count { decoded.append(c.slot(at: i)) } }
+    }
+    #expect(decoded == Array(slots[0..<3]))
+    #expect(summary.faults == [.truncated(offset: 114, needed: 24, what: "record 3 of 5")])
+}
+
+@Test func beatsFileKeepsGapsAsNil() throws {
+    let beats = [Beat(timeMs: 1_000_000_500, rrMs: nil), Beat(timeMs: 1_000_001_480, rrMs: 980), Beat(timeMs: 1_000_060_000, rrMs: nil)]
+    let file = BeatsCodec.sealedFile(model: .v2, serial: "BR2", timeZoneOffsetMinutes: 0, baseTime: 1_000_000, beats: beats)
+    let (decoded, summary) = try file.withUnsafeBytes { try FileDecoder.decodeBeats($0) }
+    #expect(decoded == beats)
+    #expect(summary.faults.isEmpty)
+}
+
+@Test func metricsDecoderRejectsABeatsFile() {
+    let file = BeatsCodec.sealedFile(model: .v1, serial: "B", timeZoneOffsetMinutes: 0, baseTime: 0, beats: [])
+    #expect(throws: FileFormatError.self) {
+        try file.withUnsafeBytes { raw in try FileDecoder.decodeMetrics(raw, columns: MetricsColumns()) { _ in } }
+    }
+}
