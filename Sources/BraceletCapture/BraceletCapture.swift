@@ -1,1 +1,0 @@
-// BraceletCapture: placeholder until its layer lands.

@@ -1,0 +1,130 @@
+/// The first byte of every ATT PDU: which request, response, command, notification or
+/// indication the PDU is (Bluetooth Core spec, Vol 3, Part F, 3.4.8).
+///
+/// A struct rather than an enum so that any byte found in a capture can be represented: opcodes the
+/// codec does not model (prepare write, read blob, signed write, ...) keep their raw value.
+public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The opcode byte as sent on the wire.
+    public var rawValue: UInt8
+
+    /// Wraps an opcode byte. Every byte value is accepted.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Error Response (server -> client), 0x01.
+    public static let errorResponse = ATTOpcode(rawValue: 0x01)
+    /// Exchange MTU Request (client -> server), 0x02.
+    public static let exchangeMTURequest = ATTOpcode(rawValue: 0x02)
+    /// Exchange MTU Response (server -> client), 0x03.
+    public static let exchangeMTUResponse = ATTOpcode(rawValue: 0x03)
+    /// Find Information Request, 0x04.
+    public static let findInformationRequest = ATTOpcode(rawValue: 0x04)
+    /// Find Information Response, 0x05.
+    public static let findInformationResponse = ATTOpcode(rawValue: 0x05)
+    /// Find By Type Value Request, 0x06 (not modelled by ``ATTPDU``; kept as ``ATTPDU/other(opcode:parameters:)``).
+    public static let findByTypeValueRequest = ATTOpcode(rawValue: 0x06)
+    /// Find By Type Value Response, 0x07 (not modelled by ``ATTPDU``).
+    public static let findByTypeValueResponse = ATTOpcode(rawValue: 0x07)
+    /// Read By Type Request, 0x08.
+    public static let readByTypeRequest = ATTOpcode(rawValue: 0x08)
+    /// Read By Type Response, 0x09.
+    public static let readByTypeResponse = ATTOpcode(rawValue: 0x09)
+    /// Read Request, 0x0A.
+    public static let readRequest = ATTOpcode(rawValue: 0x0A)
+    /// Read Response, 0x0B.
+    public static let readResponse = ATTOpcode(rawValue: 0x0B)
+    /// Read Blob Request, 0x0C (not modelled by ``ATTPDU``).
+    public static let readBlobRequest = ATTOpcode(rawValue: 0x0C)
+    /// Read Blob Response, 0x0D (not modelled by ``ATTPDU``).
+    public static let readBlobResponse = ATTOpcode(rawValue: 0x0D)
+    /// Read By Group Type Request, 0x10.
+    public static let readByGroupTypeRequest = ATTOpcode(rawValue: 0x10)
+    /// Read By Group Type Response, 0x11.
+    public static let readByGroupTypeResponse = ATTOpcode(rawValue: 0x11)
+    /// Write Request, 0x12.
+    public static let writeRequest = ATTOpcode(rawValue: 0x12)
+    /// Write Response, 0x13.
+    public static let writeResponse = ATTOpcode(rawValue: 0x13)
+    /// Prepare Write Request, 0x16 (not modelled by ``ATTPDU``).
+    public static let prepareWriteRequest = ATTOpcode(rawValue: 0x16)
+    /// Prepare Write Response, 0x17 (not modelled by ``ATTPDU``).
+    public static let prepareWriteResponse = ATTOpcode(rawValue: 0x17)
+    /// Execute Write Request, 0x18 (not modelled by ``ATTPDU``).
+    public static let executeWriteRequest = ATTOpcode(rawValue: 0x18)
+    /// Execute Write Response, 0x19 (not modelled by ``ATTPDU``).
+    public static let executeWriteResponse = ATTOpcode(rawValue: 0x19)
+    /// Handle Value Notification (server -> client, unacknowledged), 0x1B.
+    public static let handleValueNotification = ATTOpcode(rawValue: 0x1B)
+    /// Handle Value Indication (server -> client, must be confirmed), 0x1D.
+    public static let handleValueIndication = ATTOpcode(rawValue: 0x1D)
+    /// Handle Value Confirmation (client -> server), 0x1E.
+    public static let handleValueConfirmation = ATTOpcode(rawValue: 0x1E)
+    /// Write Command (client -> server, unacknowledged), 0x52.
+    public static let writeCommand = ATTOpcode(rawValue: 0x52)
+    /// Signed Write Command, 0xD2 (not modelled by ``ATTPDU``).
+    public static let signedWriteCommand = ATTOpcode(rawValue: 0xD2)
+
+    /// Bit 6 of the opcode: set for commands, which get no response.
+    public var isCommand: Bool { rawValue & 0x40 != 0 }
+
+    /// Bit 7 of the opcode: set when a 12-byte authentication signature ends the PDU.
+    public var hasAuthenticationSignature: Bool { rawValue & 0x80 != 0 }
+
+    /// The spec's name of the opcode, or `nil` when the byte is not an opcode the Core spec defines.
+    public var name: String? {
+        switch rawValue {
+        case 0x01: "Error Response"
+        case 0x02: "Exchange MTU Request"
+        case 0x03: "Exchange MTU Response"
+        case 0x04: "Find Information Request"
+        case 0x05: "Find Information Response"
+        case 0x06: "Find By Type Value Request"
+        case 0x07: "Find By Type Value Response"
+        case 0x08: "Read By Type Request"
+        case 0x09: "Read By Type Response"
+        case 0x0A: "Read Request"
+        case 0x0B: "Read Response"
+        case 0x0C: "Read Blob Request"
+        case 0x0D: "Read Blob Response"
+        case 0x0E: "Read Multiple Request"
+        case 0x0F: "Read Multiple Response"
+        case 0x10: "Read By Group Type Request"
+        case 0x11: "Read By Group Type Response"
+        case 0x12: "Write Request"
+        case 0x13: "Write Response"
+        case 0x16: "Prepare Write Request"
+        case 0x17: "Prepare Write Response"
+        case 0x18: "Execute Write Request"
+        case 0x19: "Execute Write Response"
+        case 0x1B: "Handle Value Notification"
+        case 0x1D: "Handle Value Indication"
+        case 0x1E: "Handle Value Confirmation"
+        case 0x20: "Read Multiple Variable Request"
+        case 0x21: "Read Multiple Variable Response"
+        case 0x23: "Multiple Handle Value Notification"
+        case 0x52: "Write Command"
+        case 0xD2: "Signed Write Command"
+        default: nil
+        }
+    }
+
+    /// Name and hex value, e.g. `Handle Value Notification (0x1B)`.
+    public var description: String {
+        "\(name ?? "Unknown opcode") (\(hexByte(rawValue)))"
+    }
+}
+
+/// `0x` followed by two upper-case hex digits.
+func hexByte(_ value: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return "0x" + String(digits[Int(value >> 4)]) + String(digits[Int(value & 0x0F)])
+}
+
+/// `0x` followed by four upper-case hex digits.
+func hexWord(_ value: UInt16) -> String {
+    let digits = Array("0123456789ABCDEF")
+    var s = "0x"
+    for shift in stride(from: 12, through: 0, by: -4) {
+        s.append(digits[Int((value >> UInt16(shift)) & 0x0F)])
+    }
+    return s
+}

@@ -1,1 +1,0 @@
-// BraceletTransport: placeholder until its layer lands.

@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletCapture
-
-@Test func moduleLinks() { #expect(Bool(true)) }

@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletTransport
-
-@Test func moduleLinks() { #expect(Bool(true)) }
