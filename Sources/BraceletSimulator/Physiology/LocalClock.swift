@@ -31,12 +31,16 @@ struct LocalClock: Sendable {
         self.offsets = offsets
     }
 
-    /// Offset from UTC in seconds at the UTC instant `t`.
+    /// Offset from UTC in seconds at the UTC instant `t` (binary search over the offset changes).
     @inline(__always)
     func offset(at t: Int64) -> Int64 {
-        var i = changeTimes.count - 1
-        while i > 0 && changeTimes[i] > t { i -= 1 }
-        return offsets[i]
+        var low = 0
+        var high = changeTimes.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if changeTimes[middle] <= t { low = middle } else { high = middle - 1 }
+        }
+        return offsets[low]
     }
 
     /// Local calendar day of `t` as a day number (days since 1970-01-01 on the local wall clock).
