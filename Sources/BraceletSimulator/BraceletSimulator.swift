@@ -1,1 +1,0 @@
-// BraceletSimulator: placeholder until its layer lands.

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Converts between UTC Unix seconds and the wall clock of one IANA time zone over a bounded range.
+///
+/// The UTC offsets in the range are looked up once (Foundation is slow per call), so converting a
+/// slot's time to local time is a short scan of a handful of offset changes.
+struct LocalClock: Sendable {
+    let timeZone: TimeZone
+    /// UTC instants at which a new offset starts, ascending; the first is before the range.
+    private let changeTimes: [Int64]
+    /// Offset from UTC in seconds that applies from the matching `changeTimes` entry on.
+    private let offsets: [Int64]
+    private let calendar: Calendar
+
+    init(timeZone: TimeZone, from start: Int64, to end: Int64) {
+        self.timeZone = timeZone
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+        let margin: Int64 = 3 * 86_400
+        var times = [start - margin]
+        var offsets = [Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(start - margin))))]
+        var cursor = Date(timeIntervalSince1970: Double(start - margin))
+        let limit = Date(timeIntervalSince1970: Double(end + margin))
+        while let next = timeZone.nextDaylightSavingTimeTransition(after: cursor), next < limit, next > cursor {
+            times.append(Int64(next.timeIntervalSince1970.rounded()))
+            offsets.append(Int64(timeZone.secondsFromGMT(for: next)))
+            cursor = next
+        }
+        changeTimes = times
+        self.offsets = offsets
+    }
+
+    /// Offset from UTC in seconds at the UTC instant `t` (binary search over the offset changes).
+    @inline(__always)
+    func offset(at t: Int64) -> Int64 {
+        var low = 0
+        var high = changeTimes.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if changeTimes[middle] <= t { low = middle } else { high = middle - 1 }
+        }
+        return offsets[low]
+    }
+
+    /// Local calendar day of `t` as a day number (days since 1970-01-01 on the local wall clock).
+    func localDay(of t: Int64) -> Int64 {
+        floorDivide(t + offset(at: t), 86_400)
+    }
+
+    /// Local hour of day (0 ..< 24, fractional) at the UTC instant `t`.
+    @inline(__always)
+    func localHour(at t: Double) -> Double {
+        let local = t + Double(offset(at: Int64(t)))
+        let seconds = local - 86_400 * floor(local / 86_400)
+        return seconds / 3_600
+    }
+
+    /// The UTC instant at which the local wall clock shows `minutes` after midnight on `day`. Times
+    /// that do not exist (skipped by a DST change) or exist twice resolve as Foundation does.
+    func utc(day: Int64, minutesAfterMidnight minutes: Int) -> Int64 {
+        let (year, month, dayOfMonth) = civilDate(fromDayNumber: day)
+        var parts = DateComponents()
+        parts.year = year
+        parts.month = month
+        parts.day = dayOfMonth
+        parts.hour = minutes / 60
+        parts.minute = minutes % 60
+        if let date = calendar.date(from: parts) {
+            return Int64(date.timeIntervalSince1970.rounded())
+        }
+        // Fallback: treat the wall clock as if the offset at noon of that day applied all day.
+        let noon = day * 86_400 + 43_200
+        let local = day * 86_400 + Int64(minutes) * 60
+        return local - offset(at: noon - offset(at: noon))
+    }
+
+    /// The UTC instant `days` local calendar days after `t`, at the same local clock time.
+    func adding(days: Int, to t: Int64) -> Int64? {
+        let date = Date(timeIntervalSince1970: Double(t))
+        guard let later = calendar.date(byAdding: .day, value: days, to: date) else { return nil }
+        return Int64(later.timeIntervalSince1970.rounded())
+    }
+}
+
+/// Floor division for a positive divisor (rounds towards minus infinity, unlike `/`).
+@inline(__always)
+func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}
+
+/// Year, month, day of a day number counted from 1970-01-01 (proleptic Gregorian; H. Hinnant).
+func civilDate(fromDayNumber dayNumber: Int64) -> (year: Int, month: Int, day: Int) {
+    let z = dayNumber + 719_468
+    let era = floorDivide(z, 146_097)
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    return (Int(year), Int(month), Int(day))
+}

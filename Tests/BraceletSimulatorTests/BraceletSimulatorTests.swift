@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletSimulator
-
-@Test func moduleLinks() { #expect(Bool(true)) }
