@@ -22,4 +22,12 @@ public struct ROOKActivityEvent: Sendable, Hashable, Codable {
         self.durationSecondsInt = durationSecondsInt
         self.caloriesBurnedKcal = caloriesBurnedKcal
     }
+
+    /// Decodes from ROOK JSON; whole-number fields reject fractions with the key's location.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decode(String.self, forKey: .type)
+        durationSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .durationSecondsInt)
+        caloriesBurnedKcal = try c.decodeIfPresent(Double.self, forKey: .caloriesBurnedKcal)
+    }
 }

@@ -22,7 +22,7 @@ public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {
         switch error {
         case let .typeMismatch(type, context):
             self = .wrongType(path: ROOKInputError.path(context.codingPath), expected: ROOKInputError.jsonKind(of: type),
-                              detail: context.debugDescription)
+                              detail: trimmedSentence(context.debugDescription))
         case let .valueNotFound(type, context):
             self = .nullValue(path: ROOKInputError.path(context.codingPath), expected: ROOKInputError.jsonKind(of: type))
         case let .keyNotFound(key, context):
@@ -30,9 +30,9 @@ public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty {
                 let underlying = context.underlyingError.map { " (\($0))" } ?? ""
-                self = .notJSON(detail: context.debugDescription + underlying)
+                self = .notJSON(detail: trimmedSentence(context.debugDescription) + underlying)
             } else {
-                self = .invalidValue(path: ROOKInputError.path(context.codingPath), detail: context.debugDescription)
+                self = .invalidValue(path: ROOKInputError.path(context.codingPath), detail: trimmedSentence(context.debugDescription))
             }
         @unknown default:
             self = .notJSON(detail: String(describing: error))

@@ -26,7 +26,9 @@ public struct ROOKInputFile: Sendable, Hashable, Codable {
         do {
             file = try JSONDecoder().decode(ROOKInputFile.self, from: data)
         } catch let error as DecodingError {
-            throw ROOKInputError(decodingError: error)
+            let converted = ROOKInputError(decodingError: error)
+            if case .notJSON = converted { throw .notJSON(detail: syntaxErrorLocation(in: data)) }
+            throw converted
         } catch {
             throw .notJSON(detail: String(describing: error))
         }
@@ -46,8 +48,35 @@ public struct ROOKInputFile: Sendable, Hashable, Codable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .unreadable(path: path, detail: (error as NSError).localizedDescription)
+            throw .unreadable(path: path, detail: trimmedSentence((error as NSError).localizedDescription))
         }
         return try decode(data)
     }
+
+    /// Foundation's decoder says only "not valid JSON"; the serializer names the character, which is
+    /// turned into line and column here.
+    static func syntaxErrorLocation(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "the top level must be an object {\"days\": [...]}"
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String).map(trimmedSentence)
+                ?? "syntax error"
+            guard let range = detail.range(of: "around character "),
+                  let offset = Int(detail[range.upperBound...].prefix { $0.isNumber })
+            else { return detail }
+            var line = 1, column = 1
+            for byte in data.prefix(offset) {
+                if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+            }
+            return "\(detail) (line \(line), column \(column))"
+        }
+    }
+}
+
+/// A message without its final period, so it can be embedded in a longer sentence.
+func trimmedSentence(_ text: String) -> String {
+    var t = text
+    while t.hasSuffix(".") { t.removeLast() }
+    return t
 }

@@ -41,4 +41,16 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
         self.hrvSdnnAvgMs = hrvSdnnAvgMs
         self.hrvRmssdAvgMs = hrvRmssdAvgMs
     }
+
+    /// Decodes from ROOK JSON; whole-number fields reject fractions with the key's location.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        stepsInt = try c.decodeWholeNumberIfPresent(forKey: .stepsInt)
+        activeMinutesTotalInt = try c.decodeWholeNumberIfPresent(forKey: .activeMinutesTotalInt)
+        activeCaloriesKcalDouble = try c.decodeIfPresent(Double.self, forKey: .activeCaloriesKcalDouble)
+        totalCaloriesKcalDouble = try c.decodeIfPresent(Double.self, forKey: .totalCaloriesKcalDouble)
+        hrRestingBpmInt = try c.decodeWholeNumberIfPresent(forKey: .hrRestingBpmInt)
+        hrvSdnnAvgMs = try c.decodeIfPresent(Double.self, forKey: .hrvSdnnAvgMs)
+        hrvRmssdAvgMs = try c.decodeIfPresent(Double.self, forKey: .hrvRmssdAvgMs)
+    }
 }

@@ -62,4 +62,20 @@ public struct ROOKSleepSummary: Sendable, Hashable, Codable {
         self.hrRestingBpmInt = hrRestingBpmInt
         self.breathsAvgPerMinInt = breathsAvgPerMinInt
     }
+
+    /// Decodes from ROOK JSON; whole-number fields reject fractions with the key's location.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sleepDurationSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .sleepDurationSecondsInt)
+        timeInBedSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .timeInBedSecondsInt)
+        timeAwakeDuringSleepSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .timeAwakeDuringSleepSecondsInt)
+        remSleepDurationSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .remSleepDurationSecondsInt)
+        deepSleepDurationSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .deepSleepDurationSecondsInt)
+        lightSleepDurationSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .lightSleepDurationSecondsInt)
+        sleepEfficiency1To100ScoreInt = try c.decodeWholeNumberIfPresent(forKey: .sleepEfficiency1To100ScoreInt)
+        hrvSdnnMsDouble = try c.decodeIfPresent(Double.self, forKey: .hrvSdnnMsDouble)
+        hrvRmssdMsDouble = try c.decodeIfPresent(Double.self, forKey: .hrvRmssdMsDouble)
+        hrRestingBpmInt = try c.decodeWholeNumberIfPresent(forKey: .hrRestingBpmInt)
+        breathsAvgPerMinInt = try c.decodeWholeNumberIfPresent(forKey: .breathsAvgPerMinInt)
+    }
 }
