@@ -64,7 +64,7 @@ public enum ReferenceRanges {
         case .breathingRate:
             // Adult resting breathing rate 12-20 /min; no robust age-specific norm, same for all adults.
             return ReferenceCurve([P(6, 0), P(10, 60), P(12, 100), P(20, 100), P(24, 60), P(30, 0)],
-                                  ageBand: "18+ y", source: "adult norm 12-20 /min (Nicolò 2020)")
+                                  ageBand: "18+ y", source: "adult resting norm 12-20 /min")
         }
     }
 
