@@ -68,6 +68,7 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
             + (m.count < 2 ? "0" : "") + m + "-" + (d.count < 2 ? "0" : "") + d
     }
 
+    /// Earlier dates sort first.
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
 
     /// Decodes from a `YYYY-MM-DD` string; any other text is a decoding error naming what was found.

@@ -15,7 +15,7 @@ public struct ROOKDay: Sendable, Hashable, Codable {
     public var activityEvents: [ROOKActivityEvent]?
 
     /// JSON names.
-    public enum CodingKeys: String, CodingKey, Sendable {
+    enum CodingKeys: String, CodingKey, Sendable {
         case date, source
         case sleepSummary = "sleep_summary"
         case physicalSummary = "physical_summary"

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import BraceletVitality
 
@@ -68,5 +69,33 @@ import Testing
         #expect(m.hrvMs == nil)
         #expect(m.steps == 100)
         #expect(missing.contains { $0.field == .sleepDurationHours && $0.reason.contains("not a finite number") })
+    }
+}
+
+/// The JSON the sync layer stores per day reads back unchanged, with nil kept as nil.
+@Suite struct StoredVitalityMetricsTests {
+    @Test func roundTripKeepsNilAndHRVType() throws {
+        let day = BraceletDay(date: date("2026-01-05"), totalSleepSeconds: 27000, steps: 8000, nightlyRMSSDMs: 41)
+        let (metrics, _) = vitalityMetrics(for: day, age: 44)
+        let json = StoredVitalityMetrics.encode(metrics)
+        let text = String(decoding: json, as: UTF8.self)
+        #expect(text.contains(#""hrvType":"rmssd""#))
+        #expect(text.contains(#""activeCalories":null"#))
+        let back = try StoredVitalityMetrics.decode(localDate: "2026-01-05", json: json)
+        #expect(back.date == date("2026-01-05"))
+        #expect(back.metrics == metrics)
+    }
+
+    @Test func damagedRowsNameTheDay() {
+        #expect(throws: StoredVitalityMetricsError.badDate("2026/01/05")) {
+            try StoredVitalityMetrics.decode(localDate: "2026/01/05", json: Data("{}".utf8))
+        }
+        do {
+            _ = try StoredVitalityMetrics.decode(localDate: "2026-01-05", json: Data(#"{"age":"x"}"#.utf8))
+            Issue.record("a string age must not decode")
+        } catch {
+            #expect(error.description.contains("2026-01-05"))
+            #expect(error.description.contains("expected number at age"))
+        }
     }
 }
