@@ -1,0 +1,80 @@
+import ArgumentParser
+import BraceletVitality
+
+/// `bracelet score`: average the last 7-30 days of vitality metrics and score them.
+struct ScoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score",
+        abstract: "Average 7-30 days of vitality metrics, report coverage and score sleep, movement and stress/recovery.",
+        discussion: """
+            Reads days from a ROOK JSON file (--rook) or from the bracelet database (--db). The window \
+            ends at --end or at the latest day with data. Each metric is averaged over the days that \
+            have it; a metric no day has is excluded from scoring, never counted as 0. The window needs \
+            sleep, steps, and HRV or resting heart rate on at least --min-days days.
+            ROOK file shape: {"days": [{"date": "2026-01-05", "sleep_summary": {...}, \
+            "physical_summary": {...}, "activity_events": [...]}]}.
+            """
+    )
+
+    /// Output formats.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+    }
+
+    @Option(name: .long, help: "Bracelet database to read daily vitality metrics from.")
+    var db: String?
+
+    @Option(name: .long, help: "ROOK JSON file with one entry per day.")
+    var rook: String?
+
+    @Option(name: .long, help: "Age in whole years (18-120); selects the reference ranges.")
+    var age: Int
+
+    @Option(name: .long, help: "Window length in days (7-30).")
+    var days: Int = 7
+
+    @Option(name: .long, help: "Last day of the window, YYYY-MM-DD (default: latest day with data).")
+    var end: String?
+
+    @Option(name: .customLong("min-days"), help: "Days each required metric (sleep, steps, HRV or resting HR) must have.")
+    var minDays: Int = 1
+
+    @Option(name: .long, help: "Output format: table or json.")
+    var format: Format = .table
+
+    func validate() throws {
+        if (db == nil) == (rook == nil) {
+            throw ValidationError("give exactly one of --db PATH or --rook FILE.json")
+        }
+        if let end, LocalDate(iso: end) == nil {
+            throw ValidationError("--end \(end) is not a date written YYYY-MM-DD")
+        }
+    }
+
+    func run() throws {
+        let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays)
+        let report: ScoreReport
+        if let rook {
+            let file: ROOKInputFile
+            do { file = try ROOKInputFile.load(path: rook) } catch { throw ScoreReportError.input(error) }
+            report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
+        } else {
+            throw ScoreCommandError.databaseNotWired(path: db ?? "")
+        }
+        print(format == .json ? report.json() : report.table())
+    }
+}
+
+/// Errors of the score command itself.
+enum ScoreCommandError: Error, CustomStringConvertible {
+    /// Reading vitality metrics from the store is not connected yet.
+    case databaseNotWired(path: String)
+
+    var description: String {
+        switch self {
+        case let .databaseNotWired(path):
+            return "scoring from a database (--db \(path)) is not yet wired: the store's vitality_metrics reader is not connected to this command. "
+                + "Use --rook FILE.json for now."
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// BraceletVitality: placeholder until its layer lands.

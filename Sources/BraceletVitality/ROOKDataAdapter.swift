@@ -1,0 +1,75 @@
+/// Maps ROOK summaries of one day to ``VitalityRawMetrics`` with the same rules as the bracelet
+/// adapter (issue 4 item 4).
+///
+/// Source order per metric: sleep from the sleep summary; movement minutes from
+/// `physical_summary.active_minutes_total_int`, else the sum of the activity events' durations;
+/// HRV from `sleep_summary.hrv_sdnn_ms_double`, then `sleep_summary.hrv_rmssd_ms_double`, then the
+/// physical summary's daily `hrv_sdnn_avg_ms`, then `hrv_rmssd_avg_ms` (nightly before daily, SDNN
+/// before RMSSD, the type kept and never converted); resting HR from the sleep summary, then the
+/// physical summary; breathing rate from the sleep summary only (ROOK's physical summary has none).
+public enum ROOKDataAdapter {
+    /// The seed's entry point: the metrics only.
+    public static func mapToVitalityRawMetrics(
+        age: Int,
+        sleepSummary: ROOKSleepSummary?,
+        physicalSummary: ROOKPhysicalSummary?,
+        activityEvents: [ROOKActivityEvent]?
+    ) -> VitalityRawMetrics {
+        map(age: age, sleepSummary: sleepSummary, physicalSummary: physicalSummary, activityEvents: activityEvents).0
+    }
+
+    /// The metrics and one ``MissingField`` per nil metric, with the ROOK field names in the reasons.
+    public static func map(
+        age: Int,
+        sleepSummary: ROOKSleepSummary?,
+        physicalSummary: ROOKPhysicalSummary?,
+        activityEvents: [ROOKActivityEvent]?
+    ) -> (VitalityRawMetrics, [MissingField]) {
+        VitalityMapper.map(inputs(sleep: sleepSummary, physical: physicalSummary, events: activityEvents), age: age)
+    }
+
+    /// Maps one day of a ROOK input file.
+    public static func map(day: ROOKDay, age: Int) -> (VitalityRawMetrics, [MissingField]) {
+        map(age: age, sleepSummary: day.sleepSummary, physicalSummary: day.physicalSummary,
+            activityEvents: day.activityEvents)
+    }
+
+    static func inputs(sleep: ROOKSleepSummary?, physical: ROOKPhysicalSummary?, events: [ROOKActivityEvent]?) -> MappingInputs {
+        // A whole summary being absent reads better in reasons than each of its fields.
+        func s(_ key: ROOKSleepSummary.CodingKeys, _ value: Int?) -> NamedInput {
+            NamedInput(sleep == nil ? "sleep_summary (absent).\(key.rawValue)" : "sleep_summary.\(key.rawValue)", value)
+        }
+        func s(_ key: ROOKSleepSummary.CodingKeys, _ value: Double?) -> NamedInput {
+            NamedInput(sleep == nil ? "sleep_summary (absent).\(key.rawValue)" : "sleep_summary.\(key.rawValue)", value)
+        }
+        func p(_ key: ROOKPhysicalSummary.CodingKeys, _ value: Int?) -> NamedInput {
+            NamedInput(physical == nil ? "physical_summary (absent).\(key.rawValue)" : "physical_summary.\(key.rawValue)", value)
+        }
+        func p(_ key: ROOKPhysicalSummary.CodingKeys, _ value: Double?) -> NamedInput {
+            NamedInput(physical == nil ? "physical_summary (absent).\(key.rawValue)" : "physical_summary.\(key.rawValue)", value)
+        }
+        return MappingInputs(
+            totalSleepSeconds: s(.sleepDurationSecondsInt, sleep?.sleepDurationSecondsInt),
+            deepSleepSeconds: s(.deepSleepDurationSecondsInt, sleep?.deepSleepDurationSecondsInt),
+            remSleepSeconds: s(.remSleepDurationSecondsInt, sleep?.remSleepDurationSecondsInt),
+            awakeSeconds: s(.timeAwakeDuringSleepSecondsInt, sleep?.timeAwakeDuringSleepSecondsInt),
+            timeInBedSeconds: s(.timeInBedSecondsInt, sleep?.timeInBedSecondsInt),
+            movementMinutes: p(.activeMinutesTotalInt, physical?.activeMinutesTotalInt),
+            workoutsName: "activity_events[].duration_seconds_int",
+            workoutSeconds: (events ?? []).map { $0.durationSecondsInt.map(Double.init) },
+            steps: p(.stepsInt, physical?.stepsInt),
+            activeEnergyKcal: p(.activeCaloriesKcalDouble, physical?.activeCaloriesKcalDouble),
+            totalEnergyKcal: p(.totalCaloriesKcalDouble, physical?.totalCaloriesKcalDouble),
+            hrvCandidates: [
+                (s(.hrvSdnnMsDouble, sleep?.hrvSdnnMsDouble), .sdnn),
+                (s(.hrvRmssdMsDouble, sleep?.hrvRmssdMsDouble), .rmssd),
+                (p(.hrvSdnnAvgMs, physical?.hrvSdnnAvgMs), .sdnn),
+                (p(.hrvRmssdAvgMs, physical?.hrvRmssdAvgMs), .rmssd),
+            ],
+            restingHeartRateCandidates: [
+                s(.hrRestingBpmInt, sleep?.hrRestingBpmInt),
+                p(.hrRestingBpmInt, physical?.hrRestingBpmInt),
+            ],
+            breathingRateCandidates: [s(.breathsAvgPerMinInt, sleep?.breathsAvgPerMinInt)])
+    }
+}

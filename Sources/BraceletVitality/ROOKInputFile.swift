@@ -1,0 +1,82 @@
+import Foundation
+
+/// The file `bracelet score --rook FILE.json` reads: many days of ROOK summaries.
+///
+/// ```json
+/// {"days": [
+///   {"date": "2026-01-05", "source": "whoop",
+///    "sleep_summary": {"sleep_duration_seconds_int": 27000, ...},
+///    "physical_summary": {"steps_int": 8500, ...},
+///    "activity_events": [{"type": "moderate", "duration_seconds_int": 1800}]}
+/// ]}
+/// ```
+/// Days may come in any order and may have gaps; a date may appear only once.
+public struct ROOKInputFile: Sendable, Hashable, Codable {
+    /// The days in the file, in file order.
+    public var days: [ROOKDay]
+
+    /// Creates a file value.
+    public init(days: [ROOKDay]) { self.days = days }
+
+    /// Decodes and checks a ROOK input file. Wrong types, missing required keys, bad dates and
+    /// repeated dates are errors that name the place in the file (for example
+    /// `days[3].sleep_summary.hr_resting_bpm_int`).
+    public static func decode(_ data: Data) throws(ROOKInputError) -> ROOKInputFile {
+        let file: ROOKInputFile
+        do {
+            file = try JSONDecoder().decode(ROOKInputFile.self, from: data)
+        } catch let error as DecodingError {
+            let converted = ROOKInputError(decodingError: error)
+            if case .notJSON = converted { throw .notJSON(detail: syntaxErrorLocation(in: data)) }
+            throw converted
+        } catch {
+            throw .notJSON(detail: String(describing: error))
+        }
+        var firstIndex: [LocalDate: Int] = [:]
+        for (index, day) in file.days.enumerated() {
+            if let first = firstIndex[day.date] {
+                throw .duplicateDate(date: day.date, firstIndex: first, secondIndex: index)
+            }
+            firstIndex[day.date] = index
+        }
+        return file
+    }
+
+    /// Reads and decodes the file at `path`.
+    public static func load(path: String) throws(ROOKInputError) -> ROOKInputFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path, detail: trimmedSentence((error as NSError).localizedDescription))
+        }
+        return try decode(data)
+    }
+
+    /// Foundation's decoder says only "not valid JSON"; the serializer names the character, which is
+    /// turned into line and column here.
+    static func syntaxErrorLocation(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "the top level must be an object {\"days\": [...]}"
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String).map(trimmedSentence)
+                ?? "syntax error"
+            guard let range = detail.range(of: "around character "),
+                  let offset = Int(detail[range.upperBound...].prefix { $0.isNumber })
+            else { return detail }
+            var line = 1, column = 1
+            for byte in data.prefix(offset) {
+                if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+            }
+            return "\(detail) (line \(line), column \(column))"
+        }
+    }
+}
+
+/// A message without its final period, so it can be embedded in a longer sentence.
+func trimmedSentence(_ text: String) -> String {
+    var t = text
+    while t.hasSuffix(".") { t.removeLast() }
+    return t
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletVitality
-
-@Test func moduleLinks() { #expect(Bool(true)) }
