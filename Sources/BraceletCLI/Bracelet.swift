@@ -13,6 +13,7 @@ struct Bracelet: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             // One line per subcommand; each lives in its own file in this folder.
+            ReplayCommand.self,
             BenchCommand.self,
             VersionCommand.self,
             ScoreCommand.self,

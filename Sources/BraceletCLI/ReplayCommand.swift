@@ -1,0 +1,99 @@
+import ArgumentParser
+import BraceletCapture
+import BraceletDecoder
+import BraceletProtocol
+import Foundation
+
+/// `bracelet replay`: decode a recorded session and print what the bracelet measured.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Decode a recorded Bluetooth session (btsnoop) and print one record per slot.",
+        discussion: """
+            Reads a capture written by btmon (`btmon -w FILE`), Android's HCI snoop log, `bracelet listen \
+            --record` or the bundled captures/, recovers the files the bracelet transferred and prints \
+            their slots, then beat-to-beat records (kind "rr") and live Heart Rate notifications (kind "hr").
+
+            Slot keys: t (ISO-8601 UTC start), device, model, interval_s, bpm, bpm_q, breath, breath_q, \
+            steps, activity, speed, energy_cal, active_cal, skin_temp_c, core_temp_c, spo2, spo2_q, \
+            eda_us, sleep_stage, wearing, battery; null where the slot has no value. A value outside its \
+            valid range is printed as recorded and listed under out_of_range.
+
+            Exit status: 0 when everything was recovered, 3 when the capture is damaged or a transfer \
+            is incomplete (the good data is still printed), 2 when the capture holds no bracelet data, \
+            1 when it cannot be read.
+            """
+    )
+
+    @Argument(help: "The capture file (.btsnoop, datalink 1001, 1002 or 2001).")
+    var capture: String
+
+    @Option(help: "Output format: jsonl, csv or table.")
+    var format: ReplayFormat = .jsonl
+
+    @Option(name: .shortAndLong, help: "Write records to this file instead of standard output.")
+    var output: String?
+
+    @Flag(help: "Do not print progress and warnings on standard error.")
+    var quiet = false
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let bytes: [UInt8]
+        do { bytes = try CaptureFile.read(path: capture) } catch {
+            throw CLIError("cannot read \(capture): \(error)")
+        }
+        let large = bytes.count >= 8 << 20
+        let replayed: ReplayedCapture
+        do {
+            replayed = try ReplayedCapture.load(bytes: bytes, progress: large && !quiet ? { done in
+                printError("reading capture: \(done >> 20) of \(bytes.count >> 20) MiB")
+            } : nil)
+        } catch {
+            throw CLIError("\(capture) is not a readable capture: \(error)")
+        }
+        guard replayed.hasData else {
+            let handles = replayed.statistics.attributeHandles.map { String(format: "0x%04X", $0) }.joined(separator: ", ")
+            throw CLIError("""
+                no bracelet data in \(capture): found \(replayed.statistics.records) records, \(replayed.statistics.attPDUs) ATT PDUs \
+                on attribute handles [\(handles)] but no bracelet file transfer and no Heart Rate notification. \
+                Check that the capture was taken while a bracelet synced (bracelet listen --record FILE).
+                """, exitCode: 2)
+        }
+        let out = try TextOutput(path: output)
+        let writer = ReplayWriter(format: format, out: out)
+        writer.begin()
+        for file in replayed.metricsFiles {
+            for (i, slot) in file.slots.enumerated() {
+                writer.slot(slot, serial: file.header.serial, model: file.header.model, outOfRange: file.outOfRange[i])
+            }
+        }
+        for file in replayed.beatsFiles {
+            for beat in file.beats { writer.beat(beat, serial: file.header.serial, model: file.header.model) }
+        }
+        for hr in replayed.heartRates { writer.heartRate(hr) }
+        writer.end()
+        out.flush()
+        if !quiet { report(replayed, bytes: bytes.count, elapsed: ContinuousClock.now - started) }
+        if replayed.isIncomplete { throw ExitCode(3) }
+    }
+
+    func report(_ r: ReplayedCapture, bytes: Int, elapsed: Duration) {
+        let slots = r.metricsFiles.reduce(0) { $0 + $1.slots.count }
+        let beats = r.beatsFiles.reduce(0) { $0 + $1.beats.count }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let devices = Set(r.metricsFiles.map { "\($0.header.serial) (\($0.header.model))" }).sorted().joined(separator: ", ")
+        printError("\(capture): \(r.metricsFiles.count) metrics files (\(slots) slots), \(r.beatsFiles.count) beats files (\(beats) beats), \(r.heartRates.count) heart-rate notifications from \(devices.isEmpty ? "a heart-rate sensor" : devices); \(bytes / 1024) KiB in \(Int(seconds * 1000)) ms")
+        if r.duplicateFiles > 0 { printError("note: \(r.duplicateFiles) file(s) were transferred twice with identical content and are printed once") }
+        for fault in r.captureFaults { printError("warning: \(fault)") }
+        for fault in r.transferFaults { printError("note: \(fault)") }
+        for file in r.metricsFiles { for fault in file.faults { printError("warning: metrics file of \(file.header.serial): \(fault)") } }
+        for file in r.beatsFiles { for fault in file.faults { printError("warning: beats file of \(file.header.serial): \(fault)") } }
+        for problem in r.undecodableFiles { printError("warning: could not decode \(problem)") }
+    }
+}
+
+/// Output formats of `bracelet replay`.
+enum ReplayFormat: String, ExpressibleByArgument, CaseIterable {
+    case jsonl, csv, table
+}
