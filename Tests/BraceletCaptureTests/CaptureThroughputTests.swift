@@ -5,6 +5,8 @@ import BraceletCapture
 /// Rough replay throughput, run on demand only:
 /// `BRACELET_BENCH=1 swift test --filter CaptureThroughput` (add `-c release -Xswiftc -enable-testing`
 /// for a release number). Prints MB/s; asserts only that every notification came back.
+/// With `BRACELET_BENCH_KEEP=/some/dir` the generated captures are kept there (e.g. to time
+/// `tools/tshark-check.sh` on the same input).
 @Suite(.serialized) struct CaptureThroughputTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["BRACELET_BENCH"] != nil, "set BRACELET_BENCH=1 to measure"),
           arguments: [BtsnoopDatalink.hciUART, .linuxMonitor])
@@ -18,6 +20,9 @@ import BraceletCapture
             w.appendATT([0x1B, 0x0E, 0x00] + value, direction: .received, unixMicros: t0 + Int64(i) * 7_500)
         }
         let file = w.bytes
+        if let dir = ProcessInfo.processInfo.environment["BRACELET_BENCH_KEEP"] {
+            try CaptureFile.write(file, to: dir + "/throughput-\(datalink.rawValue).btsnoop")
+        }
         let megabytes = Double(file.count) / 1_000_000
 
         let clock = ContinuousClock()
