@@ -57,6 +57,8 @@ public struct ATTCaptureReader: Sequence, Sendable {
     /// describe the whole capture.
     public struct Iterator: IteratorProtocol, Sendable {
         var records: BtsnoopReader.Iterator
+        /// The file buffer; packets are addressed by offsets into it (no slice per record).
+        let bytes: [UInt8]
         let datalink: BtsnoopDatalink
         let faultListLimit: Int
         var frames: [FrameInProgress] = []
@@ -70,6 +72,7 @@ public struct ATTCaptureReader: Sequence, Sendable {
 
         init(records: BtsnoopReader.Iterator, datalink: BtsnoopDatalink, faultListLimit: Int) {
             self.records = records
+            self.bytes = records.bytes
             self.datalink = datalink
             self.faultListLimit = faultListLimit
             statistics.bytesRead = BtsnoopReader.headerSize
@@ -78,16 +81,11 @@ public struct ATTCaptureReader: Sequence, Sendable {
         /// The next ATT PDU, link event or fault; `nil` at the end of the capture.
         public mutating func next() -> CaptureEvent? {
             while true {
-                if pendingIndex < pending.count {
-                    let e = pending[pendingIndex]
-                    pendingIndex += 1
-                    if pendingIndex == pending.count { pending.removeAll(keepingCapacity: true); pendingIndex = 0 }
-                    return e
-                }
+                if pendingIndex < pending.count { return takePending() }
                 if finished { return nil }
-                let record: BtsnoopRecord
+                let record: RecordHeader
                 do {
-                    guard let r = try records.nextRecord() else { finishCapture(); continue }
+                    guard let r = try records.nextHeader() else { finishCapture(); continue }
                     record = r
                 } catch {
                     emit(fault(.file(error)))
@@ -95,7 +93,7 @@ public struct ATTCaptureReader: Sequence, Sendable {
                     continue
                 }
                 statistics.records += 1
-                statistics.bytesRead += BtsnoopReader.recordHeaderSize + record.packet.count
+                statistics.bytesRead += BtsnoopReader.recordHeaderSize + record.packetEnd - record.packetStart
                 statistics.capturedDrops = record.cumulativeDrops
                 if let e = handle(record) { return e }
             }
@@ -103,19 +101,26 @@ public struct ATTCaptureReader: Sequence, Sendable {
 
         // MARK: - Per record
 
+        @inline(__always)
+        private func u16(_ i: Int) -> UInt16 { UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8 }
+
         /// Processes one record; returns its first event directly and queues any further ones.
-        private mutating func handle(_ record: BtsnoopRecord) -> CaptureEvent? {
+        private mutating func handle(_ record: RecordHeader) -> CaptureEvent? {
             let position = CapturePosition(recordIndex: record.index, byteOffset: record.offset)
-            var packet = record.packet
+            var start = record.packetStart
+            let end = record.packetEnd
+            let time = BtsnoopTime.unixMicros(fromBtsnoop: record.timestamp)
             let type: HCIPacketType
             let direction: CaptureDirection
             var adapter: UInt16 = 0
             switch datalink {
             case .hciUART:
-                guard let t = packet.first else { return fault(.emptyPacket(at: position)) }
-                guard let pt = HCIPacketType(rawValue: t) else { return fault(.unknownPacketType(t, at: position)) }
+                guard start < end else { return fault(.emptyPacket(at: position)) }
+                guard let pt = HCIPacketType(rawValue: bytes[start]) else {
+                    return fault(.unknownPacketType(bytes[start], at: position))
+                }
                 type = pt
-                packet = packet.dropFirst()
+                start += 1
                 direction = record.flags & 1 != 0 ? .received : .sent
             case .hciUnencapsulated:
                 direction = record.flags & 1 != 0 ? .received : .sent
@@ -135,54 +140,54 @@ public struct ATTCaptureReader: Sequence, Sendable {
                 }
             }
             switch type {
+            case .acl:
+                statistics.aclPackets += 1
+                return handleACL(start, end, direction: direction, position: position, time: time, adapter: adapter)
+            case .event:
+                statistics.eventPackets += 1
+                return handleEvent(start, end, position: position, time: time, adapter: adapter)
             case .command:
                 statistics.commandPackets += 1
                 return nil
-            case .event:
-                statistics.eventPackets += 1
-                return handleEvent(packet, position: position, time: record.unixMicros, adapter: adapter)
-            case .acl:
-                statistics.aclPackets += 1
-                return handleACL(packet, direction: direction, position: position, time: record.unixMicros, adapter: adapter)
             case .sco, .iso:
                 statistics.otherDataPackets += 1
                 return nil
             }
         }
 
-        private mutating func handleEvent(_ p: ArraySlice<UInt8>, position: CapturePosition, time: Int64,
+        /// An HCI event in `bytes[s..<end]`: event code, parameter length, parameters.
+        private mutating func handleEvent(_ s: Int, _ end: Int, position: CapturePosition, time: Int64,
                                           adapter: UInt16) -> CaptureEvent? {
-            guard p.count >= 2 else { return fault(.eventLengthMismatch(at: position, declared: nil, actual: p.count)) }
-            let s = p.startIndex
-            let code = p[s]
-            let declared = Int(p[s + 1])
-            guard declared == p.count - 2 else {
-                return fault(.eventLengthMismatch(at: position, declared: declared, actual: p.count - 2))
+            let count = end - s
+            guard count >= 2 else { return fault(.eventLengthMismatch(at: position, declared: nil, actual: count)) }
+            let code = bytes[s]
+            let declared = Int(bytes[s + 1])
+            guard declared == count - 2 else {
+                return fault(.eventLengthMismatch(at: position, declared: declared, actual: count - 2))
             }
-            let params = p[(s + 2)...]
-            let ps = params.startIndex
+            let ps = s + 2
+            let paramCount = declared
             switch code {
-            case 0x05 where params.count >= 4 && params[ps] == 0:  // Disconnection Complete, status success
-                let handle = (UInt16(params[ps + 1]) | UInt16(params[ps + 2]) << 8) & 0x0FFF
+            case 0x05 where paramCount >= 4 && bytes[ps] == 0:  // Disconnection Complete, status success
+                let handle = u16(ps + 1) & 0x0FFF
                 statistics.disconnections += 1
                 // Frames cut off by the link drop are faults, reported before the disconnection.
                 for i in frames.indices.reversed() where frames[i].handle == handle && frames[i].adapter == adapter {
-                    let f = frames[i]
-                    frames.remove(at: i)
-                    if f.active {
-                        emit(fault(.incompleteFrame(at: position, connectionHandle: f.handle, direction: f.direction,
-                                                     frameStart: f.start, expectedBytes: f.expected ?? 0,
-                                                     receivedBytes: f.buffer.count)))
+                    if frames[i].active {
+                        emit(fault(.incompleteFrame(at: position, connectionHandle: handle, direction: frames[i].direction,
+                                                    frameStart: frames[i].start, expectedBytes: frames[i].expected ?? 0,
+                                                    receivedBytes: frames[i].buffer.count)))
                     }
+                    frames.remove(at: i)
                 }
                 emit(.disconnected(LinkEvent(timestampMicros: time, connectionHandle: handle, adapterIndex: adapter,
-                                             position: position, peerAddress: nil, reason: params[ps + 3])))
+                                             position: position, peerAddress: nil, reason: bytes[ps + 3])))
                 return takePending()
-            case 0x3E where params.count >= 12 && (params[ps] == 0x01 || params[ps] == 0x0A) && params[ps + 1] == 0:
+            case 0x3E where paramCount >= 12 && (bytes[ps] == 0x01 || bytes[ps] == 0x0A) && bytes[ps + 1] == 0:
                 // LE (Enhanced) Connection Complete, status success:
                 // subevent, status, handle(2), role, peer address type, peer address(6, little-endian), ...
-                let handle = (UInt16(params[ps + 2]) | UInt16(params[ps + 3]) << 8) & 0x0FFF
-                let address = (0..<6).reversed().map { hexString(params[ps + 6 + $0]) }.joined(separator: ":")
+                let handle = u16(ps + 2) & 0x0FFF
+                let address = (0..<6).reversed().map { hexString(bytes[ps + 6 + $0]) }.joined(separator: ":")
                 statistics.connections += 1
                 return .connected(LinkEvent(timestampMicros: time, connectionHandle: handle, adapterIndex: adapter,
                                             position: position, peerAddress: address, reason: nil))
@@ -191,18 +196,20 @@ public struct ATTCaptureReader: Sequence, Sendable {
             }
         }
 
-        private mutating func handleACL(_ p: ArraySlice<UInt8>, direction: CaptureDirection, position: CapturePosition,
+        /// An ACL packet in `bytes[s..<end]`: handle and flags, data length, data.
+        private mutating func handleACL(_ s: Int, _ end: Int, direction: CaptureDirection, position: CapturePosition,
                                         time: Int64, adapter: UInt16) -> CaptureEvent? {
-            guard p.count >= 4 else { return fault(.aclLengthMismatch(at: position, declared: nil, actual: p.count)) }
-            let s = p.startIndex
-            let handleAndFlags = UInt16(p[s]) | UInt16(p[s + 1]) << 8
-            let declared = Int(UInt16(p[s + 2]) | UInt16(p[s + 3]) << 8)
-            guard declared == p.count - 4 else {
-                return fault(.aclLengthMismatch(at: position, declared: declared, actual: p.count - 4))
+            let count = end - s
+            guard count >= 4 else { return fault(.aclLengthMismatch(at: position, declared: nil, actual: count)) }
+            let handleAndFlags = u16(s)
+            let declared = Int(u16(s + 2))
+            guard declared == count - 4 else {
+                return fault(.aclLengthMismatch(at: position, declared: declared, actual: count - 4))
             }
             let handle = handleAndFlags & 0x0FFF
             let boundary = (handleAndFlags >> 12) & 0b11
-            let data = p[(s + 4)...]
+            let ds = s + 4
+            let dataCount = declared
             statistics.noteConnectionHandle(handle)
 
             let slot = frameSlot(handle: handle, direction: direction, adapter: adapter)
@@ -211,42 +218,43 @@ public struct ATTCaptureReader: Sequence, Sendable {
                 guard let i = slot, frames[i].active else {
                     return fault(.continuationWithoutStart(at: position, connectionHandle: handle, direction: direction))
                 }
-                frames[i].buffer.append(contentsOf: data)
+                frames[i].buffer.append(contentsOf: bytes[ds..<end])
                 return advance(frame: i, position: position, time: time)
             }
             // Start fragment (0b00 host->controller non-flushable, 0b10 flushable, 0b11 complete PDU).
+            var missing: CaptureEvent? = nil
             if let i = slot, frames[i].active {
-                let f = frames[i]
                 frames[i].active = false
-                emit(fault(.aclFragmentMissing(at: position, connectionHandle: handle, direction: direction,
-                                                frameStart: f.start, expectedBytes: f.expected ?? 0,
-                                                receivedBytes: f.buffer.count)))
+                missing = fault(.aclFragmentMissing(at: position, connectionHandle: handle, direction: direction,
+                                                    frameStart: frames[i].start, expectedBytes: frames[i].expected ?? 0,
+                                                    receivedBytes: frames[i].buffer.count))
             }
-            // Fast path: the whole frame is in this packet; deliver a slice of the file buffer.
-            if data.count >= 4 {
-                let ds = data.startIndex
-                let total = 4 + Int(UInt16(data[ds]) | UInt16(data[ds + 1]) << 8)
-                if total == data.count {
-                    if let e = deliver(frame: data, handle: handle, direction: direction, adapter: adapter,
-                                       position: position, time: time) {
-                        emit(e)
-                    }
-                    return takePending()
+            var result: CaptureEvent? = nil
+            let total = dataCount >= 4 ? 4 + Int(u16(ds)) : Int.max
+            if total == dataCount {
+                // Fast path: the whole frame is in this packet; deliver a slice of the file buffer.
+                statistics.l2capFrames += 1
+                if u16(ds + 2) == ATTCaptureReader.attChannel {
+                    result = deliverATT(bytes[(ds + 4)..<end], handle: handle, direction: direction, adapter: adapter,
+                                        position: position, time: time)
+                } else {
+                    statistics.nonATTFrames += 1
                 }
-                if total < data.count {
-                    emit(fault(.l2capLengthMismatch(at: position, connectionHandle: handle, direction: direction,
-                                                     frameStart: position, expectedBytes: total, receivedBytes: data.count)))
-                    return takePending()
-                }
+            } else if total < dataCount {
+                result = fault(.l2capLengthMismatch(at: position, connectionHandle: handle, direction: direction,
+                                                    frameStart: position, expectedBytes: total, receivedBytes: dataCount))
+            } else {
+                let i = slot ?? newFrameSlot(handle: handle, direction: direction, adapter: adapter)
+                frames[i].active = true
+                frames[i].start = position
+                frames[i].buffer.removeAll(keepingCapacity: true)
+                frames[i].buffer.append(contentsOf: bytes[ds..<end])
+                frames[i].expected = nil
+                result = advance(frame: i, position: position, time: time)
             }
-            let i = slot ?? newFrameSlot(handle: handle, direction: direction, adapter: adapter)
-            frames[i].active = true
-            frames[i].start = position
-            frames[i].buffer.removeAll(keepingCapacity: true)
-            frames[i].buffer.append(contentsOf: data)
-            frames[i].expected = nil
-            if let e = advance(frame: i, position: position, time: time) { emit(e) }
-            return takePending()
+            guard let first = missing else { return result }
+            if let r = result { emit(r) }
+            return first
         }
 
         /// After bytes were added to a frame: learn its length once 4 bytes are in, deliver it when
@@ -258,31 +266,39 @@ public struct ATTCaptureReader: Sequence, Sendable {
             }
             guard let expected = frames[i].expected, count >= expected else { return nil }
             frames[i].active = false
-            let f = frames[i]
             if count > expected {
-                return fault(.l2capLengthMismatch(at: position, connectionHandle: f.handle, direction: f.direction,
-                                                  frameStart: f.start, expectedBytes: expected, receivedBytes: count))
+                return fault(.l2capLengthMismatch(at: position, connectionHandle: frames[i].handle,
+                                                  direction: frames[i].direction, frameStart: frames[i].start,
+                                                  expectedBytes: expected, receivedBytes: count))
             }
-            return deliver(frame: f.buffer[...], handle: f.handle, direction: f.direction, adapter: f.adapter,
-                           position: position, time: time)
-        }
-
-        /// A complete L2CAP frame (basic header included): count it, and yield it if it is ATT.
-        private mutating func deliver(frame: ArraySlice<UInt8>, handle: UInt16, direction: CaptureDirection, adapter: UInt16,
-                                      position: CapturePosition, time: Int64) -> CaptureEvent? {
             statistics.l2capFrames += 1
-            let s = frame.startIndex
-            let cid = UInt16(frame[s + 2]) | UInt16(frame[s + 3]) << 8
+            let cid = UInt16(frames[i].buffer[2]) | UInt16(frames[i].buffer[3]) << 8
             guard cid == ATTCaptureReader.attChannel else {
                 statistics.nonATTFrames += 1
                 return nil
             }
-            let pdu = frame[(s + 4)...]
-            guard !pdu.isEmpty else {
+            return deliverATT(frames[i].buffer[4...], handle: frames[i].handle, direction: frames[i].direction,
+                              adapter: frames[i].adapter, position: position, time: time)
+        }
+
+        /// A complete ATT PDU: count it and wrap it as an event.
+        private mutating func deliverATT(_ pdu: ArraySlice<UInt8>, handle: UInt16, direction: CaptureDirection,
+                                         adapter: UInt16, position: CapturePosition, time: Int64) -> CaptureEvent {
+            guard let op = pdu.first else {
                 return fault(.emptyATTPDU(at: position, connectionHandle: handle, direction: direction))
             }
             statistics.attPDUs += 1
-            if let h = ATTPDU.attributeHandle(in: pdu) { statistics.noteAttributeHandle(h) }
+            if pdu.count >= 3 {
+                let s = pdu.startIndex
+                switch op {
+                case 0x0A, 0x0C, 0x12, 0x16, 0x52, 0xD2, 0x1B, 0x1D:
+                    statistics.noteAttributeHandle(UInt16(pdu[s + 1]) | UInt16(pdu[s + 2]) << 8)
+                case 0x01 where pdu.count >= 4:
+                    statistics.noteAttributeHandle(UInt16(pdu[s + 2]) | UInt16(pdu[s + 3]) << 8)
+                default:
+                    break
+                }
+            }
             return .att(ATTEvent(timestampMicros: time, direction: direction, connectionHandle: handle,
                                  adapterIndex: adapter, position: position, pdu: pdu))
         }
@@ -291,7 +307,7 @@ public struct ATTCaptureReader: Sequence, Sendable {
             finished = true
             for f in frames where f.active {
                 emit(fault(.incompleteFrame(at: nil, connectionHandle: f.handle, direction: f.direction, frameStart: f.start,
-                                             expectedBytes: f.expected ?? 0, receivedBytes: f.buffer.count)))
+                                            expectedBytes: f.expected ?? 0, receivedBytes: f.buffer.count)))
             }
             frames.removeAll()
         }
@@ -311,7 +327,7 @@ public struct ATTCaptureReader: Sequence, Sendable {
             return frames.count - 1
         }
 
-        /// Records a fault and returns it as an event.
+        /// Counts and lists a fault and returns it as an event.
         private mutating func fault(_ f: CaptureFault) -> CaptureEvent {
             statistics.faults += 1
             if faults.count < faultListLimit { faults.append(f) }

@@ -38,7 +38,7 @@ public struct ATTCaptureWriter: Sendable {
     /// Starts a capture.
     /// - Parameters:
     ///   - datalink: 1002 (H4, Android) or 2001 (Linux monitor, btmon); 1001 also works.
-    ///   - maxACLPayload: fragment size in bytes, at least 1 (values below 1 are treated as 1).
+    ///   - maxACLPayload: fragment size in bytes, clamped to 1...65 535 (the ACL length field is 16 bits).
     ///   - reportsCompletedPackets: add Number Of Completed Packets events after sent ACL packets.
     ///   - peerAddress: the bracelet's address, 6 bytes in text order.
     ///   - hostAddress: the capturing controller's address (only written in 2001 files).
@@ -48,7 +48,7 @@ public struct ATTCaptureWriter: Sendable {
                 hostAddress: [UInt8] = [0x00, 0x1A, 0x7D, 0xDA, 0x71, 0x13], adapterIndex: UInt16 = 0,
                 reservingCapacity capacity: Int = 1 << 16) {
         btsnoop = BtsnoopWriter(datalink: datalink, reservingCapacity: capacity)
-        self.maxACLPayload = max(1, maxACLPayload)
+        self.maxACLPayload = min(max(1, maxACLPayload), 65_535)
         self.reportsCompletedPackets = reportsCompletedPackets
         self.peerAddress = HCIEventBuilder.sixBytes(peerAddress)
         self.hostAddress = HCIEventBuilder.sixBytes(hostAddress)

@@ -62,6 +62,15 @@ public struct BtsnoopReader: Sequence, Sendable {
         /// The next record, `nil` at the clean end of the file; throws (once) at a damaged record.
         /// After a fault every further call returns `nil`: a btsnoop file has no resynchronisation point.
         public mutating func nextRecord() throws(BtsnoopError) -> BtsnoopRecord? {
+            guard let h = try nextHeader() else { return nil }
+            return BtsnoopRecord(index: h.index, offset: h.offset, originalLength: h.originalLength, flags: h.flags,
+                                 cumulativeDrops: h.cumulativeDrops, timestamp: h.timestamp,
+                                 packet: bytes[h.packetStart..<h.packetEnd])
+        }
+
+        /// Like ``nextRecord()`` but returns only positions into the file buffer (no slice, so no
+        /// reference counting per record): the ATT reader's hot path.
+        mutating func nextHeader() throws(BtsnoopError) -> RecordHeader? {
             if fault != nil { return nil }
             let remaining = bytes.count - offset
             if remaining == 0 { return nil }
@@ -90,18 +99,30 @@ public struct BtsnoopReader: Sequence, Sendable {
                                                  available: available))
             }
             let end = start + Int(included)
-            let record = BtsnoopRecord(index: recordIndex, offset: o, originalLength: original, flags: flags,
-                                       cumulativeDrops: drops, timestamp: timestamp, packet: bytes[start..<end])
+            let header = RecordHeader(index: recordIndex, offset: o, originalLength: original, flags: flags,
+                                      cumulativeDrops: drops, timestamp: timestamp, packetStart: start, packetEnd: end)
             offset = end
             recordIndex += 1
-            return record
+            return header
         }
 
-        private mutating func stop(_ error: BtsnoopError) throws(BtsnoopError) -> BtsnoopRecord? {
+        private mutating func stop(_ error: BtsnoopError) throws(BtsnoopError) -> RecordHeader? {
             fault = error
             throw error
         }
     }
+}
+
+/// A record's metadata and the position of its packet in the file buffer.
+struct RecordHeader {
+    var index: Int
+    var offset: Int
+    var originalLength: UInt32
+    var flags: UInt32
+    var cumulativeDrops: UInt32
+    var timestamp: Int64
+    var packetStart: Int
+    var packetEnd: Int
 }
 
 /// Big-endian u32 at `offset` (caller guarantees 4 bytes).

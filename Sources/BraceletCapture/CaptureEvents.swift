@@ -30,6 +30,17 @@ public struct ATTEvent: Sendable {
     /// The opcode (first byte); `nil` only for an empty PDU, which the reader reports as a fault instead.
     public var opcode: ATTOpcode? { pdu.first.map { ATTOpcode(rawValue: $0) } }
 
+    /// For a Handle Value Notification or Indication: the attribute handle and the value, as a slice
+    /// of ``pdu`` (no copy; the replay hot path reads data packets through this). `nil` for other
+    /// opcodes or a PDU too short to hold a handle.
+    public var handleValue: (handle: UInt16, value: ArraySlice<UInt8>)? {
+        guard pdu.count >= 3 else { return nil }
+        let s = pdu.startIndex
+        guard pdu[s] == ATTOpcode.handleValueNotification.rawValue || pdu[s] == ATTOpcode.handleValueIndication.rawValue
+        else { return nil }
+        return (UInt16(pdu[s + 1]) | UInt16(pdu[s + 2]) << 8, pdu[(s + 3)...])
+    }
+
     /// Decodes the PDU with the ATT codec.
     public func decode() throws(ATTPDUError) -> ATTPDU { try ATTPDU.parse(pdu) }
 }

@@ -18,7 +18,7 @@ public enum CaptureFile {
         let buffer = [UInt8](unsafeUninitializedCapacity: max(size, 0)) { buf, count in
             var done = 0
             while done < size, let base = buf.baseAddress {
-                let n = Glibc_or_Darwin_read(fd, base + done, size - done)
+                let n = systemRead(fd, base + done, size - done)
                 if n < 0 {
                     if errno == EINTR { continue }
                     readError = errno
@@ -48,7 +48,7 @@ public enum CaptureFile {
         bytes.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count, let base = raw.baseAddress {
-                let n = Glibc_or_Darwin_write(fd, base + done, raw.count - done)
+                let n = systemWrite(fd, base + done, raw.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
                     writeError = errno
@@ -62,11 +62,11 @@ public enum CaptureFile {
 }
 
 @inline(__always)
-private func Glibc_or_Darwin_read(_ fd: Int32, _ buf: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+private func systemRead(_ fd: Int32, _ buf: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
     read(fd, buf, count)
 }
 
 @inline(__always)
-private func Glibc_or_Darwin_write(_ fd: Int32, _ buf: UnsafeRawPointer, _ count: Int) -> Int {
+private func systemWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ count: Int) -> Int {
     write(fd, buf, count)
 }

@@ -151,3 +151,14 @@ func writeSession(_ datalink: BtsnoopDatalink) -> [UInt8] {
         #expect(r.att.map { Array($0.pdu) } == [hex("1B 01 00 7F")])
     }
 }
+
+@Suite struct ATTEventAccessTests {
+    @Test func handleValueReadsNotificationsWithoutDecoding() throws {
+        let r = try readBack(writeSession(.hciUART))
+        let values = r.att.compactMap(\.handleValue)
+        #expect(values.map(\.handle) == [0x000E, 0x000E, 0x0003])
+        #expect(Array(values[0].value) == streamValue(seed: 0))
+        #expect(Array(values[2].value) == [0x16, 0x48, 0x00, 0x04])
+        #expect(r.att[0].handleValue == nil)  // MTU request
+    }
+}

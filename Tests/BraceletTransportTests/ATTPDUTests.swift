@@ -200,3 +200,18 @@ import BraceletTransport
         #expect(ATTUUID.uuid16(0x2A37).description == "0x2A37")
     }
 }
+
+@Suite struct ATTOpcodeRoleTests {
+    @Test func requestsKnowTheirResponse() {
+        #expect(ATTOpcode.exchangeMTURequest.kind == .request)
+        #expect(ATTOpcode.exchangeMTURequest.answerOpcode == .exchangeMTUResponse)
+        #expect(ATTOpcode.readByGroupTypeRequest.answerOpcode == .readByGroupTypeResponse)
+        #expect(ATTOpcode.writeRequest.answerOpcode == .writeResponse)
+        #expect(ATTOpcode.handleValueIndication.answerOpcode == .handleValueConfirmation)
+        #expect(ATTOpcode.handleValueNotification.kind == .notification)
+        #expect(ATTOpcode.handleValueNotification.answerOpcode == nil)
+        #expect(ATTOpcode.writeCommand.kind == .command)
+        #expect(ATTOpcode.errorResponse.kind == .response)
+        #expect(ATTOpcode(rawValue: 0x14).kind == nil)
+    }
+}

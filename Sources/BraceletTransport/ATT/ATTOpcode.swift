@@ -69,6 +69,45 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Bit 7 of the opcode: set when a 12-byte authentication signature ends the PDU.
     public var hasAuthenticationSignature: Bool { rawValue & 0x80 != 0 }
 
+    /// What role a PDU with this opcode plays in the protocol.
+    public enum Kind: Sendable, Hashable {
+        /// Client -> server, answered by a response or an Error Response.
+        case request
+        /// Server -> client, answering a request.
+        case response
+        /// Client -> server, no answer.
+        case command
+        /// Server -> client, no answer.
+        case notification
+        /// Server -> client, answered by a confirmation.
+        case indication
+        /// Client -> server, answering an indication.
+        case confirmation
+    }
+
+    /// The role of this opcode, or `nil` for an opcode the Core spec does not define.
+    public var kind: Kind? {
+        switch rawValue {
+        case 0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21: .response
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20: .request
+        case 0x52, 0xD2: .command
+        case 0x1B, 0x23: .notification
+        case 0x1D: .indication
+        case 0x1E: .confirmation
+        default: nil
+        }
+    }
+
+    /// For a request, the opcode of its successful response (an Error Response may come instead);
+    /// for an indication, the confirmation. `nil` otherwise.
+    public var answerOpcode: ATTOpcode? {
+        switch kind {
+        case .request: ATTOpcode(rawValue: rawValue + 1)
+        case .indication: .handleValueConfirmation
+        default: nil
+        }
+    }
+
     /// The spec's name of the opcode, or `nil` when the byte is not an opcode the Core spec defines.
     public var name: String? {
         switch rawValue {
