@@ -132,13 +132,14 @@ struct SessionRecorder {
         for second in 0..<Int64(seconds) {
             let until = (start + second) * 1000
             var rr: [UInt16] = []
-            var lastRR: Int?
+            var rrMs: [Int] = []
             while index < beats.count, beats[index].timeMs < until {
-                if let r = beats[index].rrMs { rr.append(UInt16((Double(r) * 1.024).rounded())); lastRR = r }
+                if let r = beats[index].rrMs { rr.append(UInt16((Double(r) * 1.024).rounded())); rrMs.append(r) }
                 index += 1
             }
-            guard let lastRR else { continue }
-            let bpm = Int((60_000 / Double(lastRR)).rounded())
+            guard !rrMs.isEmpty else { continue }
+            // Like a real sensor, report the rate of the beats in this second.
+            let bpm = Int((60_000 * Double(rrMs.count) / Double(rrMs.reduce(0, +))).rounded())
             let value = HeartRateMeasurement(bpm: bpm, contactDetected: true, energyExpendedKJ: nil, rrIntervals1024: rr).encode()
             clock = max(clock, until * 1000)
             writer.append(.handleValueNotification(handle: server.handles.heartRate, value: value), direction: .received, unixMicros: clock)
