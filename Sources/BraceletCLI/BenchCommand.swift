@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
 
@@ -27,6 +28,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Records decoded per batch (the column buffer stays in cache).")
     var batch: Int = 512
 
+    @Option(help: "Capture whose replay throughput to measure (default: the bundled captures/v2-three-days.btsnoop when present).")
+    var capture: String?
+
+    @Flag(help: "Measure only the replay throughput of the capture.")
+    var replayOnly = false
+
     func validate() throws {
         guard sizeMiB >= 1, sizeMiB <= 8192 else { throw ValidationError("--size-mib must be 1...8192") }
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1") }
@@ -34,6 +41,29 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if !replayOnly { try benchDecoder() }
+        try benchReplay()
+    }
+
+    func benchReplay() throws {
+        let path = capture ?? "captures/v2-three-days.btsnoop"
+        guard let bytes = try? CaptureFile.read(path: path) else {
+            if capture != nil { throw CLIError("cannot read \(path)") }
+            printError("replay: skipped (no \(path) here; pass --capture FILE)")
+            return
+        }
+        var slots = 0
+        let timing = measure {
+            let replayed = try? ReplayedCapture.load(bytes: bytes)
+            slots = replayed?.metricsFiles.reduce(0) { $0 + $1.slots.count } ?? 0
+            return UInt64(slots)
+        }
+        let rate = Double(bytes.count) / timing.seconds
+        print("replay \(path): \(bytes.count) bytes, \(slots) slots, best of \(repetitions)")
+        print("  replay      : \(String((rate / 1e4).rounded() / 100)) MB/s of btsnoop (read, reassemble, recover transfers, decode)")
+    }
+
+    func benchDecoder() throws {
         let models: [DeviceModel] = model == "both" ? [.v1, .v2] : [DeviceModel(name: model)!]
         #if DEBUG
         printError("note: this is a debug build; numbers are far below a release build's")

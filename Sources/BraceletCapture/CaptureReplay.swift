@@ -77,10 +77,13 @@ public struct ReplayedCapture: Sendable {
         result.transferFaults = recovery.faults
         result.heartRates = recovery.heartRates
         result.handles = recovery.handles
+        // A sealed file is identified by its header and its CRC-32 trailer; hashing those is enough
+        // to spot a file transferred twice.
         var seen = Set<[UInt8]>()
         let columns = MetricsColumns(capacity: 1024)
         for file in recovery.files where file.kind == .metrics || file.kind == .beats {
-            guard seen.insert(file.bytes).inserted else { result.duplicateFiles += 1; continue }
+            let identity = [file.kind.rawValue] + file.bytes.prefix(FileHeader.length) + file.bytes.suffix(FileHeader.trailerLength)
+            if file.isComplete, !seen.insert(identity).inserted { result.duplicateFiles += 1; continue }
             do {
                 try file.bytes.withUnsafeBytes { raw in
                     if file.kind == .metrics {

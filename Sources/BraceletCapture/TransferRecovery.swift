@@ -249,6 +249,9 @@ public struct TransferRecovery: Sendable {
             faults.append(.unexpectedPacket(at: event.position, offset: offset))
             return
         }
+        // Take the transfer out so its buffers are uniquely referenced: writing into them must not
+        // copy the whole file on every packet.
+        active = nil
         if offset < transfer.expectedOffset || transfer.have[offset] {
             faults.append(.repeatedPacket(at: event.position, kind: transfer.kind, offset: offset))
         } else if offset > transfer.expectedOffset {

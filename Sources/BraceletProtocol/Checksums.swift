@@ -29,9 +29,17 @@ public enum CRC16 {
 
     /// The CRC-16 of `bytes`.
     public static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
-        var crc: UInt16 = 0xFFFF
-        for byte in bytes { crc = (crc << 8) ^ table[Int(UInt8(crc >> 8) ^ byte)] }
-        return crc
+        if let crc = bytes.withContiguousStorageIfAvailable({ checksum(UnsafeRawBufferPointer($0)) }) { return crc }
+        return checksum(Array(bytes))
+    }
+
+    /// The CRC-16 of contiguous bytes (the fast path: no bounds checks in the loop).
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
+        table.withUnsafeBufferPointer { t in
+            var crc: UInt16 = 0xFFFF
+            for byte in bytes { crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)] }
+            return crc
+        }
     }
 }
 
@@ -46,10 +54,45 @@ public enum CRC32 {
         return crc
     }
 
+    /// Eight tables for slice-by-8: `tables[k][b]` is the CRC of byte `b` followed by `k` zero bytes.
+    static let tables: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 8 * 256)
+        for i in 0..<256 { t[i] = table[i] }
+        for k in 1..<8 {
+            for i in 0..<256 {
+                let prev = t[(k - 1) * 256 + i]
+                t[k * 256 + i] = (prev >> 8) ^ table[Int(prev & 0xFF)]
+            }
+        }
+        return t
+    }()
+
     /// The CRC-32 of `bytes`.
     public static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)] }
-        return crc ^ 0xFFFF_FFFF
+        if let crc = bytes.withContiguousStorageIfAvailable({ checksum(UnsafeRawBufferPointer($0)) }) { return crc }
+        return checksum(Array(bytes))
+    }
+
+    /// The CRC-32 of contiguous bytes, eight bytes per step (slice-by-8).
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        tables.withUnsafeBufferPointer { t in
+            var crc: UInt32 = 0xFFFF_FFFF
+            var i = 0
+            let n = bytes.count
+            while i + 8 <= n {
+                let lo = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self)) ^ crc
+                let hi = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self))
+                crc = t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)]
+                    ^ t[5 * 256 + Int((lo >> 16) & 0xFF)] ^ t[4 * 256 + Int(lo >> 24)]
+                    ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)]
+                    ^ t[1 * 256 + Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+                i += 8
+            }
+            while i < n {
+                crc = (crc >> 8) ^ t[Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])]
+                i += 1
+            }
+            return crc ^ 0xFFFF_FFFF
+        }
     }
 }
