@@ -8,14 +8,14 @@ import Foundation
 /// days whose main sleep contains them. ``recomputeAll()`` recomputes everything from the stored
 /// samples and gives the same result (the property tests check this).
 ///
-/// Duplicates (same start time; for beats the same time) are ignored, so adding the same data twice
+/// Duplicates (same start time and interval; for beats the same time) are ignored, so adding the same data twice
 /// changes nothing. Samples may arrive out of order and late.
 public struct SummaryEngine: Sendable {
     /// The configuration every summary uses.
     public let configuration: SummaryConfiguration
     private var calendar: DayCalendar
     private let summarizer: DaySummarizer
-    private var samplesByStart: [Int64: Slot] = [:]
+    private var samplesByKey: [SampleKey: Slot] = [:]
     private var dayBuckets: [Int: [Slot]] = [:]
     private var unsortedDays: Set<Int> = []
     private var stages: [StageSample] = []
@@ -109,7 +109,8 @@ public struct SummaryEngine: Sendable {
                     "sample at \(utcText(slot.start)) lies in the future (now is \(utcText(now))): it was dropped; set the bracelet's clock and sync again"))
                 continue
             }
-            if let existing = samplesByStart[slot.start] {
+            let key = SampleKey(start: slot.start, intervalSeconds: slot.intervalSeconds)
+            if let existing = samplesByKey[key] {
                 if existing == slot {
                     duplicates += 1
                     firstDuplicate = min(firstDuplicate ?? slot.start, slot.start)
@@ -123,7 +124,7 @@ public struct SummaryEngine: Sendable {
                 report.add(SummaryDiagnostic(kind: .intervalNotDividingDay, time: slot.start, message:
                     "sample at \(utcText(slot.start)) has an interval of \(slot.intervalSeconds) s, which does not divide a day: it is used, but samples do not line up with midnight; prefer 1, 10, 30 or 60 s"))
             }
-            samplesByStart[slot.start] = slot
+            samplesByKey[key] = slot
             let dayNumber = calendar.dayNumber(of: slot.start)
             if let offset = sourceOffsetSeconds {
                 if let known = offsetsByDay[dayNumber], known != offset {
@@ -283,6 +284,13 @@ public struct SummaryEngine: Sendable {
         let day = calendar.day(number: dayNumber)
         summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput)
     }
+}
+
+/// Identity of a sample: two samples with the same start and interval are the same sample; a 30 s
+/// hypnogram sample and a 60 s slot starting at the same second are not.
+struct SampleKey: Hashable, Sendable {
+    var start: Int64
+    var intervalSeconds: Int32
 }
 
 /// Collects diagnostics, keeping at most 20 of each kind plus a count of the rest.
