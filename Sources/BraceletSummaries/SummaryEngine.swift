@@ -163,7 +163,7 @@ public struct SummaryEngine: Sendable {
         var sessionDays: Set<Int> = []
         if !newStages.isEmpty {
             stages.append(contentsOf: newStages)
-            stages.sort { $0.start < $1.start }
+            stages.sort { ($0.start, $0.interval) < ($1.start, $1.interval) }
             sessionDays = updateClusters(around: newStages)
         }
         // Days whose main sleep contains new samples or beats.
@@ -255,7 +255,7 @@ public struct SummaryEngine: Sendable {
 
     private mutating func sortedBucket(_ day: Int) -> [Slot] {
         if unsortedDays.remove(day) != nil {
-            dayBuckets[day]?.sort { $0.start < $1.start }
+            dayBuckets[day]?.sort { ($0.start, $0.intervalSeconds) < ($1.start, $1.intervalSeconds) }
         }
         return dayBuckets[day] ?? []
     }
