@@ -77,17 +77,17 @@ struct DaySummarizer {
                     eda.add(e, start: s.start, seconds: s.intervalSeconds)
                     edaMean.add(e)
                 }
-                if let steps = s.steps, steps >= 0 {
+                if let steps = s.steps, SampleRules.stepRange.contains(steps) {
                     slotSteps = (slotSteps ?? 0) + steps
                     stepTotal = (stepTotal ?? 0) + steps
                     let hour = Int((s.start - day.start) / 3600)
                     stepsPerHour[hour, default: 0] += steps
                 }
-                if let e = s.energyCal, e >= 0 {
+                if let e = s.energyCal, SampleRules.energyRange.contains(e) {
                     slotEnergy = (slotEnergy ?? 0) + e
                     energyTotal = (energyTotal ?? 0) + e
                 }
-                if let a = s.activeCal, a >= 0 {
+                if let a = s.activeCal, SampleRules.energyRange.contains(a) {
                     slotActive = (slotActive ?? 0) + a
                     activeTotal = (activeTotal ?? 0) + a
                 }

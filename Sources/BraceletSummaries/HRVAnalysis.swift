@@ -45,7 +45,8 @@ public enum HRVAnalysis {
                 adjacent = nil
                 continue
             }
-            if let previousTime, abs(beat.timeMs - previousTime - Int64(rr)) > gapToleranceMs {
+            let mismatch = previousTime.map { beat.timeMs &- $0 &- Int64(rr) } ?? 0
+            if mismatch > gapToleranceMs || mismatch < -gapToleranceMs {
                 reference = nil
                 adjacent = nil
             }

@@ -23,6 +23,11 @@ struct SampleRules: Sendable {
         s.spo2 != nil && (s.spo2Quality ?? -1) >= qualityThreshold && isWorn(s)
     }
 
+    /// Steps per sample are counted in 0...65 535 (the bracelet's range); other values are ignored.
+    static let stepRange = 0...65_535
+    /// Energy per sample is counted in 0...10 000 000 cal; other values are ignored.
+    static let energyRange = 0...10_000_000
+
     /// Temperatures and EDA have no quality: they count when finite and worn.
     func countsValue(_ value: Double?, _ s: Slot) -> Bool {
         guard let value, value.isFinite else { return false }
@@ -66,5 +71,9 @@ struct SlotMean {
     var mean: Double? { count > 0 ? sum / Double(count) : nil }
 }
 
-/// Rounds half away from zero to an Int.
-func roundedInt(_ value: Double) -> Int { Int(value.rounded()) }
+/// Rounds half away from zero to an Int; values beyond +-1e12 (never physiological) are clamped
+/// so that bad input cannot trap.
+func roundedInt(_ value: Double) -> Int {
+    guard value.isFinite else { return 0 }
+    return Int(min(max(value, -1e12), 1e12).rounded())
+}

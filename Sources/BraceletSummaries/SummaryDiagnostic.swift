@@ -11,6 +11,8 @@ public struct SummaryDiagnostic: Sendable, Equatable, CustomStringConvertible {
         case conflictingDuplicate
         /// A sample that starts after "now" (dropped).
         case futureSample
+        /// A sample or beat time outside 2000...2100 (dropped): a corrupt or unset clock.
+        case implausibleTime
         /// A sample interval outside 1...3600 s (dropped).
         case badInterval
         /// A sample interval that does not divide 86 400 s (used; slots do not line up with midnight).

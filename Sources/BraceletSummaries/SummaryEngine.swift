@@ -31,6 +31,9 @@ public struct SummaryEngine: Sendable {
     /// recomputed, sorted; shows that work stays local.
     public private(set) var lastRecomputedDates: [String] = []
 
+    /// Sample times accepted: 2000-01-01 ... 2100-01-01 (Unix seconds).
+    public static let plausibleTimes: ClosedRange<Int64> = 946_684_800...4_102_444_800
+
     /// Margin around changed stage samples inside which sessions are re-detected (two 1-hour samples
     /// plus a minute: the longest reach of the separation and awake-attachment rules).
     static let sessionMargin: Int64 = 2 * 3600 + 60
@@ -99,6 +102,11 @@ public struct SummaryEngine: Sendable {
         var firstDuplicate: Int64?
         var warnedIntervals: Set<Int32> = []
         for slot in slots {
+            guard Self.plausibleTimes.contains(slot.start) else {
+                report.add(SummaryDiagnostic(kind: .implausibleTime, time: slot.start, message:
+                    "sample at Unix time \(slot.start) lies outside 2000...2100: it was dropped; the bracelet's clock was probably not set (set the time after every connection)"))
+                continue
+            }
             guard (1...3600).contains(slot.intervalSeconds) else {
                 report.add(SummaryDiagnostic(kind: .badInterval, time: slot.start, message:
                     "sample at \(utcText(slot.start)) has an interval of \(slot.intervalSeconds) s, outside 1...3600 s: it was dropped; check the decoder or the CSV interval"))
@@ -147,8 +155,17 @@ public struct SummaryEngine: Sendable {
         }
 
         var newBeats: [Beat] = []
+        var implausibleBeats = 0
         for beat in newBeatsInput where beat.timeMs / 1000 <= now + 300 {
+            guard Self.plausibleTimes.contains(beat.timeMs / 1000) else {
+                implausibleBeats += 1
+                continue
+            }
             if beatTimes.insert(beat.timeMs).inserted { newBeats.append(beat) }
+        }
+        if implausibleBeats > 0 {
+            report.add(SummaryDiagnostic(kind: .implausibleTime, message:
+                "\(implausibleBeats) beat(s) have times outside 2000...2100 and were dropped; the bracelet's clock was probably not set"))
         }
         if newBeatsInput.contains(where: { $0.timeMs / 1000 > now + 300 }) {
             let first = newBeatsInput.filter { $0.timeMs / 1000 > now + 300 }.map(\.timeMs).min() ?? 0
@@ -308,5 +325,17 @@ struct DiagnosticCollector {
             diagnostics.append(SummaryDiagnostic(kind: d.kind, time: d.time, row: d.row, column: d.column, message:
                 "more \(d.kind.rawValue) problems follow (only the first \(Self.limitPerKind) are listed); fix the ones above first"))
         }
+    }
+}
+
+extension SummaryEngine {
+    /// One-shot summary for the `bracelet summarize` command: adds everything, returns the document
+    /// (all days, or only `date`) and the input diagnostics.
+    public static func summarize(slots: [Slot], beats: [Beat] = [], configuration: SummaryConfiguration,
+                                 date: String? = nil, sourceOffsetSeconds: Int? = nil,
+                                 now: Int64 = Int64(Date().timeIntervalSince1970)) -> (document: SummaryDocument, diagnostics: [SummaryDiagnostic]) {
+        var engine = SummaryEngine(configuration: configuration)
+        let diagnostics = engine.add(slots: slots, beats: beats, sourceOffsetSeconds: sourceOffsetSeconds, now: now)
+        return (engine.document(date: date), diagnostics)
     }
 }

@@ -86,3 +86,34 @@ import Testing
         #expect(hrvTable.contains("SDNN      -") == false)
     }
 }
+
+@Suite struct HostileInputTests {
+    @Test func absurdValuesDoNotCrashAndAreNotCounted() throws {
+        var s = slot(at(8, 0), bpm: Int.max, breath: 1e300, breathQ: 4, steps: Int.max, energy: Int.max, active: -5,
+                     spo2: Int.min, spo2Q: 4)
+        s.skinTempC = .nan
+        let day = try #require(try engine([s, slot(at(8, 1), steps: 10)]).day("2026-01-15"))
+        #expect(day.steps.stepCount == 10)       // Int.max steps are outside 0...65535
+        #expect(day.steps.stepCalories == nil)
+        #expect(day.activity.calories == nil)
+        #expect(day.bodyTemp.averageTemp == nil) // NaN is not a temperature
+        #expect(day.bpm.maxDayBPM != nil)        // counted (quality 4), clamped instead of trapping
+    }
+
+    @Test func clockNotSetIsReported() throws {
+        var e = SummaryEngine(configuration: try utcConfiguration())
+        let report = e.add(slots: [slot(0, bpm: 60), slot(at(8, 0), bpm: 70)],
+                           beats: [Beat(timeMs: 5, rrMs: 1000)], now: testNow)
+        #expect(report.map(\.kind) == [.implausibleTime, .implausibleTime])
+        #expect(report.first?.message.contains("clock") == true)
+        #expect(e.days.map(\.date) == ["2026-01-15"])
+    }
+
+    @Test func oneShotSummarizeGivesTheDocumentAndDiagnostics() throws {
+        let result = SummaryEngine.summarize(slots: [slot(at(8, 0), bpm: 70), slot(at(8, 0), bpm: 70)],
+                                             configuration: try utcConfiguration(), date: "2026-01-15", now: testNow)
+        #expect(result.document.days.count == 1)
+        #expect(result.diagnostics.map(\.kind) == [.duplicate]) // a duplicate inside one call is reported too
+        #expect(result.document.days.first?.bpm.slots.count == 1)
+    }
+}
