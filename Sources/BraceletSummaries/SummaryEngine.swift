@@ -20,7 +20,6 @@ public struct SummaryEngine: Sendable {
     private var unsortedDays: Set<Int> = []
     private var stages: [StageSample] = []
     private var beats: [Beat] = []
-    private var beatTimes: Set<Int64> = []
     private var clusters: [SleepCluster] = []
     private var sessionsByDay: [Int: [SleepSession]] = [:]
     private var summaries: [Int: DailySummary] = [:]
@@ -154,29 +153,29 @@ public struct SummaryEngine: Sendable {
                 "\(duplicates) sample(s) were already stored (first at \(utcText(firstDuplicate))) and were ignored; nothing to do"))
         }
 
-        var newBeats: [Beat] = []
+        var incoming: [Beat] = []
         var implausibleBeats = 0
-        for beat in newBeatsInput where beat.timeMs / 1000 <= now + 300 {
+        var futureBeat: Int64?
+        for beat in newBeatsInput {
+            guard beat.timeMs / 1000 <= now + 300 else {
+                futureBeat = min(futureBeat ?? beat.timeMs, beat.timeMs)
+                continue
+            }
             guard Self.plausibleTimes.contains(beat.timeMs / 1000) else {
                 implausibleBeats += 1
                 continue
             }
-            if beatTimes.insert(beat.timeMs).inserted { newBeats.append(beat) }
+            incoming.append(beat)
         }
         if implausibleBeats > 0 {
             report.add(SummaryDiagnostic(kind: .implausibleTime, message:
                 "\(implausibleBeats) beat(s) have times outside 2000...2100 and were dropped; the bracelet's clock was probably not set"))
         }
-        if newBeatsInput.contains(where: { $0.timeMs / 1000 > now + 300 }) {
-            let first = newBeatsInput.filter { $0.timeMs / 1000 > now + 300 }.map(\.timeMs).min() ?? 0
-            report.add(SummaryDiagnostic(kind: .futureSample, time: first / 1000, message:
-                "beats from \(utcText(first / 1000)) lie in the future (now is \(utcText(now))): they were dropped; set the bracelet's clock"))
+        if let futureBeat {
+            report.add(SummaryDiagnostic(kind: .futureSample, time: futureBeat / 1000, message:
+                "beats from \(utcText(futureBeat / 1000)) lie in the future (now is \(utcText(now))): they were dropped; set the bracelet's clock"))
         }
-        if !newBeats.isEmpty {
-            beats.append(contentsOf: newBeats)
-            beats.sort { $0.timeMs < $1.timeMs }
-        }
-
+        let newBeats = mergeBeats(incoming)
         var sessionDays: Set<Int> = []
         if !newStages.isEmpty {
             stages.append(contentsOf: newStages)
@@ -189,9 +188,12 @@ public struct SummaryEngine: Sendable {
                 dirtyDays.insert(stopDay(cluster))
             }
         }
-        for beat in newBeats {
-            let t = beat.timeMs / 1000
-            for cluster in clustersOverlapping(t, t + 1) where cluster.isSession { dirtyDays.insert(stopDay(cluster)) }
+        if !newBeats.isEmpty {
+            // newBeats is sorted: one binary search per session finds whether any new beat falls inside it.
+            for cluster in clusters where cluster.isSession {
+                let i = newBeats.partitioningIndex { $0.timeMs >= cluster.start * 1000 }
+                if i < newBeats.count, newBeats[i].timeMs < cluster.stop * 1000 { dirtyDays.insert(stopDay(cluster)) }
+            }
         }
         for day in sessionDays { rebuildSessions(day: day) }
         dirtyDays.formUnion(sessionDays)
@@ -213,6 +215,37 @@ public struct SummaryEngine: Sendable {
     }
 
     // MARK: Internals
+
+    /// Merges beats into the sorted, duplicate-free store (an existing beat with the same time wins);
+    /// returns the beats that were new.
+    private mutating func mergeBeats(_ input: [Beat]) -> [Beat] {
+        guard !input.isEmpty else { return [] }
+        var incoming = input
+        incoming.sort { $0.timeMs < $1.timeMs }
+        var fresh: [Beat] = []
+        fresh.reserveCapacity(incoming.count)
+        for beat in incoming where fresh.last?.timeMs != beat.timeMs { fresh.append(beat) }
+        if let last = beats.last, let first = fresh.first, first.timeMs <= last.timeMs {
+            var merged: [Beat] = []
+            merged.reserveCapacity(beats.count + fresh.count)
+            var accepted: [Beat] = []
+            var i = 0
+            var j = 0
+            while i < beats.count || j < fresh.count {
+                if j == fresh.count || (i < beats.count && beats[i].timeMs < fresh[j].timeMs) {
+                    merged.append(beats[i]); i += 1
+                } else if i < beats.count && beats[i].timeMs == fresh[j].timeMs {
+                    merged.append(beats[i]); i += 1; j += 1
+                } else {
+                    merged.append(fresh[j]); accepted.append(fresh[j]); j += 1
+                }
+            }
+            beats = merged
+            return accepted
+        }
+        beats.append(contentsOf: fresh)
+        return fresh
+    }
 
     private mutating func stopDay(_ cluster: SleepCluster) -> Int {
         calendar.dayNumber(of: cluster.stop - 1)

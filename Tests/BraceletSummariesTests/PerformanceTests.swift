@@ -49,6 +49,10 @@ import BraceletSummaries
         let elapsed = clock.measure {
             engine.add(slots: slots, beats: beats, now: 1_900_000_000)
         }
+        var slotsOnly = SummaryEngine(configuration: configuration)
+        let slotsElapsed = clock.measure { slotsOnly.add(slots: slots, now: 1_900_000_000) }
+        let hrvElapsed = clock.measure { _ = HRVAnalysis.analyze(beats) }
+        print("slots only: \(slotsElapsed); HRV over all beats: \(hrvElapsed)")
         let json = try engine.document().jsonData()
         print("summarised \(slots.count) slots and \(beats.count) beats into \(engine.days.count) days and \(engine.sleepSessions.count) sessions in \(elapsed); JSON \(json.count) bytes")
         #expect(engine.days.count == 31) // 30 UTC days cut in Amsterdam time touch 31 local dates
