@@ -1,1 +1,0 @@
-// BraceletSummaries: placeholder until its layer lands.

@@ -1,0 +1,29 @@
+/// Everything summarised for one local day: one group per seed summary model.
+public struct DailySummary: Sendable, Equatable, Codable {
+    /// Local date, `YYYY-MM-DD`.
+    public var date: String
+    /// First second of the local day, Unix seconds.
+    public var dayStart: Int64
+    /// First second of the next local day, Unix seconds (dayEnd - dayStart is 23, 24 or 25 hours).
+    public var dayEnd: Int64
+    /// Heart rate.
+    public var bpm: BPMSummary
+    /// Breath rate.
+    public var breath: BreathSummary
+    /// Steps, distance, total energy, workouts.
+    public var steps: StepsSummary
+    /// Steps, distance, active energy.
+    public var activity: ActivitySummary
+    /// Skin temperature.
+    public var bodyTemp: BodyTempSummary
+    /// Core body temperature (V2).
+    public var coreBodyTemperature: CoreBodyTemperatureSummary
+    /// SpO2 (V2).
+    public var spo2: Spo2Summary
+    /// Skin conductance (V2).
+    public var emography: EmographySummary
+    /// HRV of the main sleep ending this day; nil when there is no main sleep.
+    @Nullable public var sleepHRV: NightlyHRV?
+    /// Start of the main sleep ending this day (Unix seconds); nil without one.
+    @Nullable public var mainSleepStart: Int64?
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// One calendar day in the user's time zone, with its boundaries in UTC.
+///
+/// A day runs from local 00:00 (inclusive) to the next local 00:00 (exclusive); on daylight-saving
+/// days that is 23 or 25 hours.
+public struct LocalDay: Sendable, Hashable, Comparable {
+    /// Days since 1970-01-01 in local time (used as a key).
+    public let dayNumber: Int
+    /// The date as `YYYY-MM-DD`.
+    public let date: String
+    /// First second of the day, Unix seconds (UTC).
+    public let start: Int64
+    /// First second of the next day, Unix seconds (UTC).
+    public let end: Int64
+
+    /// Length of the day in seconds (86 400, or 82 800 / 90 000 on DST days).
+    public var lengthSeconds: Int64 { end - start }
+
+    /// Orders days chronologically.
+    public static func < (lhs: LocalDay, rhs: LocalDay) -> Bool { lhs.dayNumber < rhs.dayNumber }
+}
+
+/// Maps Unix times to local days in one time zone, caching each day's boundaries.
+struct DayCalendar: Sendable {
+    let timeZone: TimeZone
+    private let calendar: Calendar
+    private var cache: [Int: LocalDay] = [:]
+
+    init(timeZone: TimeZone) {
+        self.timeZone = timeZone
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+    }
+
+    /// Seconds east of UTC at `time`.
+    func offset(at time: Int64) -> Int {
+        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))
+    }
+
+    /// The local day number (days since 1970-01-01 local) containing `time`.
+    func dayNumber(of time: Int64) -> Int {
+        let local = time + Int64(offset(at: time))
+        return Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+    }
+
+    /// The day containing `time`.
+    mutating func day(containing time: Int64) -> LocalDay {
+        day(number: dayNumber(of: time))
+    }
+
+    /// The day with the given local day number.
+    mutating func day(number: Int) -> LocalDay {
+        if let cached = cache[number] { return cached }
+        let made = makeDay(number: number)
+        cache[number] = made
+        return made
+    }
+
+    /// The day with the given `YYYY-MM-DD` date, or nil if the text is not a valid date.
+    mutating func day(date text: String) -> LocalDay? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), (1...31).contains(d) else { return nil }
+        let number = Self.daysFromCivil(year: y, month: m, day: d)
+        let result = day(number: number)
+        return result.date == text ? result : nil
+    }
+
+    private func makeDay(number: Int) -> LocalDay {
+        let (y, m, d) = Self.civilFromDays(number)
+        let (ny, nm, nd) = Self.civilFromDays(number + 1)
+        let start = startOfLocalDay(year: y, month: m, day: d)
+        let end = startOfLocalDay(year: ny, month: nm, day: nd)
+        let text = String(format: "%04d-%02d-%02d", y, m, d)
+        return LocalDay(dayNumber: number, date: text, start: start, end: end)
+    }
+
+    private func startOfLocalDay(year: Int, month: Int, day: Int) -> Int64 {
+        // Noon always exists; startOfDay handles zones whose midnight is skipped by DST.
+        let guess = Int64(Self.daysFromCivil(year: year, month: month, day: day)) * 86_400 + 43_200
+        let noonUTC = guess - Int64(offset(at: guess))
+        let start = calendar.startOfDay(for: Date(timeIntervalSince1970: TimeInterval(noonUTC)))
+        return Int64(start.timeIntervalSince1970.rounded())
+    }
+
+    /// Howard Hinnant's days-from-civil (proleptic Gregorian).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// Inverse of ``daysFromCivil(year:month:day:)``.
+    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
+
+/// Formats a Unix time as local ISO 8601 text with offset, e.g. `2026-03-29T03:00:00+02:00`.
+func localTimestamp(_ time: Int64, in zone: TimeZone) -> String {
+    let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))
+    let local = time + Int64(offset)
+    let dayNumber = Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+    let (y, m, d) = DayCalendar.civilFromDays(dayNumber)
+    let secs = Int(local - Int64(dayNumber) * 86_400)
+    let sign = offset < 0 ? "-" : "+"
+    let a = abs(offset)
+    return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", y, m, d, secs / 3600, (secs % 3600) / 60, secs % 60)
+        + sign + String(format: "%02d:%02d", a / 3600, (a % 3600) / 60)
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The JSON document of `bracelet summarize`: one object per local day and the sleep sessions.
+public struct SummaryDocument: Sendable, Equatable, Codable {
+    /// The time zone the days were cut in (IANA identifier or `GMT+0200`-style fixed offset).
+    public var timeZone: String
+    /// One summary per local day, oldest first.
+    public var days: [DailySummary]
+    /// Every sleep session of those days (main sleeps and naps), oldest first.
+    public var sleepSessions: [SleepSession]
+
+    /// Creates a document.
+    public init(timeZone: String, days: [DailySummary], sleepSessions: [SleepSession]) {
+        self.timeZone = timeZone
+        self.days = days
+        self.sleepSessions = sleepSessions
+    }
+
+    /// The document as JSON (sorted keys; `null` for every missing value).
+    public func jsonData(prettyPrinted: Bool = true) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = prettyPrinted ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,374 @@
+import BraceletDecoder
+import Foundation
+
+/// Incremental summary engine: feed it decoded slots and beats in any order, as often as you like,
+/// and read back daily summaries and sleep sessions.
+///
+/// Adding samples recomputes only the local days they fall in, the sleep sessions near them, and the
+/// days whose main sleep contains them. ``recomputeAll()`` recomputes everything from the stored
+/// samples and gives the same result (the property tests check this).
+///
+/// Duplicates (same start time and interval; for beats the same time) are ignored, so adding the same data twice
+/// changes nothing. Samples may arrive out of order and late.
+public struct SummaryEngine: Sendable {
+    /// The configuration every summary uses.
+    public let configuration: SummaryConfiguration
+    private var calendar: DayCalendar
+    private let summarizer: DaySummarizer
+    private var samplesByKey: [SampleKey: Slot] = [:]
+    private var dayBuckets: [Int: [Slot]] = [:]
+    private var unsortedDays: Set<Int> = []
+    private var stages: [StageSample] = []
+    private var beats: [Beat] = []
+    private var clusters: [SleepCluster] = []
+    private var sessionsByDay: [Int: [SleepSession]] = [:]
+    private var summaries: [Int: DailySummary] = [:]
+    private var offsetsByDay: [Int: Int] = [:]
+    private var warnedAboutSlot = false
+
+    /// Dates (`YYYY-MM-DD`) whose daily summary the last ``add(slots:beats:sourceOffsetSeconds:now:)``
+    /// recomputed, sorted; shows that work stays local.
+    public private(set) var lastRecomputedDates: [String] = []
+
+    /// Sample times accepted: 2000-01-01 ... 2100-01-01 (Unix seconds).
+    public static let plausibleTimes: ClosedRange<Int64> = 946_684_800...4_102_444_800
+
+    /// Margin around changed stage samples inside which sessions are re-detected (two 1-hour samples
+    /// plus a minute: the longest reach of the separation and awake-attachment rules).
+    static let sessionMargin: Int64 = 2 * 3600 + 60
+
+    /// Creates an empty engine.
+    public init(configuration: SummaryConfiguration) {
+        self.configuration = configuration
+        self.calendar = DayCalendar(timeZone: configuration.timeZone)
+        self.summarizer = DaySummarizer(configuration: configuration)
+    }
+
+    // MARK: Reading
+
+    /// All daily summaries, oldest first.
+    public var days: [DailySummary] {
+        summaries.keys.sorted().compactMap { summaries[$0] }
+    }
+
+    /// All sleep sessions (main sleeps and naps), oldest first.
+    public var sleepSessions: [SleepSession] {
+        sessionsByDay.keys.sorted().flatMap { sessionsByDay[$0] ?? [] }
+    }
+
+    /// The summary of one local date (`YYYY-MM-DD`), if there is data for it.
+    public func day(_ date: String) -> DailySummary? {
+        var calendar = calendar
+        guard let day = calendar.day(date: date) else { return nil }
+        return summaries[day.dayNumber]
+    }
+
+    /// The `bracelet summarize` document: every day (or only `date`), with the sleep sessions of those days.
+    public func document(date: String? = nil) -> SummaryDocument {
+        let selected = days.filter { date == nil || $0.date == date }
+        let sessions = sleepSessions.filter { date == nil || $0.recordDate == date }
+        return SummaryDocument(timeZone: configuration.timeZone.identifier, days: selected, sleepSessions: sessions)
+    }
+
+    /// HRV over all stored beats.
+    public func hrv(filter: HRVFilter = .malik20) -> HRVResult {
+        HRVAnalysis.analyze(beats, filter: filter)
+    }
+
+    // MARK: Adding
+
+    /// Adds samples and beats, recomputes what they touch, and returns what was wrong with the input.
+    ///
+    /// - Parameters:
+    ///   - slots: decoded samples, any interval 1...3600 s, any order; duplicates are ignored.
+    ///   - beats: RR beats, any order; duplicates (same time) are ignored.
+    ///   - sourceOffsetSeconds: the UTC offset the source recorded (capture header), if known; a change
+    ///     within one local day is reported.
+    ///   - now: current Unix time; samples starting more than 5 minutes later are dropped as from the future.
+    @discardableResult
+    public mutating func add(slots: [Slot], beats newBeatsInput: [Beat] = [], sourceOffsetSeconds: Int? = nil,
+                             now: Int64 = Int64(Date().timeIntervalSince1970)) -> [SummaryDiagnostic] {
+        var report = DiagnosticCollector()
+        if !warnedAboutSlot, 86_400 % configuration.summarySlotSeconds != 0 {
+            warnedAboutSlot = true
+            report.add(SummaryDiagnostic(kind: .slotNotDividingDay, message:
+                "summary slot of \(configuration.summarySlotSeconds) s does not divide a day: the last slot of each day is shorter; choose a divisor of 86400 such as 60, 300 or 900"))
+        }
+        var dirtyDays: Set<Int> = []
+        var newStages: [StageSample] = []
+        var accepted: [Slot] = []
+        var duplicates = 0
+        var firstDuplicate: Int64?
+        var warnedIntervals: Set<Int32> = []
+        for slot in slots {
+            guard Self.plausibleTimes.contains(slot.start) else {
+                report.add(SummaryDiagnostic(kind: .implausibleTime, time: slot.start, message:
+                    "sample at Unix time \(slot.start) lies outside 2000...2100: it was dropped; the bracelet's clock was probably not set (set the time after every connection)"))
+                continue
+            }
+            guard (1...3600).contains(slot.intervalSeconds) else {
+                report.add(SummaryDiagnostic(kind: .badInterval, time: slot.start, message:
+                    "sample at \(utcText(slot.start)) has an interval of \(slot.intervalSeconds) s, outside 1...3600 s: it was dropped; check the decoder or the CSV interval"))
+                continue
+            }
+            guard slot.start <= now + 300 else {
+                report.add(SummaryDiagnostic(kind: .futureSample, time: slot.start, message:
+                    "sample at \(utcText(slot.start)) lies in the future (now is \(utcText(now))): it was dropped; set the bracelet's clock and sync again"))
+                continue
+            }
+            let key = SampleKey(start: slot.start, intervalSeconds: slot.intervalSeconds)
+            if let existing = samplesByKey[key] {
+                if existing == slot {
+                    duplicates += 1
+                    firstDuplicate = min(firstDuplicate ?? slot.start, slot.start)
+                } else {
+                    report.add(SummaryDiagnostic(kind: .conflictingDuplicate, time: slot.start, message:
+                        "sample at \(utcText(slot.start)) was already stored with different values: the first one is kept; remove one of the sources if they disagree"))
+                }
+                continue
+            }
+            if 86_400 % Int(slot.intervalSeconds) != 0, warnedIntervals.insert(slot.intervalSeconds).inserted {
+                report.add(SummaryDiagnostic(kind: .intervalNotDividingDay, time: slot.start, message:
+                    "sample at \(utcText(slot.start)) has an interval of \(slot.intervalSeconds) s, which does not divide a day: it is used, but samples do not line up with midnight; prefer 1, 10, 30 or 60 s"))
+            }
+            samplesByKey[key] = slot
+            let dayNumber = calendar.dayNumber(of: slot.start)
+            if let offset = sourceOffsetSeconds {
+                if let known = offsetsByDay[dayNumber], known != offset {
+                    report.add(SummaryDiagnostic(kind: .timeZoneChanged, time: slot.start, message:
+                        "the source's UTC offset changed from \(known) s to \(offset) s within local day \(calendar.day(number: dayNumber).date) (at \(utcText(slot.start))): summaries keep using \(configuration.timeZone.identifier); pass --tz with the zone the wearer was in"))
+                }
+                offsetsByDay[dayNumber] = offset
+            }
+            dayBuckets[dayNumber, default: []].append(slot)
+            unsortedDays.insert(dayNumber)
+            dirtyDays.insert(dayNumber)
+            accepted.append(slot)
+            if let stage = slot.sleepStage {
+                newStages.append(StageSample(start: slot.start, interval: Int64(slot.intervalSeconds), stage: stage))
+            }
+        }
+        if duplicates > 0, let firstDuplicate {
+            report.add(SummaryDiagnostic(kind: .duplicate, time: firstDuplicate, message:
+                "\(duplicates) sample(s) were already stored (first at \(utcText(firstDuplicate))) and were ignored; nothing to do"))
+        }
+
+        var incoming: [Beat] = []
+        var implausibleBeats = 0
+        var futureBeat: Int64?
+        for beat in newBeatsInput {
+            guard beat.timeMs / 1000 <= now + 300 else {
+                futureBeat = min(futureBeat ?? beat.timeMs, beat.timeMs)
+                continue
+            }
+            guard Self.plausibleTimes.contains(beat.timeMs / 1000) else {
+                implausibleBeats += 1
+                continue
+            }
+            incoming.append(beat)
+        }
+        if implausibleBeats > 0 {
+            report.add(SummaryDiagnostic(kind: .implausibleTime, message:
+                "\(implausibleBeats) beat(s) have times outside 2000...2100 and were dropped; the bracelet's clock was probably not set"))
+        }
+        if let futureBeat {
+            report.add(SummaryDiagnostic(kind: .futureSample, time: futureBeat / 1000, message:
+                "beats from \(utcText(futureBeat / 1000)) lie in the future (now is \(utcText(now))): they were dropped; set the bracelet's clock"))
+        }
+        let newBeats = mergeBeats(incoming)
+        var sessionDays: Set<Int> = []
+        if !newStages.isEmpty {
+            stages.append(contentsOf: newStages)
+            stages.sort { ($0.start, $0.interval) < ($1.start, $1.interval) }
+            sessionDays = updateClusters(around: newStages)
+        }
+        // Days whose main sleep contains new samples or beats.
+        for slot in accepted {
+            for cluster in clustersOverlapping(slot.start, slot.start + Int64(slot.intervalSeconds)) where cluster.isSession {
+                dirtyDays.insert(stopDay(cluster))
+            }
+        }
+        if !newBeats.isEmpty {
+            // newBeats is sorted: one binary search per session finds whether any new beat falls inside it.
+            for cluster in clusters where cluster.isSession {
+                let i = newBeats.partitioningIndex { $0.timeMs >= cluster.start * 1000 }
+                if i < newBeats.count, newBeats[i].timeMs < cluster.stop * 1000 { dirtyDays.insert(stopDay(cluster)) }
+            }
+        }
+        for day in sessionDays { rebuildSessions(day: day) }
+        dirtyDays.formUnion(sessionDays)
+        for day in dirtyDays { rebuildSummary(day: day) }
+        lastRecomputedDates = dirtyDays.sorted().map { calendar.day(number: $0).date }
+        return report.diagnostics
+    }
+
+    /// Throws every derived result away and recomputes it from the stored samples.
+    public mutating func recomputeAll() {
+        clusters = SleepSessionDetector.clusters(in: stages[...])
+        sessionsByDay = [:]
+        summaries = [:]
+        let sessionDays = Set(clusters.filter(\.isSession).map { stopDay($0) })
+        for day in sessionDays { rebuildSessions(day: day) }
+        let allDays = sessionDays.union(dayBuckets.keys)
+        for day in allDays { rebuildSummary(day: day) }
+        lastRecomputedDates = allDays.sorted().map { calendar.day(number: $0).date }
+    }
+
+    // MARK: Internals
+
+    /// Merges beats into the sorted, duplicate-free store (an existing beat with the same time wins);
+    /// returns the beats that were new.
+    private mutating func mergeBeats(_ input: [Beat]) -> [Beat] {
+        guard !input.isEmpty else { return [] }
+        var incoming = input
+        incoming.sort { $0.timeMs < $1.timeMs }
+        var fresh: [Beat] = []
+        fresh.reserveCapacity(incoming.count)
+        for beat in incoming where fresh.last?.timeMs != beat.timeMs { fresh.append(beat) }
+        if let last = beats.last, let first = fresh.first, first.timeMs <= last.timeMs {
+            var merged: [Beat] = []
+            merged.reserveCapacity(beats.count + fresh.count)
+            var accepted: [Beat] = []
+            var i = 0
+            var j = 0
+            while i < beats.count || j < fresh.count {
+                if j == fresh.count || (i < beats.count && beats[i].timeMs < fresh[j].timeMs) {
+                    merged.append(beats[i]); i += 1
+                } else if i < beats.count && beats[i].timeMs == fresh[j].timeMs {
+                    merged.append(beats[i]); i += 1; j += 1
+                } else {
+                    merged.append(fresh[j]); accepted.append(fresh[j]); j += 1
+                }
+            }
+            beats = merged
+            return accepted
+        }
+        beats.append(contentsOf: fresh)
+        return fresh
+    }
+
+    private mutating func stopDay(_ cluster: SleepCluster) -> Int {
+        calendar.dayNumber(of: cluster.stop - 1)
+    }
+
+    private func clustersOverlapping(_ from: Int64, _ to: Int64) -> ArraySlice<SleepCluster> {
+        var i = clusters.partitioningIndex { $0.stop > from }
+        let first = i
+        while i < clusters.count, clusters[i].start < to { i += 1 }
+        return clusters[first..<i]
+    }
+
+    /// Re-detects the clusters near new stage samples; returns the stop days of every session that
+    /// was removed or (re)created.
+    private mutating func updateClusters(around newStages: [StageSample]) -> Set<Int> {
+        let margin = Self.sessionMargin
+        var lo = (newStages.map(\.start).min() ?? 0) - margin
+        var hi = (newStages.map(\.end).max() ?? 0) + margin
+        var changed = true
+        while changed {
+            changed = false
+            for cluster in clustersOverlapping(lo, hi + 1) {
+                if cluster.start - margin < lo { lo = cluster.start - margin; changed = true }
+                if cluster.stop + margin > hi { hi = cluster.stop + margin; changed = true }
+            }
+        }
+        let from = stages.partitioningIndex { $0.start >= lo - 2 * margin }
+        let to = stages.partitioningIndex { $0.start >= hi + 2 * margin }
+        let fresh = SleepSessionDetector.clusters(in: stages[from..<to]).filter { $0.firstSleep >= lo && $0.firstSleep <= hi }
+        let removed = clusters.filter { $0.firstSleep >= lo && $0.firstSleep <= hi }
+        clusters.removeAll { $0.firstSleep >= lo && $0.firstSleep <= hi }
+        clusters.append(contentsOf: fresh)
+        clusters.sort { $0.start < $1.start }
+        var days: Set<Int> = []
+        for cluster in removed + fresh where cluster.isSession { days.insert(stopDay(cluster)) }
+        return days
+    }
+
+    /// Rebuilds the sessions that end on `day` and marks the main sleep.
+    private mutating func rebuildSessions(day: Int) {
+        var sessions: [SleepSession] = []
+        for cluster in clusters where cluster.isSession && stopDay(cluster) == day {
+            let from = stages.partitioningIndex { $0.start >= cluster.start }
+            let to = stages.partitioningIndex { $0.start >= cluster.stop }
+            sessions.append(SleepSessionDetector.session(
+                for: cluster, samples: stages[from..<to], recordDate: calendar.day(number: day).date,
+                tzOffset: calendar.offset(at: cluster.stop - 1)))
+        }
+        sessions.sort { $0.startSession < $1.startSession }
+        var main: Int?
+        for (i, s) in sessions.enumerated() where main.map({ s.totalSleepDuration > sessions[$0].totalSleepDuration }) ?? true {
+            main = i
+        }
+        if let main { sessions[main].isMainSleep = true }
+        sessionsByDay[day] = sessions.isEmpty ? nil : sessions
+    }
+
+    private mutating func sortedBucket(_ day: Int) -> [Slot] {
+        if unsortedDays.remove(day) != nil {
+            dayBuckets[day]?.sort { ($0.start, $0.intervalSeconds) < ($1.start, $1.intervalSeconds) }
+        }
+        return dayBuckets[day] ?? []
+    }
+
+    private mutating func rebuildSummary(day dayNumber: Int) {
+        let samples = sortedBucket(dayNumber)
+        let sessions = sessionsByDay[dayNumber] ?? []
+        guard !samples.isEmpty || !sessions.isEmpty else {
+            summaries[dayNumber] = nil
+            return
+        }
+        var mainInput: MainSleepInput?
+        if let main = sessions.first(where: \.isMainSleep) {
+            var inside: [Slot] = []
+            let firstDay = calendar.dayNumber(of: main.startSession)
+            let lastDay = calendar.dayNumber(of: main.stopSession - 1)
+            if firstDay <= lastDay {
+                for d in firstDay...lastDay {
+                    for s in sortedBucket(d) where s.start >= main.startSession && s.start < main.stopSession { inside.append(s) }
+                }
+            }
+            let from = beats.partitioningIndex { $0.timeMs >= main.startSession * 1000 }
+            let to = beats.partitioningIndex { $0.timeMs >= main.stopSession * 1000 }
+            mainInput = MainSleepInput(session: main, samples: inside, beats: Array(beats[from..<to]))
+        }
+        let day = calendar.day(number: dayNumber)
+        summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput)
+    }
+}
+
+/// Identity of a sample: two samples with the same start and interval are the same sample; a 30 s
+/// hypnogram sample and a 60 s slot starting at the same second are not.
+struct SampleKey: Hashable, Sendable {
+    var start: Int64
+    var intervalSeconds: Int32
+}
+
+/// Collects diagnostics, keeping at most 20 of each kind plus a count of the rest.
+struct DiagnosticCollector {
+    private(set) var diagnostics: [SummaryDiagnostic] = []
+    private var counts: [SummaryDiagnostic.Kind: Int] = [:]
+    static let limitPerKind = 20
+
+    mutating func add(_ d: SummaryDiagnostic) {
+        let n = counts[d.kind, default: 0] + 1
+        counts[d.kind] = n
+        if n <= Self.limitPerKind {
+            diagnostics.append(d)
+        } else if n == Self.limitPerKind + 1 {
+            diagnostics.append(SummaryDiagnostic(kind: d.kind, time: d.time, row: d.row, column: d.column, message:
+                "more \(d.kind.rawValue) problems follow (only the first \(Self.limitPerKind) are listed); fix the ones above first"))
+        }
+    }
+}
+
+extension SummaryEngine {
+    /// One-shot summary for the `bracelet summarize` command: adds everything, returns the document
+    /// (all days, or only `date`) and the input diagnostics.
+    public static func summarize(slots: [Slot], beats: [Beat] = [], configuration: SummaryConfiguration,
+                                 date: String? = nil, sourceOffsetSeconds: Int? = nil,
+                                 now: Int64 = Int64(Date().timeIntervalSince1970)) -> (document: SummaryDocument, diagnostics: [SummaryDiagnostic]) {
+        var engine = SummaryEngine(configuration: configuration)
+        let diagnostics = engine.add(slots: slots, beats: beats, sourceOffsetSeconds: sourceOffsetSeconds, now: now)
+        return (engine.document(date: date), diagnostics)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Renders summaries as a compact, fixed-width text table for people (`--format table`).
+///
+/// Missing values print as `-`, never as 0.
+public enum SummaryTableRenderer {
+    /// One line per day, then one line per sleep session.
+    public static func render(_ document: SummaryDocument) -> String {
+        var lines: [String] = []
+        lines.append("Days (\(document.timeZone))")
+        lines.append(row(["date", "hours", "avgBPM", "min", "max", "restHR", "sleepHR", "breath", "steps", "dist m",
+                          "kcal", "actkcal", "skin°C", "SpO2", "HRV ms", "workouts"]))
+        for d in document.days {
+            lines.append(row([
+                d.date, text(Double(d.dayEnd - d.dayStart) / 3600, 0), text(d.bpm.averageBPM), text(d.bpm.minDayBPM),
+                text(d.bpm.maxDayBPM), text(d.bpm.dailyRestingBPM), text(d.bpm.sleepRestingBPM), text(d.breath.averageBreath),
+                text(d.steps.stepCount), text(d.activity.distance), text(d.steps.stepCalories, 0),
+                text(d.activity.calories, 0), text(d.bodyTemp.averageTemp, 1), text(d.spo2.averageSpo2),
+                text(d.sleepHRV?.rmssdMs, 1), text(d.steps.workoutsCount),
+            ]))
+        }
+        lines.append("")
+        lines.append("Sleep sessions")
+        lines.append(row(["date", "start", "stop", "main", "sleep", "inBed", "light", "deep", "REM", "awake", "eff%",
+                          "rest%", "WASO", "wakes"]))
+        let zone = TimeZone(identifier: document.timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .current
+        for s in document.sleepSessions {
+            lines.append(row([
+                s.recordDate, clock(s.startSession, zone), clock(s.stopSession, zone), s.isMainSleep ? "main" : "nap",
+                duration(s.totalSleepDuration), duration(s.timeInBed), duration(s.totalSecsLight), duration(s.totalSecsDeep),
+                duration(s.totalSecsREM), duration(s.totalSecsAwake), text(s.sleepEfficiency), text(s.restorativeSleepPercent),
+                duration(s.wakeAfterSleepOnset), String(s.totalSleepToAwakeTransitions),
+            ]))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// HRV as `name value` lines.
+    public static func render(_ hrv: HRVResult) -> String {
+        [
+            "mean NN   \(text(hrv.meanNNMs, 1)) ms",
+            "SDNN      \(text(hrv.sdnnMs, 1)) ms",
+            "RMSSD     \(text(hrv.rmssdMs, 1)) ms",
+            "pNN50     \(text(hrv.pnn50, 1)) %",
+            "mean HR   \(text(hrv.meanHR, 1)) BPM",
+            "kept      \(hrv.kept)",
+            "dropped   \(hrv.dropped)",
+        ].joined(separator: "\n") + "\n"
+    }
+
+    private static func row(_ cells: [String]) -> String {
+        cells.enumerated().map { i, c in
+            let width = i == 0 ? 10 : 7
+            return c.count >= width ? c : c + String(repeating: " ", count: width - c.count)
+        }.joined(separator: " ")
+    }
+
+    private static func text(_ value: Int?) -> String { value.map(String.init) ?? "-" }
+
+    private static func text(_ value: Double?, _ decimals: Int) -> String {
+        value.map { String(format: "%.\(decimals)f", $0) } ?? "-"
+    }
+
+    private static func duration(_ seconds: Int) -> String {
+        String(format: "%d:%02d", seconds / 3600, (seconds % 3600) / 60)
+    }
+
+    private static func clock(_ time: Int64, _ zone: TimeZone) -> String {
+        let text = localTimestamp(time, in: zone)
+        let t = text.firstIndex(of: "T").map { text.index(after: $0) } ?? text.startIndex
+        return String(text[t...].prefix(5))
+    }
+}

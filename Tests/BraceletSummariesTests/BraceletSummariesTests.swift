@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletSummaries
-
-@Test func moduleLinks() { #expect(Bool(true)) }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import BraceletSummaries
+
+@Suite struct ConfigurationTests {
+    static func list(_ t: HeartRateZoneThresholds) -> [Int] { [t.t50, t.t60, t.t70, t.t80, t.t90] }
+
+    @Test func defaultsMatchTheBrief() throws {
+        let c = try SummaryConfiguration()
+        #expect(c.summarySlotSeconds == 60)
+        #expect(c.qualityThreshold == 2)
+        #expect(c.stepGoal == 10_000)
+        #expect(c.hrMaxFormula == .tanaka)
+    }
+
+    @Test func tanakaIsTheDefaultFormula() throws {
+        // age 30: 208 - 21 = 187 -> T50 93.5->94, T60 112.2->112, T70 130.9->131, T80 149.6->150, T90 168.3->168
+        let t = try SummaryConfiguration(age: 30).zoneThresholds
+        #expect(Self.list(t) == [94, 112, 131, 150, 168])
+    }
+
+    @Test func classicFormulaIs220MinusAge() throws {
+        // 220 - 30 = 190 -> 95, 114, 133, 152, 171
+        let t = try SummaryConfiguration(age: 30, hrMaxFormula: .classic).zoneThresholds
+        #expect(Self.list(t) == [95, 114, 133, 152, 171])
+    }
+
+    @Test func givenMaximumWinsAndHalvesRoundUp() throws {
+        // 185: 92.5->93, 111, 129.5->130, 148, 166.5->167
+        let t = try SummaryConfiguration(age: 30, hrMax: 185).zoneThresholds
+        #expect(Self.list(t) == [93, 111, 130, 148, 167])
+    }
+
+    @Test func zoneLowerBoundsAreInclusive() throws {
+        let t = try utcConfiguration().zoneThresholds // 90 108 126 144 162
+        #expect(t.zone(bpm: 89) == .rest)
+        #expect(t.zone(bpm: 90) == .warmUp)
+        #expect(t.zone(bpm: 107) == .warmUp)
+        #expect(t.zone(bpm: 108) == .fatBurn)
+        #expect(t.zone(bpm: 125) == .fatBurn)
+        #expect(t.zone(bpm: 126) == .endurance)
+        #expect(t.zone(bpm: 143) == .endurance)
+        #expect(t.zone(bpm: 144) == .performance)
+        #expect(t.zone(bpm: 161) == .performance)
+        #expect(t.zone(bpm: 162) == .max)
+    }
+
+    @Test func rejectsBadValuesWithAHint() {
+        #expect(throws: SummaryConfigurationError.slotTooShort(30)) { try SummaryConfiguration(summarySlotSeconds: 30) }
+        #expect(throws: SummaryConfigurationError.qualityOutOfRange(5)) { try SummaryConfiguration(qualityThreshold: 5) }
+        #expect(throws: SummaryConfigurationError.ageOutOfRange(0)) { try SummaryConfiguration(age: 0) }
+        #expect(SummaryConfigurationError.slotTooShort(30).description.contains("use 60 s or more"))
+    }
+
+    @Test func timeZonesByNameOrOffset() throws {
+        #expect(try SummaryConfiguration.timeZone(named: "+05:30").secondsFromGMT() == 19_800)
+        #expect(try SummaryConfiguration.timeZone(named: "-0800").secondsFromGMT() == -28_800)
+        #expect(try SummaryConfiguration.timeZone(named: "+2").secondsFromGMT() == 7_200)
+        #expect(try SummaryConfiguration.timeZone(named: "Europe/Amsterdam").identifier == "Europe/Amsterdam")
+        #expect(throws: SummaryConfigurationError.unknownTimeZone("Mars/Base")) {
+            try SummaryConfiguration.timeZone(named: "Mars/Base")
+        }
+    }
+}
