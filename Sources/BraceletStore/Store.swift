@@ -21,11 +21,14 @@ public final class Store: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the database file. A new file is created with mode 0600.
     ///   - now: the clock, Unix milliseconds; inject one in tests.
+    ///   - busyTimeoutMilliseconds: how long a write waits for another process's lock before it fails
+    ///     with ``StoreError/locked(path:detail:)``.
     /// - Throws: ``StoreError`` (cannot open, not a database, locked, schema newer than this build, ...).
-    public init(path: String, now: @escaping @Sendable () -> Int64 = Store.systemMilliseconds) throws {
+    public init(path: String, now: @escaping @Sendable () -> Int64 = Store.systemMilliseconds,
+                busyTimeoutMilliseconds: Int32 = 5_000) throws {
         self.path = path
         self.now = now
-        db = try Database(path: path)
+        db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try Migrations.migrate(db)
     }
 
