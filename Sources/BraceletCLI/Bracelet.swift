@@ -14,6 +14,7 @@ struct Bracelet: AsyncParsableCommand {
         subcommands: [
             // One line per subcommand; each lives in its own file in this folder.
             VersionCommand.self,
+            SyncCommand.self,
         ]
     )
 }
