@@ -33,8 +33,11 @@ public struct WebhookSink: OutboxSink {
         self.secret = Array(secret.utf8)
         self.timeoutSeconds = timeoutSeconds > 0 ? timeoutSeconds : 10
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = self.timeoutSeconds
-        configuration.timeoutIntervalForResource = self.timeoutSeconds
+        // Our own deadline in `send` is the exact one; URLSession's (whole seconds in libcurl, and
+        // early for fractions on Linux) is only a backstop.
+        let backstop = (self.timeoutSeconds + 5).rounded(.up)
+        configuration.timeoutIntervalForRequest = backstop
+        configuration.timeoutIntervalForResource = backstop
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         session = URLSession(configuration: configuration)
@@ -45,7 +48,7 @@ public struct WebhookSink: OutboxSink {
 
     /// Builds the signed request for `entry`.
     public func request(for entry: OutboxEntry) -> URLRequest {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeoutSeconds)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (timeoutSeconds + 5).rounded(.up))
         request.httpMethod = "POST"
         request.httpBody = entry.payload
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -74,6 +77,23 @@ public struct WebhookSink: OutboxSink {
         }
     }
 
+    /// A readable reason for a URLSession error (Linux's localizedDescription is only the code).
+    static func describe(_ error: any Error) -> String {
+        guard let urlError = error as? URLError else { return "\(error)" }
+        switch urlError.code {
+        case .timedOut: return "timed out"
+        case .cannotConnectToHost: return "connection refused (is the receiver running?)"
+        case .cannotFindHost, .dnsLookupFailed: return "host not found"
+        case .networkConnectionLost: return "connection closed before a complete answer"
+        case .badServerResponse: return "answer is not valid HTTP"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return "TLS handshake failed (check the certificate)"
+        case .notConnectedToInternet: return "no network"
+        default: return "URL error \(urlError.code.rawValue)"
+        }
+    }
+
     enum SendResult: Sendable {
         case answer(status: Int, body: Data)
         case failure(String)
@@ -89,7 +109,7 @@ public struct WebhookSink: OutboxSink {
             once.set(continuation)
             let task = session.dataTask(with: request) { data, response, error in
                 if let error {
-                    once.resume(.failure("network error talking to \(target): \(error.localizedDescription)"))
+                    once.resume(.failure("network error talking to \(target): \(WebhookSink.describe(error))"))
                 } else if let http = response as? HTTPURLResponse {
                     once.resume(.answer(status: http.statusCode, body: data ?? Data()))
                 } else {
