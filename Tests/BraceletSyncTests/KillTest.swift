@@ -54,7 +54,23 @@ func braceletExecutable() throws -> URL {
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
         throw StoreError.invalidInput("no bracelet executable at \(candidates.map(\.path)); run `swift build --product bracelet` first")
     }
+    // `swift test` recompiles the modules but does not relink the executable: refuse a binary older
+    // than the objects it is made of.
+    let built = try modificationDate(found)
+    for module in ["BraceletCLI", "BraceletSync", "BraceletStore"] {
+        let objects = found.deletingLastPathComponent().appendingPathComponent("\(module).build")
+        for case let file as URL in FileManager.default.enumerator(at: objects, includingPropertiesForKeys: nil) ?? .init()
+        where file.pathExtension == "o" {
+            if try modificationDate(file) > built {
+                throw StoreError.invalidInput("\(found.path) is older than \(file.lastPathComponent); run `swift build --product bracelet` first")
+            }
+        }
+    }
     return found
+}
+
+private func modificationDate(_ url: URL) throws -> Date {
+    try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date ?? .distantPast
 }
 
 /// THE KILL TEST: `bracelet sync` is killed with SIGKILL at random moments mid-delivery, 20 times,
@@ -66,10 +82,10 @@ func braceletExecutable() throws -> URL {
     let path = folder.path("kill.db")
     let store = try Store(path: path)
     var keys: [String] = []
-    for day in 1...60 {
+    for day in 1...100 {
         for device in ["K1", "K2", "K3"] {
             keys.append(try enqueue(store, device: device, date: String(format: "2024-01-%02d", (day - 1) % 28 + 1),
-                                    value: day, kind: ["daily", "late", "later"][(day - 1) / 28]))
+                                    value: day, kind: ["daily", "late", "later", "latest"][(day - 1) / 28]))
         }
         if day % 4 == 0 {
             // A recompute of an earlier day: a second version queued behind the first.
@@ -78,7 +94,7 @@ func braceletExecutable() throws -> URL {
     }
     #expect(Set(keys).count == keys.count)
     let secret = "kill-test-secret"
-    let receiver = try KeyKeepingReceiver(secret: secret, delaySeconds: 0.008)
+    let receiver = try KeyKeepingReceiver(secret: secret, delaySeconds: 0.010)
     defer { receiver.server.stop() }
 
     func startSync() throws -> Process {
