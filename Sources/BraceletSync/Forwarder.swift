@@ -101,12 +101,20 @@ public struct Forwarder: Sendable {
     }
 
     /// Delivers forever: whatever is due now, then polls every `pollMilliseconds` for new entries
-    /// (or sooner when a retry falls due). Stops only when the task is cancelled.
+    /// (or sooner when a retry falls due). Stops only when the task is cancelled or the store fails
+    /// with anything but a lock held by another process (that one is waited out).
     public func follow(pollMilliseconds: Int64) async throws {
         while true {
             try Task.checkCancellation()
-            _ = try await deliverDue()
-            let nextRetry = try store.pendingOutboxHeads().map(\.nextAttemptAt).min()
+            let nextRetry: Int64?
+            do {
+                _ = try await deliverDue()
+                nextRetry = try store.pendingOutboxHeads().map(\.nextAttemptAt).min()
+            } catch let error as StoreError {
+                guard case .locked = error else { throw error }
+                try await clock.sleep(milliseconds: pollMilliseconds)
+                continue
+            }
             let untilRetry = nextRetry.map { $0 - clock.nowMilliseconds() } ?? pollMilliseconds
             try await clock.sleep(milliseconds: max(1, min(pollMilliseconds, untilRetry)))
         }
