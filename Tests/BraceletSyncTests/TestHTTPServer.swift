@@ -59,19 +59,29 @@ final class TestHTTPServer: @unchecked Sendable {
     /// Every request received so far.
     var requests: [Request] { lock.withLock { received } }
 
+    /// Stops listening. Safe to call twice. The socket is only shut down here; the accept thread
+    /// closes it when it leaves, so its number cannot be reused (say by an SQLite database or another
+    /// test's server) while that thread may still call accept on it.
     func stop() {
-        lock.withLock { stopped = true }
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         shutdown(listenFD, Int32(SHUT_RDWR))
-        close(listenFD)
     }
 
     deinit { stop() }
 
     private func acceptLoop() {
+        defer { close(listenFD) }
         while true {
             let client = accept(listenFD, nil, nil)
+            if lock.withLock({ stopped }) {
+                if client >= 0 { close(client) }
+                return
+            }
             if client < 0 {
-                if lock.withLock({ stopped }) { return }
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
