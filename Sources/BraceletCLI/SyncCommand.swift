@@ -103,6 +103,8 @@ struct SyncCommand: AsyncParsableCommand {
             try printStatus(store)
             return
         }
+        let lock = try ForwarderLock(databasePath: db)
+        defer { withExtendedLifetime(lock) {} }
         let sink: any OutboxSink
         if let webhook {
             sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout)

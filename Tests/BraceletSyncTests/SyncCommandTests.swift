@@ -102,3 +102,22 @@ private func runBracelet(_ arguments: [String]) throws -> (status: Int32, out: S
     let badURL = try runBracelet(["sync", "--db", path, "--webhook", "ftp://x/y", "--secret", "k"])
     #expect(badURL.err.contains("not an absolute http:// or https:// URL"))
 }
+
+@Test func onlyOneForwarderPerDatabase() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("s.db")
+    let store = try Store(path: path)
+    try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+    do {
+        let held = try ForwarderLock(databasePath: path)
+        #expect(throws: SyncError.anotherForwarderRunning(lockPath: path + "-sync.lock")) { try ForwarderLock(databasePath: path) }
+        let blocked = try runBracelet(["sync", "--db", path, "--jsonl", folder.path("o.jsonl")])
+        #expect(blocked.status != 0)
+        #expect(blocked.err.contains("another bracelet sync is already forwarding this database"))
+        withExtendedLifetime(held) {}
+    }
+    // Released: the next one may take it.
+    _ = try ForwarderLock(databasePath: path)
+    #expect(try runBracelet(["sync", "--db", path, "--jsonl", folder.path("o.jsonl")]).status == 0)
+    #expect(try store.outboxCounts().delivered == 1)
+}
