@@ -43,6 +43,26 @@ public struct OutboxEntry: Sendable, Equatable {
     public var createdAt: Int64
     /// When the sink confirmed it, Unix milliseconds.
     public var deliveredAt: Int64?
+
+    /// Creates an entry (the store creates them; sinks' tests may build their own).
+    public init(id: Int64, key: String, kind: String, device: String, localDate: String, version: Int, contentHash: String,
+                payload: Data, state: OutboxState, attempts: Int, nextAttemptAt: Int64, lastError: String?,
+                createdAt: Int64, deliveredAt: Int64?) {
+        self.id = id
+        self.key = key
+        self.kind = kind
+        self.device = device
+        self.localDate = localDate
+        self.version = version
+        self.contentHash = contentHash
+        self.payload = payload
+        self.state = state
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+        self.createdAt = createdAt
+        self.deliveredAt = deliveredAt
+    }
 }
 
 /// How many outbox entries are in each state.

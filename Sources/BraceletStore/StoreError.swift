@@ -32,6 +32,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No outbox entry has this id.
     case noSuchOutboxEntry(id: Int64)
 
+    /// What went wrong and what to do about it.
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason):
