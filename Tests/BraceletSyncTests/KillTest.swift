@@ -136,3 +136,76 @@ private func modificationDate(_ url: URL) throws -> Date {
     print("kill test: \(keys.count) entries, \(killedWhileRunning) kills mid-run, delivered after each run \(deliveredBeforeEachKill), "
         + "\(receiver.duplicates) re-deliveries answered 409")
 }
+
+/// The same with the JSON Lines sink: after SIGKILLs mid-run every line parses, every key is there,
+/// and the only duplicates are whole lines repeating a key (which readers dedupe).
+@Test(.timeLimit(.minutes(5))) func killingSyncToJSONLinesLosesNothing() async throws {
+    let executable = try braceletExecutable()
+    let folder = try TemporaryFolder()
+    let path = folder.path("kill.db")
+    let output = folder.path("out.jsonl")
+    let store = try Store(path: path)
+    var keys: [String] = []
+    for index in 0..<1_200 {
+        let date = String(format: "2024-%02d-%02d", index / 28 % 12 + 1, index % 28 + 1)
+        keys.append(try enqueue(store, device: "J\(index % 2)", date: date, value: index, kind: "k\(index / 336)"))
+    }
+    var killed = 0
+    for _ in 0..<10 {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["sync", "--db", path, "--jsonl", output, "--once", "--quiet"]
+        try process.run()
+        try await Task.sleep(nanoseconds: UInt64.random(in: 30_000_000...200_000_000))
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            killed += 1
+        }
+        process.waitUntilExit()
+    }
+    let last = Process()
+    last.executableURL = executable
+    last.arguments = ["sync", "--db", path, "--jsonl", output, "--once", "--quiet"]
+    try last.run()
+    last.waitUntilExit()
+    #expect(last.terminationStatus == 0)
+    #expect(killed >= 5, "only \(killed) runs were killed mid-way")
+    #expect(try store.outboxCounts() == OutboxCounts(pending: 0, delivered: keys.count, dead: 0))
+
+    let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.last == "", "the file ends with a newline")
+    var seen: [String] = []
+    for line in lines.dropLast() {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "line does not parse: \(line)")
+        let key = try #require(object["key"] as? String)
+        if !seen.contains(key) { seen.append(key) }
+    }
+    #expect(seen == keys, "every key, first occurrences in creation order")
+    print("JSONL kill test: \(keys.count) entries, \(killed) kills, \(lines.count - 1 - keys.count) duplicate lines")
+}
+
+/// `--follow` keeps running and delivers entries written after it started.
+@Test(.timeLimit(.minutes(2))) func followDeliversEntriesWrittenWhileRunning() async throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("f.db")
+    let output = folder.path("out.jsonl")
+    let store = try Store(path: path)
+    try enqueue(store, device: "F", date: "2024-03-01", value: 1)
+    let process = Process()
+    process.executableURL = try braceletExecutable()
+    process.arguments = ["sync", "--db", path, "--jsonl", output, "--follow", "--poll", "0.05", "--quiet"]
+    try process.run()
+    defer {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+    func deliveredCount() throws -> Int { try store.outboxCounts().delivered }
+    for _ in 0..<200 where try deliveredCount() < 1 { try await Task.sleep(nanoseconds: 20_000_000) }
+    #expect(try deliveredCount() == 1)
+    try enqueue(store, device: "F", date: "2024-03-01", value: 2)
+    try enqueue(store, device: "G", date: "2024-03-02", value: 1)
+    for _ in 0..<200 where try deliveredCount() < 3 { try await Task.sleep(nanoseconds: 20_000_000) }
+    #expect(try deliveredCount() == 3)
+    #expect(process.isRunning, "--follow keeps running")
+    #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 3)
+}
