@@ -118,7 +118,7 @@ public struct WebhookSink: OutboxSink {
             }
             once.onTimeout = { task.cancel() }
             task.resume()
-            Task {
+            once.timer = Task {
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
                 once.timeOut(.failure("no answer from \(target) within \(timeout) s (timeout)"))
             }
@@ -140,11 +140,25 @@ final class ResumeOnce: @unchecked Sendable {
         lock.withLock { self.continuation = continuation }
     }
 
-    func resume(_ result: WebhookSink.SendResult) {
-        let pending = lock.withLock { () -> CheckedContinuation<WebhookSink.SendResult, Never>? in
-            defer { continuation = nil }
-            return continuation
+    /// The deadline task; cancelled when the answer comes first so it does not linger.
+    var timer: Task<Void, Never>? {
+        get { lock.withLock { _timer } }
+        set {
+            let answered = lock.withLock { () -> Bool in
+                _timer = newValue
+                return continuation == nil
+            }
+            if answered { newValue?.cancel() }
         }
+    }
+    private var _timer: Task<Void, Never>?
+
+    func resume(_ result: WebhookSink.SendResult) {
+        let (pending, timer) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, Task<Void, Never>?) in
+            defer { continuation = nil }
+            return (continuation, _timer)
+        }
+        timer?.cancel()
         pending?.resume(returning: result)
     }
 

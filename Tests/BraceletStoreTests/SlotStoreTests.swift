@@ -93,3 +93,18 @@ import Testing
     #expect(devices == [DeviceRecord(serial: "SN2", model: .v2, firstSeenAt: 1_700_000_000, lastSeenAt: 1_700_000_000)])
     #expect(throws: StoreError.self) { try store.insertSlots([sampleSlot(start: 1)], device: "", model: nil) }
 }
+
+@Test func emptyBlobStaysAnEmptyBlobNotNull() throws {
+    let db = try Database(path: ":memory:")
+    try db.execute("CREATE TABLE t (b BLOB)")
+    let insert = try db.prepare("INSERT INTO t VALUES (?1)")
+    insert.bind(Data(), at: 1)
+    try insert.run()
+    insert.bind(Data?.none, at: 1)
+    try insert.run()
+    let select = try db.prepare("SELECT b FROM t ORDER BY rowid")
+    #expect(try select.step())
+    #expect(select.data(at: 0) == Data())
+    #expect(try select.step())
+    #expect(select.data(at: 0) == nil)
+}

@@ -51,6 +51,11 @@ public final class Statement {
             sqlite3_bind_null(handle, index)
             return
         }
+        guard !value.isEmpty else {
+            // A NULL pointer would bind SQL NULL; an empty blob is not a missing value.
+            sqlite3_bind_zeroblob(handle, index, 0)
+            return
+        }
         value.withUnsafeBytes { raw in
             _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
         }
