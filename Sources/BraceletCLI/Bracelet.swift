@@ -14,9 +14,10 @@ struct Bracelet: AsyncParsableCommand {
         subcommands: [
             // One line per subcommand; each lives in its own file in this folder.
             ReplayCommand.self,
+            SyncCommand.self,
+            ScoreCommand.self,
             BenchCommand.self,
             VersionCommand.self,
-            ScoreCommand.self,
         ]
     )
 }

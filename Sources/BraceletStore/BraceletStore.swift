@@ -1,1 +1,0 @@
-// BraceletStore: placeholder until its layer lands.

@@ -1,0 +1,157 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One connection to an SQLite database file.
+///
+/// A thin, honest layer over the C API: it opens the file (creating it with mode 0600 first), sets the
+/// busy timeout, WAL and full fsync, runs SQL, prepares statements and wraps work in
+/// `BEGIN IMMEDIATE` transactions. Every SQLite failure becomes a ``StoreError`` that says what to do.
+///
+/// A connection is not thread-safe; ``Store`` serialises all access to its connection.
+public final class Database {
+    /// The file path this connection was opened on.
+    public let path: String
+    let handle: OpaquePointer
+
+    /// Opens (creating when missing) the database at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: file path. The file is created with mode 0600 before SQLite touches it, so summaries
+    ///     of someone's health are never world-readable. SQLite gives its -wal and -shm files the same mode.
+    ///   - busyTimeoutMilliseconds: how long a statement waits for another process's write lock
+    ///     before it fails with ``StoreError/locked(path:detail:)``.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+        self.path = path
+        if path != ":memory:" {
+            try Database.createFileIfMissing(path)
+        }
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError.cannotOpen(path: path, reason: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        do {
+            // Reading the schema is the first access to the file: a non-database fails here.
+            _ = try scalarInt("PRAGMA schema_version")
+            if path != ":memory:" {
+                let mode = try scalarText("PRAGMA journal_mode=WAL")
+                if mode?.lowercased() != "wal" {
+                    throw StoreError.cannotOpen(path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
+                }
+            }
+            // FULL: a commit survives power loss, which the erase-after-commit rule relies on.
+            try execute("PRAGMA synchronous=FULL")
+            try execute("PRAGMA foreign_keys=ON")
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Creates an empty file with mode 0600 when none exists, so SQLite never creates it with the
+    /// process umask.
+    static func createFileIfMissing(_ path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            let reason = String(cString: strerror(errno))
+            throw StoreError.cannotOpen(path: path, reason: reason)
+        }
+        close(fd)
+    }
+
+    /// Runs one or more SQL statements that return no rows.
+    public func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw error(code: rc, message: message, sql: sql)
+        }
+    }
+
+    /// Compiles `sql` into a reusable statement.
+    public func prepare(_ sql: String) throws -> Statement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw error(code: rc, sql: sql)
+        }
+        return Statement(handle: statement, database: self, sql: sql)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`; any thrown error rolls everything back.
+    ///
+    /// IMMEDIATE takes the write lock at the start, so two writers never deadlock halfway through.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // The transaction may already be rolled back by SQLite (e.g. SQLITE_FULL); ignore that.
+            if sqlite3_get_autocommit(handle) == 0 {
+                sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            }
+            throw error
+        }
+    }
+
+    /// The first column of the first row of `sql` as an integer (`nil` when no row or NULL).
+    public func scalarInt(_ sql: String) throws -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.int64(at: 0)
+    }
+
+    /// The first column of the first row of `sql` as text (`nil` when no row or NULL).
+    public func scalarText(_ sql: String) throws -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
+    /// `PRAGMA user_version`: the schema version the migrations have reached.
+    public func userVersion() throws -> Int {
+        Int(try scalarInt("PRAGMA user_version") ?? 0)
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE on this connection.
+    public var changes: Int {
+        Int(sqlite3_changes(handle))
+    }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertRowID: Int64 {
+        sqlite3_last_insert_rowid(handle)
+    }
+
+    /// Turns an SQLite result code into a ``StoreError`` that names the file and the remedy.
+    func error(code: Int32, message: String? = nil, sql: String?) -> StoreError {
+        let message = message ?? String(cString: sqlite3_errmsg(handle))
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .locked(path: path, detail: message)
+        case SQLITE_NOTADB: return .notADatabase(path: path)
+        case SQLITE_CORRUPT: return .corrupt(path: path, detail: message)
+        case SQLITE_FULL: return .diskFull(path: path)
+        case SQLITE_READONLY: return .readOnly(path: path)
+        case SQLITE_CANTOPEN: return .cannotOpen(path: path, reason: message)
+        default: return .sqlite(code: code, message: message, sql: sql)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import CSQLite
+import Foundation
+
+/// A prepared SQL statement with typed binds and typed column reads.
+///
+/// Parameters are numbered from 1 as in SQLite; columns from 0. `nil` binds SQL NULL and a NULL column
+/// reads back as `nil`, never as 0.
+public final class Statement {
+    let handle: OpaquePointer
+    let database: Database
+    /// The SQL text, kept for error messages.
+    public let sql: String
+
+    init(handle: OpaquePointer, database: Database, sql: String) {
+        self.handle = handle
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds an integer or NULL to parameter `index` (1-based).
+    public func bind(_ value: Int64?, at index: Int32) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Binds an integer or NULL to parameter `index` (1-based).
+    public func bind(_ value: Int?, at index: Int32) {
+        bind(value.map(Int64.init), at: index)
+    }
+
+    /// Binds a floating-point number or NULL to parameter `index` (1-based).
+    public func bind(_ value: Double?, at index: Int32) {
+        if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Binds UTF-8 text or NULL to parameter `index` (1-based).
+    public func bind(_ value: String?, at index: Int32) {
+        if let value {
+            sqlite3_bind_text(handle, index, value, -1, csqlite_transient())
+        } else {
+            sqlite3_bind_null(handle, index)
+        }
+    }
+
+    /// Binds a blob or NULL to parameter `index` (1-based).
+    public func bind(_ value: Data?, at index: Int32) {
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        guard !value.isEmpty else {
+            // A NULL pointer would bind SQL NULL; an empty blob is not a missing value.
+            sqlite3_bind_zeroblob(handle, index, 0)
+            return
+        }
+        value.withUnsafeBytes { raw in
+            _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+        }
+    }
+
+    /// Advances to the next row: `true` when a row is available, `false` when the statement is done.
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = database.error(code: rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows, then resets it for reuse.
+    public func run() throws {
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// Rewinds the statement and clears its bindings so it can run again.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// `true` when column `index` of the current row is NULL.
+    public func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer, `nil` when NULL.
+    public func int64(at index: Int32) -> Int64? {
+        isNull(at: index) ? nil : sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` as an `Int`, `nil` when NULL.
+    public func int(at index: Int32) -> Int? {
+        int64(at: index).map { Int($0) }
+    }
+
+    /// Column `index` as a `Double`, `nil` when NULL.
+    public func double(at index: Int32) -> Double? {
+        isNull(at: index) ? nil : sqlite3_column_double(handle, index)
+    }
+
+    /// Column `index` as text, `nil` when NULL.
+    public func text(at index: Int32) -> String? {
+        guard !isNull(at: index), let pointer = sqlite3_column_text(handle, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// Column `index` as bytes (from a blob or text column), `nil` when NULL.
+    public func data(at index: Int32) -> Data? {
+        guard !isNull(at: index) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: count)
+    }
+}

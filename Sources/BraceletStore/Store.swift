@@ -1,0 +1,125 @@
+import BraceletProtocol
+import Foundation
+
+/// The bracelet database: devices, raw slots and beats, transfer progress, summaries, the outbox and
+/// the delivery log, in one SQLite file (WAL, full fsync, created with mode 0600).
+///
+/// Open it with ``init(path:now:)``; the schema is migrated to this build's version on open. One
+/// `Store` owns one connection and serialises every call with a lock, so it can be shared between
+/// tasks. Several processes may open the same file: SQLite's locks and the busy timeout coordinate
+/// them, and every write runs in a `BEGIN IMMEDIATE` transaction.
+public final class Store: @unchecked Sendable {
+    /// The database file path.
+    public let path: String
+    let db: Database
+    let lock = NSLock()
+    /// The clock used for `created_at`, `updated_at` and the like, in Unix milliseconds.
+    let now: @Sendable () -> Int64
+
+    /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
+    ///
+    /// - Parameters:
+    ///   - path: the database file. A new file is created with mode 0600.
+    ///   - now: the clock, Unix milliseconds; inject one in tests.
+    ///   - busyTimeoutMilliseconds: how long a write waits for another process's lock before it fails
+    ///     with ``StoreError/locked(path:detail:)``.
+    /// - Throws: ``StoreError`` (cannot open, not a database, locked, schema newer than this build, ...).
+    public init(path: String, now: @escaping @Sendable () -> Int64 = Store.systemMilliseconds,
+                busyTimeoutMilliseconds: Int32 = 5_000) throws {
+        self.path = path
+        self.now = now
+        db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try Migrations.migrate(db)
+    }
+
+    /// Opens the database without migrating past `schemaVersion` (for migration tests).
+    init(path: String, migratingTo schemaVersion: Int) throws {
+        self.path = path
+        now = Store.systemMilliseconds
+        db = try Database(path: path)
+        try Migrations.migrate(db, upTo: schemaVersion)
+    }
+
+    /// The wall clock in Unix milliseconds.
+    @Sendable public static func systemMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The schema version this build writes.
+    public static var currentSchemaVersion: Int { Migrations.latestVersion }
+
+    /// The schema version of the open file (`PRAGMA user_version`).
+    public func schemaVersion() throws -> Int {
+        try locked { try $0.userVersion() }
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    func locked<T>(_ body: (Database) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(db)
+    }
+
+    /// Runs `body` in one write transaction with exclusive use of the connection.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try locked { db in try db.transaction { try body(db) } }
+    }
+
+    /// The id of device `serial`, creating its row when new and updating `last_seen_at` (and the model
+    /// when given). Call inside a transaction.
+    func upsertDevice(_ db: Database, serial: String, model: DeviceModel?) throws -> Int64 {
+        guard !serial.isEmpty else {
+            throw StoreError.invalidInput("device serial is empty; pass the bracelet's serial number.")
+        }
+        let seconds = now() / 1000
+        let statement = try db.prepare("""
+            INSERT INTO devices (serial, model, first_seen_at, last_seen_at) VALUES (?1, ?2, ?3, ?3)
+            ON CONFLICT(serial) DO UPDATE SET last_seen_at = excluded.last_seen_at,
+                model = coalesce(excluded.model, devices.model)
+            RETURNING id
+            """)
+        statement.bind(serial, at: 1)
+        statement.bind(model?.description, at: 2)
+        statement.bind(seconds, at: 3)
+        guard try statement.step(), let id = statement.int64(at: 0) else {
+            throw StoreError.sqlite(code: 0, message: "device upsert returned no id", sql: statement.sql)
+        }
+        return id
+    }
+
+    /// The id of device `serial`, or `nil` when the store has never seen it.
+    func deviceID(_ db: Database, serial: String) throws -> Int64? {
+        let statement = try db.prepare("SELECT id FROM devices WHERE serial = ?1")
+        statement.bind(serial, at: 1)
+        return try statement.step() ? statement.int64(at: 0) : nil
+    }
+
+    /// Every device the store has seen, ordered by serial.
+    public func devices() throws -> [DeviceRecord] {
+        try locked { db in
+            let statement = try db.prepare("SELECT serial, model, first_seen_at, last_seen_at FROM devices ORDER BY serial")
+            var result: [DeviceRecord] = []
+            while try statement.step() {
+                result.append(DeviceRecord(
+                    serial: statement.text(at: 0) ?? "",
+                    model: statement.text(at: 1).flatMap { DeviceModel(name: $0) },
+                    firstSeenAt: statement.int64(at: 2) ?? 0,
+                    lastSeenAt: statement.int64(at: 3) ?? 0
+                ))
+            }
+            return result
+        }
+    }
+}
+
+/// A bracelet the store has received data from.
+public struct DeviceRecord: Sendable, Equatable {
+    /// The bracelet's serial number.
+    public var serial: String
+    /// Its model, when known.
+    public var model: DeviceModel?
+    /// When the store first received data from it, Unix seconds (wall clock of the ingesting machine).
+    public var firstSeenAt: Int64
+    /// When the store last received data from it, Unix seconds.
+    public var lastSeenAt: Int64
+}

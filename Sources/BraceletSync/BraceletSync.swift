@@ -1,1 +1,0 @@
-// BraceletSync: placeholder until its layer lands.

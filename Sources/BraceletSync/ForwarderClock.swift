@@ -1,0 +1,26 @@
+import Foundation
+
+/// The forwarder's notion of time: injectable so tests run backoff schedules without waiting.
+public protocol ForwarderClock: Sendable {
+    /// Now, Unix milliseconds.
+    func nowMilliseconds() -> Int64
+    /// Waits `milliseconds` (throws when the task is cancelled).
+    func sleep(milliseconds: Int64) async throws
+}
+
+/// The wall clock and real sleeping.
+public struct SystemClock: ForwarderClock {
+    /// Creates the wall clock.
+    public init() {}
+
+    /// Now, Unix milliseconds.
+    public func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// Sleeps for real.
+    public func sleep(milliseconds: Int64) async throws {
+        guard milliseconds > 0 else { return }
+        try await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)
+    }
+}

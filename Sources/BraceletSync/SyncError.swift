@@ -1,0 +1,33 @@
+/// Configuration errors of the forwarder and its sinks.
+public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The retry settings make no sense.
+    case invalidRetryPolicy(String)
+    /// The webhook URL is not an absolute http or https URL.
+    case invalidWebhookURL(String)
+    /// The webhook secret is empty.
+    case emptySecret
+    /// The JSON Lines file could not be opened for appending.
+    case cannotOpenJSONLines(path: String, reason: String)
+    /// Another `bracelet sync` is already forwarding this database.
+    case anotherForwarderRunning(lockPath: String)
+    /// The forwarder's lock file could not be created or locked.
+    case cannotLock(path: String, reason: String)
+
+    /// What went wrong and what to do.
+    public var description: String {
+        switch self {
+        case let .invalidRetryPolicy(message):
+            "invalid retry settings: \(message). Use --max-attempts >= 1 and a max delay at least the base delay."
+        case let .invalidWebhookURL(url):
+            "webhook URL \"\(url)\" is not an absolute http:// or https:// URL. Pass e.g. --webhook https://example.org/bracelet."
+        case .emptySecret:
+            "the webhook secret is empty. Pass --secret with the shared secret the receiver uses to check X-Bracelet-Signature."
+        case let .cannotOpenJSONLines(path, reason):
+            "cannot open \(path) for appending: \(reason). Check the folder exists and is writable."
+        case let .anotherForwarderRunning(lockPath):
+            "another bracelet sync is already forwarding this database (it holds \(lockPath)). Let it finish or stop it; running two would send entries twice."
+        case let .cannotLock(path, reason):
+            "cannot create the lock file \(path): \(reason). The folder of the database must be writable."
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import BraceletStore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// POSTs each entry's JSON payload to a URL.
+///
+/// Headers: `Content-Type: application/json`, `Idempotency-Key: <entry key>` and
+/// `X-Bracelet-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>`.
+///
+/// Answers: 2xx delivered; 409 the receiver already had the key; 408 and 429 retry (they mean
+/// "try again later"); any other 4xx is permanent (dead letter); 5xx, network errors, timeouts and
+/// answers that are not HTTP are retried.
+public struct WebhookSink: OutboxSink {
+    /// Where entries are POSTed.
+    public let url: URL
+    /// How long one request may take, seconds.
+    public let timeoutSeconds: Double
+    let secret: [UInt8]
+    let session: URLSession
+
+    /// Creates a webhook sink.
+    ///
+    /// - Throws: ``SyncError/invalidWebhookURL(_:)`` unless `url` is absolute http(s),
+    ///   ``SyncError/emptySecret`` for an empty secret.
+    public init(url: String, secret: String, timeoutSeconds: Double = 10) throws {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              parsed.host != nil
+        else { throw SyncError.invalidWebhookURL(url) }
+        guard !secret.isEmpty else { throw SyncError.emptySecret }
+        self.url = parsed
+        self.secret = Array(secret.utf8)
+        self.timeoutSeconds = timeoutSeconds > 0 ? timeoutSeconds : 10
+        let configuration = URLSessionConfiguration.ephemeral
+        // Our own deadline in `send` is the exact one; URLSession's (whole seconds in libcurl, and
+        // early for fractions on Linux) is only a backstop.
+        let backstop = (self.timeoutSeconds + 5).rounded(.up)
+        configuration.timeoutIntervalForRequest = backstop
+        configuration.timeoutIntervalForResource = backstop
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    /// `webhook <url>`.
+    public var name: String { "webhook \(url.absoluteString)" }
+
+    /// Builds the signed request for `entry`.
+    public func request(for entry: OutboxEntry) -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (timeoutSeconds + 5).rounded(.up))
+        request.httpMethod = "POST"
+        request.httpBody = entry.payload
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(entry.key, forHTTPHeaderField: "Idempotency-Key")
+        request.setValue(HMACSHA256.signatureHeader(body: Array(entry.payload), secret: secret), forHTTPHeaderField: "X-Bracelet-Signature")
+        return request
+    }
+
+    /// POSTs the entry and classifies the answer.
+    public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
+        let result = await send(request(for: entry))
+        switch result {
+        case let .failure(reason):
+            return .transientFailure(reason: reason, httpStatus: nil)
+        case let .answer(status, body):
+            let snippet = String(decoding: body.prefix(200), as: UTF8.self)
+                .replacingOccurrences(of: "\n", with: " ")
+            let reason = "HTTP \(status) from \(url.absoluteString)" + (snippet.isEmpty ? "" : ": \(snippet)")
+            switch status {
+            case 200..<300: return .delivered(httpStatus: status)
+            case 409: return .alreadyHad(httpStatus: status)
+            case 408, 429: return .transientFailure(reason: reason, httpStatus: status)
+            case 400..<500: return .permanentFailure(reason: reason, httpStatus: status)
+            default: return .transientFailure(reason: reason, httpStatus: status)
+            }
+        }
+    }
+
+    /// A readable reason for a URLSession error (Linux's localizedDescription is only the code).
+    static func describe(_ error: any Error) -> String {
+        guard let urlError = error as? URLError else { return "\(error)" }
+        switch urlError.code {
+        case .timedOut: return "timed out"
+        case .cannotConnectToHost: return "connection refused (is the receiver running?)"
+        case .cannotFindHost, .dnsLookupFailed: return "host not found"
+        case .networkConnectionLost: return "connection closed before a complete answer"
+        case .badServerResponse: return "answer is not valid HTTP"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return "TLS handshake failed (check the certificate)"
+        case .notConnectedToInternet: return "no network"
+        default: return "URL error \(urlError.code.rawValue)"
+        }
+    }
+
+    enum SendResult: Sendable {
+        case answer(status: Int, body: Data)
+        case failure(String)
+    }
+
+    /// Sends with a hard deadline of our own on top of URLSession's timeout, so a receiver that
+    /// accepts the connection and then says nothing cannot stall the queue.
+    func send(_ request: URLRequest) async -> SendResult {
+        let once = ResumeOnce()
+        let timeout = timeoutSeconds
+        let target = url.absoluteString
+        return await withCheckedContinuation { (continuation: CheckedContinuation<SendResult, Never>) in
+            once.set(continuation)
+            let task = session.dataTask(with: request) { data, response, error in
+                if let error {
+                    once.resume(.failure("network error talking to \(target): \(WebhookSink.describe(error))"))
+                } else if let http = response as? HTTPURLResponse {
+                    once.resume(.answer(status: http.statusCode, body: data ?? Data()))
+                } else {
+                    once.resume(.failure("answer from \(target) is not HTTP"))
+                }
+            }
+            once.onTimeout = { task.cancel() }
+            task.resume()
+            once.timer = Task {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                once.timeOut(.failure("no answer from \(target) within \(timeout) s (timeout)"))
+            }
+        }
+    }
+}
+
+/// Resumes a continuation exactly once, from whichever comes first: the answer or the timeout.
+final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<WebhookSink.SendResult, Never>?
+    var onTimeout: (@Sendable () -> Void)? {
+        get { lock.withLock { _onTimeout } }
+        set { lock.withLock { _onTimeout = newValue } }
+    }
+    private var _onTimeout: (@Sendable () -> Void)?
+
+    func set(_ continuation: CheckedContinuation<WebhookSink.SendResult, Never>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    /// The deadline task; cancelled when the answer comes first so it does not linger.
+    var timer: Task<Void, Never>? {
+        get { lock.withLock { _timer } }
+        set {
+            let answered = lock.withLock { () -> Bool in
+                _timer = newValue
+                return continuation == nil
+            }
+            if answered { newValue?.cancel() }
+        }
+    }
+    private var _timer: Task<Void, Never>?
+
+    func resume(_ result: WebhookSink.SendResult) {
+        let (pending, timer) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, Task<Void, Never>?) in
+            defer { continuation = nil }
+            return (continuation, _timer)
+        }
+        timer?.cancel()
+        pending?.resume(returning: result)
+    }
+
+    func timeOut(_ result: WebhookSink.SendResult) {
+        let (pending, cancel) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, (@Sendable () -> Void)?) in
+            defer { continuation = nil }
+            return (continuation, _onTimeout)
+        }
+        guard let pending else { return }
+        cancel?()
+        pending.resume(returning: result)
+    }
+}

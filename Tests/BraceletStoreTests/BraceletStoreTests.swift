@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletStore
-
-@Test func moduleLinks() { #expect(Bool(true)) }

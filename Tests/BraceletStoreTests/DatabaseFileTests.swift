@@ -1,0 +1,111 @@
+import BraceletDecoder
+import Foundation
+import Testing
+@testable import BraceletStore
+
+@Test func newDatabaseFileHasMode0600() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("private.db")
+    let previous = umask(0o022)
+    defer { umask(previous) }
+    let store = try Store(path: path)
+    _ = try store.insertSlots([sampleSlot(start: 1)], device: "SN1", model: .v1)
+    for file in [path, path + "-wal"] {
+        var info = stat()
+        #expect(stat(file, &info) == 0, "\(file) should exist")
+        #expect(info.st_mode & 0o777 == 0o600, "\(file) has mode \(String(info.st_mode & 0o777, radix: 8))")
+    }
+}
+
+@Test func migratesFromEmptyAndReopensWithoutLosingData() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("a.db")
+    do {
+        let store = try Store(path: path)
+        #expect(try store.schemaVersion() == 3)
+        #expect(Store.currentSchemaVersion == 3)
+        _ = try store.insertSlots([sampleSlot(start: 10)], device: "SN1", model: .v1)
+    }
+    let reopened = try Store(path: path)
+    #expect(try reopened.schemaVersion() == 3)
+    #expect(try reopened.slots(device: "SN1", from: 0, to: 100).map(\.start) == [10])
+}
+
+@Test func migratesAnOlderFileInOrderKeepingItsRows() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("old.db")
+    do {
+        // A file written by a build that knew only migration 1 (devices, slots, beats, transfers).
+        let old = try Store(path: path, migratingTo: 1)
+        #expect(try old.schemaVersion() == 1)
+        _ = try old.insertSlots([sampleSlot(start: 42)], device: "SN1", model: .v1)
+        #expect(throws: StoreError.self) { try old.outboxCounts() }
+    }
+    let store = try Store(path: path)
+    #expect(try store.schemaVersion() == 3)
+    #expect(try store.slots(device: "SN1", from: 0, to: 100).map(\.start) == [42])
+    #expect(try store.outboxCounts() == OutboxCounts(pending: 0, delivered: 0, dead: 0))
+}
+
+@Test func refusesASchemaNewerThanThisBuild() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("future.db")
+    do {
+        let db = try Database(path: path)
+        try db.execute("PRAGMA user_version = 7")
+    }
+    #expect(throws: StoreError.schemaNewerThanBuild(path: path, found: 7, supported: 3)) { try Store(path: path) }
+}
+
+@Test func aFileThatIsNotADatabaseGivesAClearError() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("garbage.db")
+    let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    try garbage.write(to: URL(fileURLWithPath: path))
+    #expect(throws: StoreError.notADatabase(path: path)) { try Store(path: path) }
+    let message = StoreError.notADatabase(path: path).description
+    #expect(message.contains(path) && message.contains("not a bracelet database"))
+    // The store did not overwrite the file.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+}
+
+@Test func aMissingFolderGivesCannotOpen() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("no/such/folder/a.db")
+    #expect {
+        try Store(path: path)
+    } throws: { error in
+        guard case let StoreError.cannotOpen(failedPath, reason) = error else { return false }
+        return failedPath == path && reason.contains("No such file")
+    }
+}
+
+@Test func aLockedDatabaseFailsWithLockedAfterTheBusyTimeout() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("a.db")
+    let store = try Store(path: path, busyTimeoutMilliseconds: 100)
+    let other = try Database(path: path)
+    try other.execute("BEGIN IMMEDIATE")
+    defer { try? other.execute("ROLLBACK") }
+    #expect {
+        try store.insertSlots([sampleSlot(start: 1)], device: "SN1", model: .v1)
+    } throws: { error in
+        guard case StoreError.locked = error else { return false }
+        return "\(error)".contains("locked by another process")
+    }
+}
+
+@Test func aFullDiskRollsBackTheWholeBatchAndKeepsEarlierCommits() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("a.db")
+    let store = try Store(path: path)
+    _ = try store.insertSlots((0..<10).map { sampleSlot(start: Int64($0) * 60) }, device: "SN1", model: .v1)
+    // Simulate a full disk: the file may not grow past its current size (SQLITE_FULL).
+    try store.locked { db in
+        let pages = try db.scalarInt("PRAGMA page_count") ?? 0
+        _ = try db.scalarInt("PRAGMA max_page_count = \(pages)")
+    }
+    let big = (10..<20_000).map { sampleSlot(start: Int64($0) * 60, steps: $0) }
+    #expect(throws: StoreError.diskFull(path: path)) { try store.insertSlots(big, device: "SN1", model: .v1) }
+    #expect(try store.slots(device: "SN1", from: 0, to: .max).count == 10, "nothing of the failed batch, nothing earlier lost")
+}

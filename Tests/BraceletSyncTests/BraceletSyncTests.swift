@@ -1,4 +1,0 @@
-import Testing
-@testable import BraceletSync
-
-@Test func moduleLinks() { #expect(Bool(true)) }

@@ -1,0 +1,35 @@
+import BraceletStore
+import Foundation
+import Testing
+@testable import BraceletSync
+
+@Test func jsonLinesSinkAppendsOneParsableLinePerEntry() async throws {
+    let folder = try TemporaryFolder()
+    let store = try Store(path: folder.path("a.db"))
+    try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+    try enqueue(store, device: "A", date: "2024-03-01", value: 2)
+    try enqueue(store, device: "B", date: "2024-03-01", value: 7)
+    let path = folder.path("out.jsonl")
+    // A previous writer died mid-line: the sink starts on a fresh line.
+    try Data(#"{"key":"half"#.utf8).write(to: URL(fileURLWithPath: path))
+    let sink = try JSONLinesSink(path: path)
+    let forwarder = Forwarder(store: store, sink: sink, policy: try RetryPolicy(), clock: ManualClock(start: 0))
+    #expect(try await forwarder.drain().delivered == 3)
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    #expect(lines.count == 4)
+    #expect(lines[0] == #"{"key":"half"#)
+    let keys = try lines.dropFirst().map { line -> String in
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        return try #require(object["key"] as? String)
+    }
+    #expect(keys == ["A/2024-03-01/daily/v1", "A/2024-03-01/daily/v2", "B/2024-03-01/daily/v1"])
+}
+
+@Test func jsonLinesSinkRefusesAnUnwritablePath() throws {
+    let folder = try TemporaryFolder()
+    #expect {
+        try JSONLinesSink(path: folder.path("missing/dir/out.jsonl"))
+    } throws: { error in
+        "\(error)".contains("cannot open") && "\(error)".contains("No such file")
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 written with POSIX sockets, one thread per connection, for
+/// testing the webhook sink against real TCP. Every answer closes the connection.
+final class TestHTTPServer: @unchecked Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        /// Header names lowercased.
+        var headers: [String: String]
+        var body: Data
+    }
+
+    enum Action: Sendable {
+        /// Answer with this status and body.
+        case respond(status: Int, body: String)
+        /// Read the request, say nothing for this long, then close.
+        case hang(seconds: Double)
+        /// Write these bytes (not HTTP) and close.
+        case garbage(String)
+    }
+
+    let port: UInt16
+    private let listenFD: Int32
+    private let handler: @Sendable (Request, Int) -> Action
+    private let lock = NSLock()
+    private var received: [Request] = []
+    private var stopped = false
+
+    /// Starts listening; `handler` gets each request and its 0-based index.
+    init(handler: @escaping @Sendable (Request, Int) -> Action) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        listenFD = fd
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/bracelet" }
+
+    /// Every request received so far.
+    var requests: [Request] { lock.withLock { received } }
+
+    /// Stops listening. Safe to call twice. The socket is only shut down here; the accept thread
+    /// closes it when it leaves, so its number cannot be reused (say by an SQLite database or another
+    /// test's server) while that thread may still call accept on it.
+    func stop() {
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        shutdown(listenFD, Int32(SHUT_RDWR))
+    }
+
+    deinit { stop() }
+
+    private func acceptLoop() {
+        defer { close(listenFD) }
+        while true {
+            let client = accept(listenFD, nil, nil)
+            if lock.withLock({ stopped }) {
+                if client >= 0 { close(client) }
+                return
+            }
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            Thread.detachNewThread { [self] in serve(client) }
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        guard let request = readRequest(client) else { return }
+        let index = lock.withLock { () -> Int in
+            received.append(request)
+            return received.count - 1
+        }
+        switch handler(request, index) {
+        case let .respond(status, body):
+            let bytes = Array(body.utf8)
+            let head = "HTTP/1.1 \(status) Status\r\nContent-Type: text/plain\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+            writeAll(client, Array(head.utf8) + bytes)
+        case let .hang(seconds):
+            Thread.sleep(forTimeInterval: seconds)
+        case let .garbage(text):
+            writeAll(client, Array(text.utf8))
+        }
+    }
+
+    private func readRequest(_ client: Int32) -> Request? {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headerEnd: Int?
+        var contentLength = 0
+        while true {
+            if headerEnd == nil, let range = find(separator, in: buffer) {
+                headerEnd = range
+                let head = String(decoding: buffer[..<range], as: UTF8.self)
+                for line in head.split(separator: "\r\n").dropFirst() {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    if parts.count == 2, parts[0].lowercased() == "content-length" {
+                        contentLength = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                    }
+                }
+            }
+            if let end = headerEnd, buffer.count >= end + 4 + contentLength { break }
+            let count = read(client, &chunk, chunk.count)
+            if count <= 0 { return nil }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+        guard let end = headerEnd else { return nil }
+        let lines = String(decoding: buffer[..<end], as: UTF8.self).split(separator: "\r\n").map(String.init)
+        let requestLine = (lines.first ?? "").split(separator: " ").map(String.init)
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1).map(String.init)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        let body = Data(buffer[(end + 4)..<(end + 4 + contentLength)])
+        return Request(method: requestLine.first ?? "", path: requestLine.count > 1 ? requestLine[1] : "", headers: headers, body: body)
+    }
+
+    private func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+            return start
+        }
+        return nil
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

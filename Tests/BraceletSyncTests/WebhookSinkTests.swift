@@ -1,0 +1,105 @@
+import BraceletStore
+import Foundation
+import Testing
+@testable import BraceletSync
+
+private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) {
+    let store = try Store(path: folder.path("a.db"))
+    try enqueue(store, device: "SN1", date: "2024-03-01", value: 42)
+    return (store, try #require(try store.outboxEntries().first))
+}
+
+@Test func webhookPostsSignedJSONWithTheIdempotencyKey() async throws {
+    let folder = try TemporaryFolder()
+    let (_, entry) = try oneEntry(folder)
+    let server = try TestHTTPServer { _, _ in .respond(status: 200, body: "ok") }
+    defer { server.stop() }
+    let sink = try WebhookSink(url: server.url, secret: "s3cret", timeoutSeconds: 5)
+    #expect(try await sink.deliver(entry) == .delivered(httpStatus: 200))
+    let request = try #require(server.requests.first)
+    #expect(request.method == "POST")
+    #expect(request.path == "/bracelet")
+    #expect(request.headers["content-type"] == "application/json")
+    #expect(request.headers["idempotency-key"] == "SN1/2024-03-01/daily/v1")
+    #expect(request.body == entry.payload)
+    // The receiver's check: HMAC-SHA256 of the exact body bytes with the shared secret.
+    #expect(request.headers["x-bracelet-signature"] == "sha256=" + HMACSHA256.hex(key: Array("s3cret".utf8), message: Array(request.body)))
+    #expect(request.headers["x-bracelet-signature"] != "sha256=" + HMACSHA256.hex(key: Array("other".utf8), message: Array(request.body)))
+    let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+    #expect((body["summary"] as? [String: Any])?["value"] as? Int == 42)
+}
+
+@Test func webhookStatusesMapToOutcomes() async throws {
+    let folder = try TemporaryFolder()
+    let (_, entry) = try oneEntry(folder)
+    let statuses = [201, 409, 422, 404, 500, 503, 429]
+    let server = try TestHTTPServer { _, index in .respond(status: statuses[index % statuses.count], body: "answer \(index)") }
+    defer { server.stop() }
+    let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 5)
+    var outcomes: [DeliveryOutcome] = []
+    for _ in statuses { outcomes.append(try await sink.deliver(entry)) }
+    #expect(outcomes.map(\.label) == ["delivered", "already_had", "permanent_failure", "permanent_failure",
+                                      "transient_failure", "transient_failure", "transient_failure"])
+    #expect(outcomes.map(\.httpStatus) == statuses)
+    #expect(outcomes[2].reason == "HTTP 422 from \(server.url): answer 2")
+}
+
+@Test func webhook500Then200IsDeliveredOnTheRetryWithTheSameKeyAndSignature() async throws {
+    let folder = try TemporaryFolder()
+    let (store, entry) = try oneEntry(folder)
+    let server = try TestHTTPServer { _, index in index == 0 ? .respond(status: 500, body: "boom") : .respond(status: 200, body: "") }
+    defer { server.stop() }
+    let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 5)
+    let clock = ManualClock(start: Store.systemMilliseconds())
+    let forwarder = Forwarder(store: store, sink: sink, policy: try RetryPolicy(baseDelayMilliseconds: 2_000), clock: clock, random: { 1 })
+    let report = try await forwarder.drain()
+    #expect(report.delivered == 1)
+    #expect(report.retried == 1)
+    #expect(clock.sleeps == [2_000])
+    let log = try store.deliveryLog(entryID: entry.id)
+    #expect(log.map(\.outcome) == ["transient_failure", "delivered"])
+    #expect(log.map(\.httpStatus) == [500, 200])
+    #expect(log.first?.error == "HTTP 500 from \(server.url): boom")
+    let requests = server.requests
+    #expect(requests.count == 2)
+    #expect(requests[0].headers["idempotency-key"] == requests[1].headers["idempotency-key"])
+    #expect(requests[0].headers["x-bracelet-signature"] == requests[1].headers["x-bracelet-signature"])
+}
+
+@Test func aReceiverThatHangsTimesOutAndIsRetried() async throws {
+    let folder = try TemporaryFolder()
+    let (store, entry) = try oneEntry(folder)
+    let server = try TestHTTPServer { _, index in index == 0 ? .hang(seconds: 6) : .respond(status: 204, body: "") }
+    defer { server.stop() }
+    let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 0.5)
+    let clock = ManualClock(start: Store.systemMilliseconds())
+    let forwarder = Forwarder(store: store, sink: sink, policy: try RetryPolicy(), clock: clock, random: { 0 })
+    let started = Date()
+    _ = try await forwarder.drain()
+    let elapsed = Date().timeIntervalSince(started)
+    #expect(elapsed < 4, "the 0.5 s timeout must end the hanging request, took \(elapsed) s")
+    let log = try store.deliveryLog(entryID: entry.id)
+    #expect(log.map(\.outcome) == ["transient_failure", "delivered"])
+    #expect(log.first?.error?.lowercased().contains("time") == true, "errors were \(log.map(\.error))")
+}
+
+@Test func garbageAndRefusedConnectionsAreTransient() async throws {
+    let folder = try TemporaryFolder()
+    let (_, entry) = try oneEntry(folder)
+    let server = try TestHTTPServer { _, _ in .garbage("SSH-2.0-OpenSSH_9.2\r\n\r\n") }
+    let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 3)
+    let garbage = try await sink.deliver(entry)
+    #expect(garbage.label == "transient_failure", "got \(garbage)")
+    server.stop()
+    // Nobody listens on the port any more.
+    let refused = try await sink.deliver(entry)
+    #expect(refused.label == "transient_failure", "got \(refused)")
+    #expect(refused.reason?.contains("network error") == true)
+}
+
+@Test func webhookConfigurationErrorsSayWhatToDo() {
+    #expect(throws: SyncError.invalidWebhookURL("ftp://x/y")) { try WebhookSink(url: "ftp://x/y", secret: "k") }
+    #expect(throws: SyncError.invalidWebhookURL("not a url")) { try WebhookSink(url: "not a url", secret: "k") }
+    #expect(throws: SyncError.emptySecret) { try WebhookSink(url: "http://127.0.0.1:1/x", secret: "") }
+    #expect(SyncError.emptySecret.description.contains("--secret"))
+}
