@@ -14,6 +14,9 @@ struct Bracelet: AsyncParsableCommand {
         subcommands: [
             // One line per subcommand; each lives in its own file in this folder.
             ReplayCommand.self,
+            SummarizeCommand.self,
+            HRVCommand.self,
+            IngestCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
             BenchCommand.self,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletStore
 import BraceletVitality
 
 /// `bracelet score`: average the last 7-30 days of vitality metrics and score them.
@@ -23,6 +24,9 @@ struct ScoreCommand: ParsableCommand {
 
     @Option(name: .long, help: "Bracelet database to read daily vitality metrics from.")
     var db: String?
+
+    @Option(name: .long, help: "With --db: the device serial (default: the only one).")
+    var device: String?
 
     @Option(name: .long, help: "ROOK JSON file with one entry per day.")
     var rook: String?
@@ -59,22 +63,21 @@ struct ScoreCommand: ParsableCommand {
             do { file = try ROOKInputFile.load(path: rook) } catch { throw ScoreReportError.input(error) }
             report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
         } else {
-            throw ScoreCommandError.databaseNotWired(path: db ?? "")
+            let path = db ?? ""
+            let store = try openStore(path, mustExist: true)
+            let serial = try chooseDevice(store, path: path, requested: device)
+            let rows = try store.vitalityMetrics(device: serial, fromDate: "0000-01-01", toDate: "9999-12-31")
+            guard !rows.isEmpty else {
+                throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)
+            }
+            var days: [DatedVitalityMetrics] = []
+            for row in rows {
+                do { days.append(try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json)) } catch {
+                    throw CLIError("\(path): stored vitality metrics of \(row.localDate) are unreadable: \(error)")
+                }
+            }
+            report = try ScoreReport.make(days: days, age: age, builder: builder, source: "db:\(path) device \(serial)")
         }
         print(format == .json ? report.json() : report.table())
-    }
-}
-
-/// Errors of the score command itself.
-enum ScoreCommandError: Error, CustomStringConvertible {
-    /// Reading vitality metrics from the store is not connected yet.
-    case databaseNotWired(path: String)
-
-    var description: String {
-        switch self {
-        case let .databaseNotWired(path):
-            return "scoring from a database (--db \(path)) is not yet wired: the store's vitality_metrics reader is not connected to this command. "
-                + "Use --rook FILE.json for now."
-        }
     }
 }

@@ -1,0 +1,135 @@
+import ArgumentParser
+import BraceletCapture
+import BraceletDecoder
+import BraceletProtocol
+import BraceletStore
+import BraceletSummaries
+import Foundation
+
+/// Samples loaded from one of the inputs the summary commands accept: a capture, a CSV file or the
+/// database.
+struct SampleInput {
+    var slots: [Slot] = []
+    var beats: [Beat] = []
+    /// Time-zone offset the capture's files were recorded with (seconds), when known.
+    var recordedOffsetSeconds: Int?
+    /// Human-readable description of where the samples came from.
+    var source: String
+    /// Notes for standard error (input diagnostics).
+    var notes: [String] = []
+
+    /// Replays a capture and keeps every slot and beat (every device in it).
+    static func capture(_ path: String) throws -> SampleInput {
+        let bytes: [UInt8]
+        do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("cannot read \(path): \(error)") }
+        let replayed: ReplayedCapture
+        do { replayed = try ReplayedCapture.load(bytes: bytes) } catch { throw CLIError("\(path) is not a readable capture: \(error)") }
+        guard !replayed.metricsFiles.isEmpty || !replayed.beatsFiles.isEmpty else {
+            throw CLIError("\(path) holds no bracelet file transfer (\(replayed.statistics.attPDUs) ATT PDUs); nothing to summarise", exitCode: 2)
+        }
+        var input = SampleInput(source: path)
+        input.slots = replayed.metricsFiles.flatMap(\.slots)
+        input.beats = replayed.beatsFiles.flatMap(\.beats)
+        input.recordedOffsetSeconds = replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 }
+        if replayed.isIncomplete { input.notes.append("warning: \(path) is damaged or incomplete; summarising what was recovered (see bracelet replay \(path))") }
+        return input
+    }
+
+    /// Reads a CSV export (first column Unix ms; other columns named like the replay keys).
+    static func csv(_ path: String, intervalSeconds: Int?) throws -> SampleInput {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CLIError("cannot read \(path) as UTF-8 text")
+        }
+        let parsed: CSVSampleInput
+        do { parsed = try CSVSampleReader.read(text, intervalSeconds: intervalSeconds) } catch { throw CLIError("\(path): \(error)") }
+        var input = SampleInput(source: path)
+        input.slots = parsed.slots
+        input.beats = parsed.beats
+        input.notes = parsed.diagnostics.map { "note: \(path): \($0)" }
+        return input
+    }
+
+    /// Reads every slot and beat of one device from the database (the only one, unless `device` is given).
+    static func database(_ path: String, device: String?) throws -> (SampleInput, String) {
+        let store = try openStore(path, mustExist: true)
+        let serial = try chooseDevice(store, path: path, requested: device)
+        var input = SampleInput(source: "\(path) (\(serial))")
+        input.slots = try store.slots(device: serial, from: Int64.min / 2, to: Int64.max / 2)
+        input.beats = try store.beats(device: serial, fromMs: Int64.min / 2, toMs: Int64.max / 2)
+        return (input, serial)
+    }
+}
+
+/// Opens the database, with a message that says what to do when it cannot be opened.
+func openStore(_ path: String, mustExist: Bool) throws -> Store {
+    if mustExist, !FileManager.default.fileExists(atPath: path) {
+        throw CLIError("no database at \(path): create one with `bracelet ingest CAPTURE --db \(path)`")
+    }
+    do { return try Store(path: path) } catch { throw CLIError("cannot open \(path): \(error)") }
+}
+
+/// The device to work on: `requested`, or the only one in the database.
+func chooseDevice(_ store: Store, path: String, requested: String?) throws -> String {
+    let devices = try store.devices().map(\.serial)
+    if let requested {
+        guard devices.contains(requested) else {
+            throw CLIError("device \(requested) is not in \(path); it holds: \(devices.joined(separator: ", "))")
+        }
+        return requested
+    }
+    guard let only = devices.first else { throw CLIError("\(path) holds no device yet; run bracelet ingest first") }
+    guard devices.count == 1 else {
+        throw CLIError("\(path) holds several devices (\(devices.joined(separator: ", "))); choose one with --device")
+    }
+    return only
+}
+
+/// Options shared by the summary commands: who the person is and which time zone their days are in.
+struct PersonOptions: ParsableArguments {
+    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: the capture's recorded offset, else UTC.")
+    var tz: String?
+
+    @Option(help: "Age in years (sets max HR = 208 - 0.7 x age, or 220 - age with --hrmax-formula 220).")
+    var age: Int?
+
+    @Option(name: .customLong("hr-max"), help: "Maximum heart rate, if measured (overrides --age for zones).")
+    var hrMax: Int?
+
+    @Option(name: .customLong("hrmax-formula"), help: "Formula for max HR from age: 208 (Tanaka, default) or 220.")
+    var hrMaxFormula: String = "208"
+
+    @Option(help: "Body height in cm, for step distance.")
+    var height: Double = SummaryConfiguration.defaultHeightCm
+
+    @Option(name: .customLong("step-goal"), help: "Daily step goal.")
+    var stepGoal: Int = 10_000
+
+    @Option(name: .customLong("slot-seconds"), help: "Summary slot length in seconds (>= 60).")
+    var slotSeconds: Int = 60
+
+    @Option(name: .customLong("min-quality"), help: "Lowest quality (0-4) of heart rate, breath and SpO2 samples that count.")
+    var minQuality: Int = 2
+
+    /// The summary configuration, using `recordedOffsetSeconds` when no --tz was given.
+    func configuration(recordedOffsetSeconds: Int?) throws -> SummaryConfiguration {
+        do {
+            let zone: TimeZone
+            if let tz {
+                zone = try SummaryConfiguration.timeZone(named: tz)
+            } else if let offset = recordedOffsetSeconds, let fixed = TimeZone(secondsFromGMT: offset) {
+                zone = fixed
+                printError("note: no --tz given; using the offset the bracelet recorded (\(offset / 60) min). Pass --tz ZONE for correct days across daylight-saving changes.")
+            } else {
+                zone = TimeZone(identifier: "UTC") ?? .current
+                printError("note: no --tz given; days run in UTC")
+            }
+            guard let formula = HRMaxFormula(rawValue: hrMaxFormula) else {
+                throw CLIError("--hrmax-formula must be 208 or 220, not \(hrMaxFormula)")
+            }
+            return try SummaryConfiguration(summarySlotSeconds: slotSeconds, qualityThreshold: minQuality, age: age, hrMax: hrMax,
+                                            hrMaxFormula: formula, heightCm: height, stepGoal: stepGoal, timeZone: zone)
+        } catch let error as SummaryConfigurationError {
+            throw CLIError("\(error)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import BraceletSummaries
+import Foundation
+
+/// `bracelet summarize`: daily summaries and sleep sessions.
+struct SummarizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "summarize",
+        abstract: "Daily summaries (heart-rate zones, breath, steps, temperatures, SpO2, EDA) and sleep sessions.",
+        discussion: """
+            Input is a capture, a CSV export (--csv) or the database (--db). A day runs from 00:00 to \
+            24:00 in --tz (23 or 25 hours on a daylight-saving day). The definitions are in \
+            Sources/BraceletSummaries/BraceletSummaries.docc/Definitions.md.
+
+            Examples:
+              bracelet summarize captures/v2-three-days.btsnoop --tz America/New_York --age 35
+              bracelet summarize --csv export.csv --tz Europe/Amsterdam --format table
+              bracelet summarize --db bracelet.db --day 2026-06-17
+            """
+    )
+
+    @Argument(help: "A capture to summarise (.btsnoop).")
+    var capture: String?
+
+    @Option(help: "A CSV file: first column Unix ms, then columns named like the replay keys.")
+    var csv: String?
+
+    @Option(help: "The bracelet database.")
+    var db: String?
+
+    @Option(help: "With --db: the device serial (default: the only one).")
+    var device: String?
+
+    @Option(name: .customLong("interval-s"), help: "With --csv: seconds per row (default: the spacing of the rows).")
+    var intervalSeconds: Int?
+
+    @Option(help: "Only this local day, YYYY-MM-DD.")
+    var day: String?
+
+    @OptionGroup var person: PersonOptions
+
+    @Option(help: "Output format: json or table.")
+    var format: SummaryFormat = .json
+
+    func validate() throws {
+        let inputs = [capture, csv, db].compactMap { $0 }
+        guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE or --db PATH") }
+    }
+
+    func run() throws {
+        let input = try loadSamples()
+        for note in input.notes { printError(note) }
+        let configuration = try person.configuration(recordedOffsetSeconds: input.recordedOffsetSeconds)
+        let (document, diagnostics) = SummaryEngine.summarize(slots: input.slots, beats: input.beats, configuration: configuration,
+                                                              date: day, sourceOffsetSeconds: input.recordedOffsetSeconds)
+        for diagnostic in diagnostics.prefix(20) { printError("note: \(diagnostic)") }
+        if diagnostics.count > 20 { printError("note: \(diagnostics.count - 20) more diagnostics not shown") }
+        if let day, document.days.isEmpty { throw CLIError("no data on \(day) in \(input.source)", exitCode: 2) }
+        switch format {
+        case .json:
+            let data = try document.jsonData(prettyPrinted: true)
+            FileHandle.standardOutput.write(data)
+            print()
+        case .table:
+            print(SummaryTableRenderer.render(document))
+        }
+    }
+
+    func loadSamples() throws -> SampleInput {
+        if let capture { return try .capture(capture) }
+        if let csv { return try .csv(csv, intervalSeconds: intervalSeconds) }
+        return try SampleInput.database(db ?? "", device: device).0
+    }
+}
+
+/// Output formats of the summary commands.
+enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, table
+}
+
+/// `bracelet hrv`: heart-rate variability over all beats of the input.
+struct HRVCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hrv",
+        abstract: "Heart-rate variability (mean NN, SDNN, RMSSD, pNN50, mean HR) from beat-to-beat intervals.",
+        discussion: """
+            Keeps intervals of 300-2000 ms; with --filter malik20 (default) also drops a beat more than \
+            20 % away from the previous kept one. Never differences across a gap. JSON keys: mean_nn_ms, \
+            sdnn_ms, rmssd_ms, pnn50, mean_hr, kept, dropped (null when there are too few beats).
+            """
+    )
+
+    @Argument(help: "A capture with a beats (RR) file.")
+    var capture: String?
+
+    @Option(help: "A CSV file with an rr_ms column (one beat per row).")
+    var csv: String?
+
+    @Option(help: "Beat filter: malik20 or none.")
+    var filter: HRVFilter = .malik20
+
+    @Option(help: "Output format: json or table.")
+    var format: SummaryFormat = .json
+
+    func validate() throws {
+        guard (capture == nil) != (csv == nil) else { throw ValidationError("give exactly one input: CAPTURE or --csv FILE") }
+    }
+
+    func run() throws {
+        let input = try capture.map { try SampleInput.capture($0) } ?? SampleInput.csv(csv ?? "", intervalSeconds: nil)
+        for note in input.notes { printError(note) }
+        guard !input.beats.isEmpty else { throw CLIError("\(input.source) holds no beat-to-beat intervals", exitCode: 2) }
+        let result = HRVAnalysis.analyze(input.beats, filter: filter)
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        case .table:
+            print(SummaryTableRenderer.render(result))
+        }
+    }
+}
+
+extension HRVFilter: ExpressibleByArgument {}
