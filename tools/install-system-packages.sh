@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages bracelet builds and tests with, when they are missing:
+# libbluetooth-dev (BlueZ), libsqlite3-dev, libssl-dev (HMAC for webhook signatures), pkg-config,
+# tshark (second opinion on captures, used by one test) and bc (tools/ scripts).
+set -euo pipefail
+need=()
+for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install as root: apt-get install -y ${need[*]}" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "installing ${need[*]}" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
