@@ -62,6 +62,10 @@ let package = Package(
         .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries"]),
         .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore"]),
         .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync"]),
+        .testTarget(
+            name: "BraceletIntegrationTests",
+            dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality"]
+        ),
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
     ]
 )

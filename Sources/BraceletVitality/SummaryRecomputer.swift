@@ -23,8 +23,9 @@ public struct RecomputeReport: Sendable {
 /// touched, from what the store holds, and writes the changed ones back (the store writes an outbox
 /// entry in the same transaction as each change).
 ///
-/// Only the touched days are recomputed. A day reads its own samples and the 24 hours before it,
-/// because a night that ends on that date starts the evening before.
+/// Only the touched days are recomputed. A day reads its own samples, the 24 hours before it
+/// (a night that ends on that date starts the evening before) and the 18 hours after it (a night
+/// that starts that evening must be seen whole to be assigned to the date it ends on).
 public struct SummaryRecomputer: Sendable {
     /// Summary rules (time zone, zones, quality threshold).
     public var configuration: SummaryConfiguration
@@ -45,9 +46,13 @@ public struct SummaryRecomputer: Sendable {
         var report = RecomputeReport()
         for date in Set(dates).sorted() {
             guard let range = LocalDates.unixSecondsRange(of: date, in: configuration.timeZone) else { continue }
+            // A night that ends on this date began the evening before; one that begins this evening
+            // must be seen whole (until its stop tomorrow) or it would be cut at midnight and stored
+            // as a nap of this date.
             let from = range.lowerBound - 86_400
-            let slots = try store.slots(device: device, from: from, to: range.upperBound)
-            let beats = try store.beats(device: device, fromMs: from * 1000, toMs: range.upperBound * 1000)
+            let to = range.upperBound + 18 * 3600
+            let slots = try store.slots(device: device, from: from, to: to)
+            let beats = try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)
             var engine = SummaryEngine(configuration: configuration)
             report.diagnostics += engine.add(slots: slots, beats: beats, now: range.upperBound + 86_400)
             guard let day = engine.day(date) else { continue }
