@@ -33,7 +33,9 @@ let package = Package(
 
         // libm: `rounded()` on Linux needs it when a module imports neither Foundation nor Glibc.
         .target(name: "BraceletProtocol", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol"]),
+        // The decoder's column gathers in C: SSE2 transposes on x86-64, portable C elsewhere.
+        .target(name: "CDecodeKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol", "CDecodeKernels"]),
         .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture"]),

@@ -1,4 +1,5 @@
 import BraceletProtocol
+import CDecodeKernels
 
 /// A reusable, column-oriented batch of decoded metrics records: one contiguous array per field.
 ///
@@ -19,7 +20,13 @@ public final class MetricsColumns {
 
     @usableFromInline let bpm, bpmQ, breathQ, activity, wearing, stage, battery, spo2, spo2Q: UnsafeMutablePointer<UInt8>
     @usableFromInline let breath, steps, speed, skinTemp, coreTemp, eda: UnsafeMutablePointer<UInt16>
-    @usableFromInline let energy, activeEnergy, outOfRange: UnsafeMutablePointer<UInt32>
+    @usableFromInline let energy, activeEnergy: UnsafeMutablePointer<UInt32>
+    /// One out-of-range bitset per field (bit i % 16 of word i / 16), in ``SlotFields`` bit order.
+    let badBits: UnsafeMutablePointer<UInt16>
+    /// Words per bitset.
+    let badWords: Int
+    /// The same pointers, as the C kernel takes them.
+    var kernelColumns: bracelet_columns
 
     /// Creates an empty batch able to hold `capacity` records.
     public init(capacity: Int = 4096) {
@@ -31,13 +38,29 @@ public final class MetricsColumns {
         bpm = bytes(); bpmQ = bytes(); breathQ = bytes(); activity = bytes(); wearing = bytes()
         stage = bytes(); battery = bytes(); spo2 = bytes(); spo2Q = bytes()
         breath = halves(); steps = halves(); speed = halves(); skinTemp = halves(); coreTemp = halves(); eda = halves()
-        energy = words(); activeEnergy = words(); outOfRange = words()
+        energy = words(); activeEnergy = words()
+        badWords = n / 16 + 1
+        let fieldCount = Int(BRACELET_FIELD_COUNT.rawValue)
+        badBits = .allocate(capacity: badWords * fieldCount)
+        badBits.initialize(repeating: 0, count: badWords * fieldCount)
+        kernelColumns = bracelet_columns()
+        kernelColumns.bpm = bpm; kernelColumns.bpm_q = bpmQ; kernelColumns.breath_q = breathQ; kernelColumns.activity = activity
+        kernelColumns.wearing = wearing; kernelColumns.stage = stage; kernelColumns.battery = battery
+        kernelColumns.spo2 = spo2; kernelColumns.spo2_q = spo2Q
+        kernelColumns.breath = breath; kernelColumns.steps = steps; kernelColumns.speed = speed; kernelColumns.skin = skinTemp
+        kernelColumns.core = coreTemp; kernelColumns.eda = eda; kernelColumns.energy = energy; kernelColumns.active = activeEnergy
+        let bits = badBits, stride = badWords
+        withUnsafeMutableBytes(of: &kernelColumns.bad) { raw in
+            let slots = raw.bindMemory(to: UnsafeMutablePointer<UInt16>?.self)
+            for field in 0..<fieldCount { slots[field] = bits + field * stride }
+        }
     }
 
     deinit {
         for p in [bpm, bpmQ, breathQ, activity, wearing, stage, battery, spo2, spo2Q] { p.deallocate() }
         for p in [breath, steps, speed, skinTemp, coreTemp, eda] { p.deallocate() }
-        for p in [energy, activeEnergy, outOfRange] { p.deallocate() }
+        for p in [energy, activeEnergy] { p.deallocate() }
+        badBits.deallocate()
     }
 
     @inline(__always) static func value8(_ v: UInt8) -> Int? { v == 0xFF ? nil : Int(v) }
@@ -52,7 +75,13 @@ public final class MetricsColumns {
     /// Sleep stage of record `i`.
     public func sleepStage(at i: Int) -> Int? { Self.value8(stage[i]) }
     /// Fields of record `i` the decoder found out of range.
-    public func outOfRange(at i: Int) -> SlotFields { SlotFields(rawValue: outOfRange[i]) }
+    public func outOfRange(at i: Int) -> SlotFields {
+        let word = i / 16, bit = UInt16(1) << UInt16(i % 16)
+        var raw: UInt32 = 0
+        let fields = model == .v2 ? Int(BRACELET_FIELD_COUNT.rawValue) : Int(BRACELET_SPO2.rawValue)
+        for field in 0..<fields where badBits[field * badWords + word] & bit != 0 { raw |= 1 << UInt32(field) }
+        return SlotFields(rawValue: raw)
+    }
 
     /// Record `i` as a ``Slot``; sentinels become `nil`.
     public func slot(at i: Int) -> Slot {

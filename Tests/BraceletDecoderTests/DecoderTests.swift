@@ -131,3 +131,60 @@ private func slot(_ start: Int64, bpm: Int?, stage: Int?) -> Slot {
         try file.withUnsafeBytes { raw in try FileDecoder.decodeMetrics(raw, columns: MetricsColumns()) { _ in } }
     }
 }
+
+/// Random slots across each field's whole wire range (sentinel included as nil), many enough to go
+/// through the vectorised 16-record path and its scalar tail, decoded in odd-sized batches.
+@Test(arguments: [DeviceModel.v1, .v2])
+func randomSlotsRoundTripThroughTheVectorisedDecoder(model: DeviceModel) throws {
+    var rng = SystemRandomNumberGenerator()
+    func maybe<T>(_ value: @autoclosure () -> T) -> T? { Int.random(in: 0..<5, using: &rng) == 0 ? nil : value() }
+    let slots: [Slot] = (0..<1_003).map { i in
+        var s = Slot(start: 1_700_000_000 + Int64(i) * 30, intervalSeconds: 30)
+        s.bpm = maybe(Int.random(in: 0...254)); s.bpmQuality = maybe(Int.random(in: 0...254))
+        s.breath = maybe(Double(Int.random(in: 0...65534)) / 100); s.breathQuality = maybe(Int.random(in: 0...254))
+        s.activity = maybe(Int.random(in: 0...254)); s.steps = maybe(Int.random(in: 0...65534))
+        s.speed = maybe(Double(Int.random(in: 0...65534)) / 100); s.skinTempC = maybe(Double(Int.random(in: 0...65534)) / 100)
+        s.energyCal = maybe(Int.random(in: 0...4_294_967_294)); s.activeCal = maybe(Int.random(in: 0...4_294_967_294))
+        s.wearing = maybe(Int.random(in: 0...254)); s.sleepStage = maybe(Int.random(in: 0...254)); s.battery = maybe(Int.random(in: 0...254))
+        if model == .v2 {
+            s.spo2 = maybe(Int.random(in: 0...254)); s.spo2Quality = maybe(Int.random(in: 0...254))
+            s.coreTempC = maybe(Double(Int.random(in: 0...65534)) / 100); s.edaMicrosiemens = maybe(Double(Int.random(in: 0...65534)) / 100)
+        }
+        return s
+    }
+    let file = try MetricsRecordEncoder(model: model).sealedFile(serial: "R", timeZoneOffsetMinutes: 0, intervalSeconds: 30,
+                                                                 firstStart: slots[0].start, slots: slots)
+    var decoded: [Slot] = []
+    var flags: [SlotFields] = []
+    _ = try file.withUnsafeBytes { raw in
+        try FileDecoder.decodeMetrics(raw, columns: MetricsColumns(capacity: 77)) { c in
+            for i in 0..<c.count {
+                decoded.append(c.slot(at: i))
+                flags.append(c.outOfRange(at: i))
+            }
+        }
+    }
+    #expect(decoded == slots)
+    #expect(flags.filter { !$0.isEmpty }.count > 900)  // whole-range random values are mostly out of range
+    #expect(flags == slots.map { referenceOutOfRange($0, model: model) })
+}
+
+/// The range rules of protocol-specs §6.2, written out plainly, to check the vectorised kernel.
+func referenceOutOfRange(_ s: Slot, model: DeviceModel) -> SlotFields {
+    var f: SlotFields = []
+    func check(_ v: Int?, _ range: ClosedRange<Int>, _ field: SlotFields) { if let v, !range.contains(v) { f.insert(field) } }
+    func scaled(_ v: Double?) -> Int? { v.map { Int(($0 * 100).rounded()) } }
+    let interval = Int(s.intervalSeconds)
+    check(s.bpm, 30...220, .bpm); check(s.bpmQuality, 0...4, .bpmQuality)
+    check(scaled(s.breath), 500...4500, .breath); check(s.breathQuality, 0...4, .breathQuality)
+    if let a = s.activity, ![0, 1, 2, 4, 6, 7].contains(a) { f.insert(.activity) }
+    check(s.steps, 0...(5 * interval), .steps); check(scaled(s.speed), 0...2500, .speed)
+    check(scaled(s.skinTempC), 2000...4500, .skinTemp); check(s.energyCal, 0...(1000 * interval), .energy)
+    if let a = s.activeCal, a > 1000 * interval || (s.energyCal.map { a > $0 } ?? false) { f.insert(.activeEnergy) }
+    check(s.wearing, 0...4, .wearing); check(s.sleepStage, 0...4, .sleepStage); check(s.battery, 0...100, .battery)
+    if model == .v2 {
+        check(s.spo2, 0...100, .spo2); check(s.spo2Quality, 0...4, .spo2Quality)
+        check(scaled(s.coreTempC), 3400...4200, .coreTemp); check(scaled(s.edaMicrosiemens), 0...10000, .eda)
+    }
+    return f
+}
