@@ -110,3 +110,24 @@ enum BundledCaptures {
     #expect(replayed.statistics.attPDUs == 3)
     #expect(replayed.statistics.attributeHandles == [0x0003, 0x0010])
 }
+
+/// Every bundled capture opens in Wireshark's dissector with the same notifications we recover.
+@Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tshark")),
+      arguments: ["v1-day.btsnoop", "v2-three-days.btsnoop", "v2-daylight-saving.btsnoop", "v1-faulty-transfer.btsnoop"])
+func tsharkDissectsEveryBundledCapture(_ name: String) throws {
+    let path = BundledCaptures.directory.appendingPathComponent(name).path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
+    process.arguments = ["-r", path, "-Y", "btatt.opcode == 0x1b", "-T", "fields", "-e", "btatt.handle"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let notifications = output.split(separator: "\n").count
+    let reader = try ATTCaptureReader(contentsOfFile: path)
+    let ours = reader.readAll().events.filter { $0.pdu.first == 0x1B }.count
+    #expect(notifications > 1000)
+    #expect(notifications == ours)
+}
