@@ -101,6 +101,10 @@ public struct WebhookSink: OutboxSink {
 
     /// Sends with a hard deadline of our own on top of URLSession's timeout, so a receiver that
     /// accepts the connection and then says nothing cannot stall the queue.
+    ///
+    /// The deadline runs on a Dispatch queue, not as a Swift task: a task's sleep only ends when a
+    /// thread of the cooperative pool is free (on a 2-core machine there are 2, and a busy caller can
+    /// hold both), so a task-based deadline could fire many seconds late.
     func send(_ request: URLRequest) async -> SendResult {
         let once = ResumeOnce()
         let timeout = timeoutSeconds
@@ -117,11 +121,12 @@ public struct WebhookSink: OutboxSink {
                 }
             }
             once.onTimeout = { task.cancel() }
-            task.resume()
-            once.timer = Task {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+            let deadline = DispatchWorkItem {
                 once.timeOut(.failure("no answer from \(target) within \(timeout) s (timeout)"))
             }
+            once.deadline = deadline
+            task.resume()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
         }
     }
 }
@@ -140,25 +145,25 @@ final class ResumeOnce: @unchecked Sendable {
         lock.withLock { self.continuation = continuation }
     }
 
-    /// The deadline task; cancelled when the answer comes first so it does not linger.
-    var timer: Task<Void, Never>? {
-        get { lock.withLock { _timer } }
+    /// The deadline; cancelled when the answer comes first so it does not linger.
+    var deadline: DispatchWorkItem? {
+        get { lock.withLock { _deadline } }
         set {
             let answered = lock.withLock { () -> Bool in
-                _timer = newValue
+                _deadline = newValue
                 return continuation == nil
             }
             if answered { newValue?.cancel() }
         }
     }
-    private var _timer: Task<Void, Never>?
+    private var _deadline: DispatchWorkItem?
 
     func resume(_ result: WebhookSink.SendResult) {
-        let (pending, timer) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, Task<Void, Never>?) in
+        let (pending, deadline) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, DispatchWorkItem?) in
             defer { continuation = nil }
-            return (continuation, _timer)
+            return (continuation, _deadline)
         }
-        timer?.cancel()
+        deadline?.cancel()
         pending?.resume(returning: result)
     }
 
