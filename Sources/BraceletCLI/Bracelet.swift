@@ -17,6 +17,9 @@ struct Bracelet: AsyncParsableCommand {
             BenchCommand.self,
             VersionCommand.self,
             ScoreCommand.self,
+            ScanCommand.self,
+            SimulateCommand.self,
+            ListenCommand.self,
         ]
     )
 }
