@@ -66,7 +66,8 @@ public final class SimulatorServer: Sendable {
                 return
             }
             if ContinuousClock.now >= nextBeat {
-                nextBeat = nextBeat + .seconds(1)
+                // One notification per second; after a long stall (sealing a big file) do not burst.
+                nextBeat = max(nextBeat + .seconds(1), ContinuousClock.now + .milliseconds(500))
                 if !sendHeartRate(on: socket) { onEvent(.disconnected(number)); return }
             }
             guard let frame else { continue }
