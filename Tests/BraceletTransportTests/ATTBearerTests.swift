@@ -121,3 +121,48 @@ struct ATTBearerTests {
         #expect(throws: ATTBearerError.notARequest(.writeResponse)) { try bearer.request(.writeResponse) }
     }
 }
+
+@Suite("Bracelet session against a misbehaving peer")
+struct SessionPeerTests {
+    struct NoSink: TransferSink { func commit(_ file: TransferredFile) throws {} }
+    struct FixedConnector: BraceletConnector {
+        let make: () throws -> SeqPacketSocket
+        func connect() throws -> SeqPacketSocket { try make() }
+        var label: String { "scripted peer" }
+    }
+
+    /// A device whose Model Number is not a bracelet's is refused by name, not guessed at.
+    @Test func unknownModelIsRefused() throws {
+        let (_, socket) = try ScriptedPeer.start { s, peer in
+            _ = peer.next(s)
+            try? s.send([0x03, 0xF7, 0x00])  // MTU 247
+            _ = peer.next(s)
+            // One primary service 0x180A at 1...3 with Model Number (value handle 3).
+            try? s.send([0x11, 0x06, 0x01, 0x00, 0x03, 0x00, 0x0A, 0x18])
+            _ = peer.next(s)
+            try? s.send([0x01, 0x10, 0x04, 0x00, 0x0A])  // no more services
+            _ = peer.next(s)
+            try? s.send([0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x24, 0x2A])
+            _ = peer.next(s)
+            try? s.send([0x01, 0x08, 0x03, 0x00, 0x0A])
+            _ = peer.next(s)  // read Model Number
+            try? s.send([0x0B] + Array("HRM-Pro".utf8))
+        }
+        let box = SocketBox(socket)
+        var c = SessionConfiguration()
+        c.requestTimeout = .seconds(2)
+        let session = BraceletSession(connector: FixedConnector { try box.take() }, sink: NoSink(), configuration: c)
+        #expect(throws: SessionError.unsupportedDevice("HRM-Pro")) { try session.run() }
+    }
+
+    final class SocketBox {
+        var socket: SeqPacketSocket?
+        init(_ s: SeqPacketSocket) { socket = s }
+        struct Used: Error {}
+        func take() throws -> SeqPacketSocket {
+            guard let s = socket else { throw Used() }
+            socket = nil
+            return s
+        }
+    }
+}

@@ -9,7 +9,7 @@ import Glibc
 /// before its commit returned.
 public final class BraceletSession {
     /// What a finished session did.
-    public struct Report: Sendable, Equatable {
+    public struct Report: Sendable {
         /// Files committed, in order.
         public var committed: [(kind: FileKind, size: Int)] = []
         /// Files erased on the bracelet.
@@ -28,11 +28,6 @@ public final class BraceletSession {
         public var model: DeviceModel?
         /// The serial number.
         public var serial: String?
-
-        public static func == (a: Report, b: Report) -> Bool {
-            a.committed.map { "\($0.kind)\($0.size)" } == b.committed.map { "\($0.kind)\($0.size)" }
-                && a.erasedFiles == b.erasedFiles && a.connections == b.connections && a.bytesReceived == b.bytesReceived
-        }
     }
 
     private let connector: BraceletConnector

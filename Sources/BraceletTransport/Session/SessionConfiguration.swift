@@ -7,7 +7,7 @@ public struct SessionConfiguration {
     /// The local time-zone offset to send with set time, minutes east of UTC.
     public var timeZoneOffsetMinutes: Int = 0
     /// The current Unix time (UTC seconds).
-    public var now: () -> Int64 = { Int64(ContinuousClock.now.duration(to: .now).components.seconds) }
+    public var now: () -> Int64
     /// File kinds to transfer, in order (spec §8: metrics, beats, logs).
     public var kinds: [FileKind] = [.metrics, .beats, .logs]
     /// How long to wait for a command's response (spec: 2 s).
