@@ -292,28 +292,34 @@ public final class BraceletSession {
                 throw .link("unexpected answer \(sizeResponse) to a file size request")
             }
             if size == 0 { return }
-            var state = partial[kind].flatMap { $0.size == size ? $0 : nil } ?? PartialTransfer(size: size)
+            // Taken out of the dictionary while it grows, so that storing packets never copies the
+            // buffer (copy-on-write); put back whenever the transfer stops before completing.
+            var state = partial.removeValue(forKey: kind).flatMap { $0.size == size ? $0 : nil } ?? PartialTransfer(size: size)
             onEvent(.transferStarted(kind: kind, size: size, resumeAt: state.contiguous))
             var stalled = 0
             var restart = false
-            while let gap = state.firstGap(limit: Int(Command.maximumReadLength)) {
-                let before = state.received
-                let outcome = try read(kind, gap: gap, into: &state, link: &link)
-                partial[kind] = state
-                if outcome == .restartKind { restart = true; break }
-                if state.received == before {
-                    stalled += 1
-                    if stalled >= 5 { throw .noProgress(kind: kind, offset: gap.lowerBound) }
-                } else {
-                    stalled = 0
+            do throws(SessionError) {
+                while let gap = state.firstGap(limit: Int(Command.maximumReadLength)) {
+                    let before = state.received
+                    let outcome = try read(kind, gap: gap, into: &state, link: &link)
+                    if outcome == .restartKind { restart = true; break }
+                    if state.received == before {
+                        stalled += 1
+                        if stalled >= 5 { throw .noProgress(kind: kind, offset: gap.lowerBound) }
+                    } else {
+                        stalled = 0
+                    }
                 }
+            } catch {
+                partial[kind] = state
+                throw error
             }
+            if restart { partial[kind] = state }
             if restart {
                 restarts += 1
                 if restarts > 5 { throw .noProgress(kind: kind, offset: state.contiguous) }
                 continue
             }
-            partial[kind] = nil
             if let problem = verify(kind, state.bytes) {
                 let failures = (verificationFailures[kind] ?? 0) + 1
                 verificationFailures[kind] = failures
