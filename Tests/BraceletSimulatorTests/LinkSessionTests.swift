@@ -175,3 +175,20 @@ extension LiveHeartRateSource {
         return copy.measurement(endingAt: t)
     }
 }
+
+@Suite("Live link: junk from the peer is reported, the sync still completes")
+struct LinkJunkTests {
+    @Test(arguments: [40, 200])
+    func unknownHandlesMalformedAndOversizedFramesAreSurvived(after: Int) throws {
+        let served = try ServedBracelet()
+        var events: [SessionEvent] = []
+        let session = BraceletSession(connector: JunkInjectingConnector(path: served.path, after: after), sink: LoggingSink(log: served.log),
+                                      configuration: served.configuration()) { events.append($0) }
+        _ = try session.run()
+        let truth = served.groundTruth()
+        #expect(served.log.commits.map(\.1) == truth.map(\.1))
+        #expect(events.contains(.unknownHandle(0x0777)))
+        #expect(events.contains { if case .diagnostic(let d) = $0 { d.contains("malformed") } else { false } })
+        #expect(events.contains(.diagnostic(ATTBearerDiagnostic.oversizedFrame(length: 603, mtu: 247).description)))
+    }
+}

@@ -106,3 +106,46 @@ final class ServedBracelet: Sendable {
         return files
     }
 }
+
+/// Connects to a served simulator through a relay thread that slips junk in front of the
+/// bracelet's frames: after the `after`-th frame from the bracelet it sends a notification for an
+/// unknown handle, a malformed PDU and a frame larger than the MTU.
+struct JunkInjectingConnector: BraceletConnector {
+    let path: String
+    let after: Int
+    var label: String { "relay to unix:\(path)" }
+
+    func connect() throws -> SeqPacketSocket {
+        let (client, relayEnd) = try SeqPacketSocket.pairDescriptors()
+        let after = self.after, path = self.path
+        Thread.detachNewThread {
+            let down = SeqPacketSocket(adopting: relayEnd)
+            // If the simulator is not there the client sees the link drop, as with a real radio.
+            guard let up = try? SeqPacketSocket.connect(unixPath: path) else { down.close(); return }
+            var fromBracelet = 0
+            while true {
+                var fds = [pollfd(fd: up.descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: down.descriptor, events: Int16(POLLIN), revents: 0)]
+                if poll(&fds, 2, 5_000) <= 0 { break }
+                do {
+                    if fds[0].revents != 0 {
+                        guard let f = try up.receive(capacity: 4_096, timeout: .zero) else { continue }
+                        fromBracelet += 1
+                        if fromBracelet == after {
+                            try down.send([0x1B, 0x77, 0x07, 0x01])  // unknown handle 0x0777
+                            try down.send([0x1B, 0x01])  // malformed: no whole handle
+                            try down.send([0x1B, 0x10, 0x00] + [UInt8](repeating: 0, count: 600))  // > MTU 247
+                        }
+                        try down.send(f.bytes)
+                    }
+                    if fds[1].revents != 0 {
+                        guard let f = try down.receive(capacity: 4_096, timeout: .zero) else { continue }
+                        try up.send(f.bytes)
+                    }
+                } catch { break }
+            }
+            up.close()
+            down.close()
+        }
+        return SeqPacketSocket(adopting: client)
+    }
+}
