@@ -192,3 +192,43 @@ struct LinkJunkTests {
         #expect(events.contains(.diagnostic(ATTBearerDiagnostic.oversizedFrame(length: 603, mtu: 247).description)))
     }
 }
+
+@Suite("Live link: refused erase and a file that never verifies")
+struct LinkRefusalTests {
+    @Test func refusedEraseKeepsTheDataAndTheFileComesAgain() throws {
+        let served = try ServedBracelet()
+        var events: [SessionEvent] = []
+        let connector = JunkInjectingConnector(path: served.path, spoilFirstErase: true)
+        _ = try BraceletSession(connector: connector, sink: LoggingSink(log: served.log), configuration: served.configuration()) {
+            events.append($0)
+        }.run()
+        let truth = served.groundTruth()
+        #expect(events.contains { if case .eraseRefused(.metrics, let why) = $0 { why.contains("erase size") } else { false } })
+        // The metrics file was committed, refused erase, sent again, committed again (the store is
+        // idempotent), then erased; beats as usual.
+        #expect(served.log.commits.map(\.1) == [truth[0].1] + truth.map(\.1))
+        #expect(served.log.erases.map(\.1) == truth.map(\.1))
+        #expect(served.log.all.first == .commit(.metrics, truth[0].1))
+    }
+
+    @Test func fileThatNeverVerifiesIsNeverCommittedOrErased() throws {
+        let served = try ServedBracelet()
+        var failures = 0
+        let connector = JunkInjectingConnector(path: served.path, shrinkMetricsSize: true)
+        var configuration = served.configuration()
+        configuration.kinds = [.metrics]
+        let session = BraceletSession(connector: connector, sink: LoggingSink(log: served.log), configuration: configuration) {
+            if case .verificationFailed = $0 { failures += 1 }
+        }
+        let error = #expect(throws: SessionError.self) { try session.run() }
+        if case let .verificationFailed(kind, attempts, _)? = error {
+            #expect(kind == .metrics)
+            #expect(attempts == 3)
+        } else {
+            Issue.record("expected verificationFailed, got \(String(describing: error))")
+        }
+        #expect(failures == 3)
+        #expect(served.log.all.isEmpty)
+        #expect(served.server.snapshot.firmware.queues[.metrics]?.count == 1)
+    }
+}

@@ -32,6 +32,7 @@ struct LoggingSink: TransferSink {
 
 /// A simulated bracelet served on a Unix socket in a background thread.
 final class ServedBracelet: Sendable {
+
     let server: SimulatorServer
     let path: String
     let history: PhysiologyModel
@@ -112,17 +113,22 @@ final class ServedBracelet: Sendable {
 /// unknown handle, a malformed PDU and a frame larger than the MTU.
 struct JunkInjectingConnector: BraceletConnector {
     let path: String
-    let after: Int
+    var after: Int = 0
+    /// Add 1 to the size of the first erase command of each connection (the bracelet must refuse it).
+    var spoilFirstErase = false
+    /// Announce metrics files 10 bytes shorter than they are (they can never verify).
+    var shrinkMetricsSize = false
     var label: String { "relay to unix:\(path)" }
 
     func connect() throws -> SeqPacketSocket {
         let (client, relayEnd) = try SeqPacketSocket.pairDescriptors()
-        let after = self.after, path = self.path
+        let after = self.after, path = self.path, spoilErase = spoilFirstErase, shrink = shrinkMetricsSize
         Thread.detachNewThread {
             let down = SeqPacketSocket(adopting: relayEnd)
             // If the simulator is not there the client sees the link drop, as with a real radio.
             guard let up = try? SeqPacketSocket.connect(unixPath: path) else { down.close(); return }
             var fromBracelet = 0
+            var eraseSpoiled = false, lastSizeRequestWasMetrics = false
             while true {
                 var fds = [pollfd(fd: up.descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: down.descriptor, events: Int16(POLLIN), revents: 0)]
                 if poll(&fds, 2, 5_000) <= 0 { break }
@@ -135,11 +141,27 @@ struct JunkInjectingConnector: BraceletConnector {
                             try down.send([0x1B, 0x01])  // malformed: no whole handle
                             try down.send([0x1B, 0x10, 0x00] + [UInt8](repeating: 0, count: 600))  // > MTU 247
                         }
-                        try down.send(f.bytes)
+                        var bytes = f.bytes
+                        // Notification of a file-size response for metrics: [1B h h][10 s0 s1 s2 used crc].
+                        if shrink, bytes.count == 9, bytes[0] == 0x1B, bytes[3] == 0x10,
+                           case let .fileSize(size, used)? = try? Response(frame: Array(bytes[3...])), size > 10,
+                           lastSizeRequestWasMetrics {
+                            bytes = Array(bytes[0..<3]) + Response.fileSize(size: size - 10, storageUsedPercent: used).encode()
+                        }
+                        try down.send(bytes)
                     }
                     if fds[1].revents != 0 {
                         guard let f = try down.receive(capacity: 4_096, timeout: .zero) else { continue }
-                        try up.send(f.bytes)
+                        var bytes = f.bytes
+                        if bytes.count == 10, bytes[0] == 0x12, case let .eraseFile(kind, size)? = try? Command(frame: Array(bytes[3...])),
+                           spoilErase, !eraseSpoiled {
+                            eraseSpoiled = true
+                            bytes = Array(bytes[0..<3]) + Command.eraseFile(kind, size: size + 1).encode()
+                        }
+                        if bytes.count == 6, bytes[0] == 0x12, case let .fileSize(kind)? = try? Command(frame: Array(bytes[3...])) {
+                            lastSizeRequestWasMetrics = kind == .metrics
+                        }
+                        try up.send(bytes)
                     }
                 } catch { break }
             }
