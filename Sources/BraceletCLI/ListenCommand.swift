@@ -21,7 +21,8 @@ struct ListenCommand: ParsableCommand {
             safe point: nothing committed is lost and nothing uncommitted is erased.
 
             Files are saved by the sink: --save-dir DIR writes each verified file durably as \
-            DIR/SERIAL-KIND-RECEIVEDAT.bin (the SQLite store plugs in through the same TransferSink protocol). \
+            DIR/SERIAL-KIND-RECEIVEDAT.bin (the SQLite store plugs in through the same TransferSink protocol); \
+            without --save-dir no file is transferred or erased and only live samples are printed. \
             --record FILE writes a btsnoop capture that `bracelet replay` and tshark read.
 
             Exit status: 0 synced; 2 Bluetooth unusable (message says what to do); 1 other failures.
@@ -79,12 +80,8 @@ struct ListenCommand: ParsableCommand {
             }
             throw ValidationError("give --device ADDR (find it with `bracelet scan`) or --via unix:PATH")
         }
-        let sink: TransferSink
-        if let saveDir {
-            sink = try DirectorySink(path: saveDir)
-        } else {
-            sink = DiscardingSink(quiet: quiet)
-        }
+        // Without a place to save files nothing is transferred (and so nothing is erased): live samples only.
+        let sink: TransferSink = try saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
         signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
 
@@ -93,6 +90,10 @@ struct ListenCommand: ParsableCommand {
         configuration.timeZoneOffsetMinutes = TimeZone.current.secondsFromGMT() / 60
         configuration.shouldStop = { listenInterrupted.load(ordering: .relaxed) }
         configuration.liveDuration = exitAfterSync ? .zero : .seconds(365 * 86_400)
+        if saveDir == nil {
+            configuration.kinds = []
+            if !quiet { printError("listen: no --save-dir given: files stay on the bracelet; printing live samples only") }
+        }
         let recorder = record.map { _ in CaptureRecorder() }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
@@ -159,12 +160,11 @@ struct DirectorySink: TransferSink {
     }
 }
 
-/// Used without --save-dir: says that nothing is kept (the bracelet still erases what it sent!).
-struct DiscardingSink: TransferSink {
-    var quiet: Bool
+/// Stands in when there is nowhere to save: the session transfers no files then, and this sink
+/// refuses any it is given, so the bracelet never erases them.
+struct RefusingSink: TransferSink {
     func commit(_ file: TransferredFile) throws {
-        throw CLIError("no --save-dir given: refusing to accept the \(file.kind) file, so the bracelet keeps it. "
-                       + "Pass --save-dir DIR to save and erase it.")
+        throw CLIError("no --save-dir given: refusing the \(file.kind) file so the bracelet keeps it; pass --save-dir DIR")
     }
 }
 

@@ -126,7 +126,10 @@ struct LinkSessionTests {
         // 1 ms before every notification: 1 day of V1 is ~230 notifications of metrics alone.
         let served = try ServedBracelet(faults: ["slow:1"])
         let metricsOnly = served.groundTruth().filter { $0.0 == .metrics }
+        let started = ContinuousClock.now
         try syncAndCheck(served, truth: metricsOnly) { $0.kinds = [.metrics] }
+        // 34 596 bytes in 158-byte payloads: 219 data packets, each delayed 1 ms.
+        #expect(started.duration(to: .now) >= .milliseconds(219))
     }
 
     @Test func failingSinkStopsWithoutErasing() throws {
