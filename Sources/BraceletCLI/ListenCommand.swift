@@ -21,7 +21,7 @@ struct ListenCommand: ParsableCommand {
             safe point: nothing committed is lost and nothing uncommitted is erased.
 
             Files are saved by the sink: --save-dir DIR writes each verified file durably as \
-            DIR/SERIAL-KIND-RECEIVEDAT.bin (the SQLite store plugs in through the same TransferSink protocol); \
+            DIR/SERIAL-KIND-SIZE-CRC.bin (the SQLite store plugs in through the same TransferSink protocol); \
             without --save-dir no file is transferred or erased and only live samples are printed. \
             --record FILE writes a btsnoop capture that `bracelet replay` and tshark read.
 
@@ -61,6 +61,7 @@ struct ListenCommand: ParsableCommand {
 
     func run() throws {
         guard format == "jsonl" || format == "table" else { throw ValidationError("--format must be jsonl or table") }
+        guard addressType == "random" || addressType == "public" else { throw ValidationError("--address-type must be random or public") }
         let connector: BraceletConnector
         if let via {
             guard via.hasPrefix("unix:"), via.count > 5 else { throw ValidationError("--via must be unix:PATH") }
@@ -147,7 +148,10 @@ struct DirectorySink: TransferSink {
     }
 
     func commit(_ file: TransferredFile) throws {
-        let name = "\(file.serial)-\(file.kind)-\(file.receivedAt).bin"
+        // Named by content (size and the file's own trailing CRC-32): two files never share a name, and
+        // the same file sent twice (link drop between commit and erase) lands on the same name.
+        let tag = file.bytes.suffix(4).map { String(format: "%02x", $0) }.joined()
+        let name = "\(file.serial)-\(file.kind)-\(file.bytes.count)-\(tag).bin"
         let final = path + "/" + name, temporary = final + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw CLIError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
