@@ -235,3 +235,22 @@ struct LinkRefusalTests {
         #expect(served.server.snapshot.firmware.queues[.metrics]?.count == 1)
     }
 }
+
+@Suite("Live link: a response with a bad CRC-8 counts as no response")
+struct LinkResponseCRCTests {
+    @Test(arguments: [1, 3, 5])
+    func damagedResponseIsDiscardedAndTheCommandResent(number: Int) throws {
+        let served = try ServedBracelet()
+        var events: [SessionEvent] = []
+        var configuration = served.configuration()
+        configuration.commandTimeout = .milliseconds(300)
+        let connector = JunkInjectingConnector(path: served.path, corruptResponseNumber: number)
+        let report = try BraceletSession(connector: connector, sink: LoggingSink(log: served.log), configuration: configuration) {
+            events.append($0)
+        }.run()
+        #expect(report.connections == 1)
+        #expect(events.contains { if case .diagnostic(let d) = $0 { d.contains("discarded a response frame") } else { false } })
+        #expect(served.log.commits.map(\.1) == served.groundTruth().map(\.1))
+        #expect(served.log.erases.count == served.groundTruth().count)
+    }
+}

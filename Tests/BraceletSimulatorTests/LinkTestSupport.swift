@@ -118,17 +118,19 @@ struct JunkInjectingConnector: BraceletConnector {
     var spoilFirstErase = false
     /// Announce metrics files 10 bytes shorter than they are (they can never verify).
     var shrinkMetricsSize = false
+    /// Damage the CRC-8 of this (1-based) bracelet response frame of each connection.
+    var corruptResponseNumber: Int?
     var label: String { "relay to unix:\(path)" }
 
     func connect() throws -> SeqPacketSocket {
         let (client, relayEnd) = try SeqPacketSocket.pairDescriptors()
-        let after = self.after, path = self.path, spoilErase = spoilFirstErase, shrink = shrinkMetricsSize
+        let after = self.after, path = self.path, spoilErase = spoilFirstErase, shrink = shrinkMetricsSize, corruptNumber = corruptResponseNumber
         Thread.detachNewThread {
             let down = SeqPacketSocket(adopting: relayEnd)
             // If the simulator is not there the client sees the link drop, as with a real radio.
             guard let up = try? SeqPacketSocket.connect(unixPath: path) else { down.close(); return }
             var fromBracelet = 0
-            var eraseSpoiled = false, lastSizeRequestWasMetrics = false
+            var eraseSpoiled = false, lastSizeRequestWasMetrics = false, responses = 0
             while true {
                 var fds = [pollfd(fd: up.descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: down.descriptor, events: Int16(POLLIN), revents: 0)]
                 if poll(&fds, 2, 5_000) <= 0 { break }
@@ -147,6 +149,10 @@ struct JunkInjectingConnector: BraceletConnector {
                            case let .fileSize(size, used)? = try? Response(frame: Array(bytes[3...])), size > 10,
                            lastSizeRequestWasMetrics {
                             bytes = Array(bytes[0..<3]) + Response.fileSize(size: size - 10, storageUsedPercent: used).encode()
+                        }
+                        if bytes.count == 9, bytes[0] == 0x1B, (try? Response(frame: Array(bytes[3...]))) != nil {
+                            responses += 1
+                            if responses == corruptNumber { bytes[8] ^= 0xFF }
                         }
                         try down.send(bytes)
                     }
