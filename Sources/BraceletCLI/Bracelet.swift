@@ -13,12 +13,15 @@ struct Bracelet: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             // One line per subcommand; each lives in its own file in this folder.
+            ScanCommand.self,
+            ListenCommand.self,
             ReplayCommand.self,
             SummarizeCommand.self,
             HRVCommand.self,
             IngestCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
+            SimulateCommand.self,
             BenchCommand.self,
             VersionCommand.self,
         ]

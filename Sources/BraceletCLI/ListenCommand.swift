@@ -1,0 +1,185 @@
+import ArgumentParser
+import BraceletCapture
+import BraceletProtocol
+import BraceletTransport
+import Foundation
+import Synchronization
+
+/// Set by SIGINT/SIGTERM; the session stops at the next safe point (never mid-commit).
+private let listenInterrupted = Atomic<Bool>(false)
+
+/// `bracelet listen`: sync a bracelet (or a simulated one) and print live samples.
+struct ListenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Connect to a bracelet, transfer and save its files, then print live heart rate.",
+        discussion: """
+            Connects over BlueZ (--device ADDR) or to a simulated bracelet (--via unix:PATH), reads \
+            Device Information, sets time and plan, transfers every file (resuming after link drops), \
+            saves each verified file, and only then erases it on the bracelet. Afterwards it prints live \
+            Heart Rate samples until Ctrl-C (or exits with --exit-after-sync). Ctrl-C stops at the next \
+            safe point: nothing committed is lost and nothing uncommitted is erased.
+
+            Files are saved by the sink: --save-dir DIR writes each verified file durably as \
+            DIR/SERIAL-KIND-SIZE-CRC.bin (the SQLite store plugs in through the same TransferSink protocol); \
+            without --save-dir no file is transferred or erased and only live samples are printed. \
+            --record FILE writes a btsnoop capture that `bracelet replay` and tshark read.
+
+            Exit status: 0 synced; 2 Bluetooth unusable (message says what to do); 1 other failures.
+            """
+    )
+
+    @Option(help: "Bracelet address (AA:BB:CC:DD:EE:FF), connected over BlueZ L2CAP.")
+    var device: String?
+
+    @Option(help: "Address type of --device: random or public.")
+    var addressType: String = "random"
+
+    @Option(help: "Adapter for --device (default: any).")
+    var adapter: String?
+
+    @Option(help: "Connect to a simulated bracelet instead: unix:PATH (see bracelet simulate).")
+    var via: String?
+
+    @Option(help: "Save each verified file in this directory.")
+    var saveDir: String?
+
+    @Option(help: "Record the session's ATT traffic as a btsnoop file.")
+    var record: String?
+
+    @Option(help: "Live sample format: jsonl or table.")
+    var format: String = "jsonl"
+
+    @Option(help: "Measurement plan to set (0-10).")
+    var plan: UInt8 = 2
+
+    @Flag(help: "Exit once the transfer is done instead of printing live samples.")
+    var exitAfterSync = false
+
+    @Flag(help: "Do not print progress on standard error.")
+    var quiet = false
+
+    func run() throws {
+        guard format == "jsonl" || format == "table" else { throw ValidationError("--format must be jsonl or table") }
+        guard addressType == "random" || addressType == "public" else { throw ValidationError("--address-type must be random or public") }
+        let connector: BraceletConnector
+        if let via {
+            guard via.hasPrefix("unix:"), via.count > 5 else { throw ValidationError("--via must be unix:PATH") }
+            connector = UnixSocketConnector(path: String(via.dropFirst(5)))
+        } else if let device {
+            guard let address = BluetoothAddress(device) else { throw ValidationError(BluetoothError.invalidAddress(device).description) }
+            do { try LEScanner.checkKernelSupport() } catch {
+                printError("bracelet listen: \(error)")
+                throw ExitCode(2)
+            }
+            connector = L2CAPConnector(address: address, addressType: addressType == "public" ? .public : .random, adapter: adapter)
+        } else {
+            // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
+            do { try LEScanner.checkKernelSupport() } catch {
+                printError("bracelet listen: \(error)")
+                throw ExitCode(2)
+            }
+            throw ValidationError("give --device ADDR (find it with `bracelet scan`) or --via unix:PATH")
+        }
+        // Without a place to save files nothing is transferred (and so nothing is erased): live samples only.
+        let sink: TransferSink = try saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
+        signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
+
+        var configuration = SessionConfiguration()
+        configuration.plan = MeasurementPlan(rawValue: plan)
+        configuration.timeZoneOffsetMinutes = TimeZone.current.secondsFromGMT() / 60
+        configuration.shouldStop = { listenInterrupted.load(ordering: .relaxed) }
+        configuration.liveDuration = exitAfterSync ? .zero : .seconds(365 * 86_400)
+        if saveDir == nil {
+            configuration.kinds = []
+            if !quiet { printError("listen: no --save-dir given: files stay on the bracelet; printing live samples only") }
+        }
+        let recorder = record.map { _ in CaptureRecorder() }
+        if let recorder {
+            configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
+            configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
+        }
+        let quiet = self.quiet, table = format == "table"
+        let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
+            if case .heartRate(let m) = event {
+                let t = ISO8601DateFormatter().string(from: Date())
+                let line: String
+                if table {
+                    line = ("\(t)  \(m.bpm) bpm  rr \(m.rrMilliseconds.map(String.init).joined(separator: ","))")
+                } else {
+                    line = ("{\"kind\":\"hr\",\"t\":\"\(t)\",\"bpm\":\(m.bpm),\"contact\":\(m.contactDetected.map { $0 ? "true" : "false" } ?? "null"),"
+                          + "\"energy_kj\":\(m.energyExpendedKJ.map(String.init) ?? "null"),\"rr_ms\":[\(m.rrMilliseconds.map(String.init).joined(separator: ","))]}")
+                }
+                // Unbuffered, so a pipe sees each sample as it arrives.
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            } else if !quiet {
+                printError("listen: \(event)")
+            }
+        }
+        defer {
+            if let recorder, let record {
+                do { try CaptureFile.write(recorder.bytes, to: record) } catch { printError("bracelet listen: cannot write \(record): \(error)") }
+            }
+        }
+        do {
+            let report = try session.run()
+            if !quiet {
+                printError("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
+                           + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
+            }
+        } catch {
+            printError("bracelet listen: \(error)")
+            if case .cannotConnect = error { throw ExitCode(2) }
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Writes each verified file durably into a directory (temporary file, fsync, rename).
+struct DirectorySink: TransferSink {
+    let path: String
+
+    init(path: String) throws {
+        self.path = path
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw CLIError("cannot create \(path): \(error.localizedDescription); check the path and permissions")
+        }
+    }
+
+    func commit(_ file: TransferredFile) throws {
+        // Named by content (size and the file's own trailing CRC-32): two files never share a name, and
+        // the same file sent twice (link drop between commit and erase) lands on the same name.
+        let tag = file.bytes.suffix(4).map { String(format: "%02x", $0) }.joined()
+        let name = "\(file.serial)-\(file.kind)-\(file.bytes.count)-\(tag).bin"
+        let final = path + "/" + name, temporary = final + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw CLIError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        let written = file.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == file.bytes.count, synced == 0, rename(temporary, final) == 0 else {
+            throw CLIError("cannot save \(final): \(String(cString: strerror(errno))); check free space")
+        }
+    }
+}
+
+/// Stands in when there is nowhere to save: the session transfers no files then, and this sink
+/// refuses any it is given, so the bracelet never erases them.
+struct RefusingSink: TransferSink {
+    func commit(_ file: TransferredFile) throws {
+        throw CLIError("no --save-dir given: refusing the \(file.kind) file so the bracelet keeps it; pass --save-dir DIR")
+    }
+}
+
+/// Collects the session's ATT traffic as a btsnoop capture.
+final class CaptureRecorder {
+    private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251)
+    private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+    func connect() { writer.connect(unixMicros: micros()) }
+    func disconnect() { writer.disconnect(unixMicros: micros()) }
+    func append(_ pdu: ATTPDU, direction: ATTDirection) {
+        writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())
+    }
+    var bytes: [UInt8] { writer.bytes }
+}

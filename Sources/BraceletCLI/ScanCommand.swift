@@ -1,0 +1,87 @@
+import ArgumentParser
+import BraceletProtocol
+import BraceletTransport
+import Foundation
+
+/// `bracelet scan`: list the bracelets advertising nearby.
+struct ScanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Scan for V1/V2 bracelets over Bluetooth LE and list them.",
+        discussion: """
+            Listens for LE advertisements for --timeout seconds and prints every bracelet heard (by the \
+            0xFFFF service data): address and address type, RSSI, model, serial, pairing state and name. \
+            Needs root or CAP_NET_RAW + CAP_NET_ADMIN.
+
+            Exit status: 0 when the scan ran (even if nothing was found), 2 when Bluetooth is not \
+            usable (no kernel support, no adapter, adapter down, no permission); the message says what to do.
+            """
+    )
+
+    @Option(help: "How long to listen, in seconds.")
+    var timeout: Double = 10
+
+    @Option(help: "The adapter to scan with (default: the first one).")
+    var adapter: String?
+
+    @Flag(help: "Print one JSON object per bracelet instead of a table.")
+    var json = false
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+    }
+
+    func run() throws {
+        let found: [DiscoveredBracelet]
+        do { found = try LEScanner(adapter: adapter).scan(seconds: timeout) } catch {
+            printError("bracelet scan: \(error)")
+            throw ExitCode(2)
+        }
+        if json {
+            for b in found { print(Self.jsonLine(b)) }
+            return
+        }
+        if found.isEmpty {
+            printError("no bracelet heard in \(timeout) s; check that it is charged and near, and not connected to a phone")
+            return
+        }
+        print("address            type    rssi  model  serial    pairing        name")
+        for b in found {
+            let model = b.advertisement.model.map { "\($0)" } ?? "id \(b.advertisement.modelID)"
+            print("\(b.address)  \(b.addressType.description.padding(toLength: 6, withPad: " ", startingAt: 0))  "
+                  + "\((b.rssi.map(String.init) ?? "-").padding(toLength: 4, withPad: " ", startingAt: 0))  "
+                  + "\(model.padding(toLength: 5, withPad: " ", startingAt: 0))  \(b.advertisement.serial.padding(toLength: 8, withPad: " ", startingAt: 0))  "
+                  + "\(Self.pairing(b.advertisement.pairingState).padding(toLength: 13, withPad: " ", startingAt: 0))  \(b.name ?? "")")
+        }
+    }
+
+    static func pairing(_ state: UInt8) -> String {
+        switch state {
+        case 0x00: "passkey"
+        case 0x01: "no-passkey"
+        case 0xAA: "pairing+passkey"
+        case 0xAB: "pairing"
+        default: "0x" + String(state, radix: 16)
+        }
+    }
+
+    static func jsonLine(_ b: DiscoveredBracelet) -> String {
+        func quoted(_ s: String) -> String {
+            var out = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+                default: out.unicodeScalars.append(u)
+                }
+            }
+            return out + "\""
+        }
+        let model = b.advertisement.model.map { quoted("\($0)") } ?? "null"
+        return "{\"address\":\(quoted(b.address.description)),\"address_type\":\(quoted(b.addressType.description)),"
+            + "\"rssi\":\(b.rssi.map(String.init) ?? "null"),\"model\":\(model),\"model_id\":\(b.advertisement.modelID),"
+            + "\"serial\":\(quoted(b.advertisement.serial)),\"pairing\":\(quoted(pairing(b.advertisement.pairingState))),"
+            + "\"name\":\(b.name.map(quoted) ?? "null")}"
+    }
+}

@@ -1,0 +1,35 @@
+import BraceletProtocol
+
+/// What a served simulated bracelet did, for logs and for tests that check the client's behaviour
+/// from the bracelet's side.
+public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
+    /// A client connected (connection number from 1).
+    case connected(Int)
+    /// The client disconnected.
+    case disconnected(Int)
+    /// The simulated bracelet dropped the link (a `drop-link-at` or `reboot-at` fault).
+    case droppedLink(Int)
+    /// A command frame arrived.
+    case command([UInt8])
+    /// A sealed file was erased; `file` holds its exact bytes.
+    case erased(kind: FileKind, file: [UInt8])
+    /// A live Heart Rate notification went out.
+    case heartRate(HeartRateMeasurement)
+
+    /// One line for a log.
+    public var description: String {
+        switch self {
+        case .connected(let n): "connection \(n): client connected"
+        case .disconnected(let n): "connection \(n): client disconnected"
+        case .droppedLink(let n): "connection \(n): link dropped by fault injection"
+        case .command(let frame): "command " + frame.map { hex2($0) }.joined(separator: " ")
+        case let .erased(kind, file): "erased \(kind) file of \(file.count) bytes"
+        case .heartRate(let m): "heart rate \(m.bpm) bpm, \(m.rrIntervals1024.count) RR"
+        }
+    }
+}
+
+func hex2(_ b: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
+}

@@ -1,0 +1,131 @@
+import BraceletProtocol
+import BraceletTransport
+import Synchronization
+import Glibc
+
+/// Serves a ``SimulatedGATTServer`` over Unix SOCK_SEQPACKET connections (one ATT PDU per frame,
+/// exactly what an L2CAP ATT channel carries), one client at a time, keeping the bracelet's state
+/// (files, clock, faults) across connections. Sends live Heart Rate notifications once a second
+/// while the client is subscribed, honours `slow:MS` before every notification, and closes the
+/// connection when a fault drops the link.
+///
+/// Thread-safe: ``serve(listener:)`` or ``serve(connection:)`` run on one thread; ``stop()`` and the
+/// state accessors may be called from any other.
+public final class SimulatorServer: Sendable {
+    private struct State: Sendable {
+        var server: SimulatedGATTServer
+        var live: LiveHeartRateSource?
+        var connections = 0
+        var stopped = false
+    }
+
+    private let state: Mutex<State>
+    private let clock: @Sendable () -> Int64
+    private let onEvent: @Sendable (SimulatorEvent) -> Void
+
+    /// A server for `server`. `live` enables Heart Rate notifications; `clock` gives the current
+    /// Unix time (the firmware seals files up to it); `onEvent` sees what happens, from the serving thread.
+    public init(server: SimulatedGATTServer, live: LiveHeartRateSource?, clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
+                onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
+        state = Mutex(State(server: server, live: live))
+        self.clock = clock
+        self.onEvent = onEvent
+    }
+
+    /// Asks the serving loops to stop (within about 100 ms).
+    public func stop() { state.withLock { $0.stopped = true } }
+
+    /// Whether ``stop()`` was called.
+    public var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// A copy of the simulated bracelet as it is now (firmware queues, erased bytes, subscriptions).
+    public var snapshot: SimulatedGATTServer { state.withLock { $0.server } }
+
+    /// Accepts clients one after another until ``stop()``.
+    public func serve(listener: SeqPacketListener) throws(LinkError) {
+        while !isStopped {
+            guard let fd = try listener.accept(timeout: .milliseconds(100)) else { continue }
+            serve(connection: SeqPacketSocket(adopting: fd))
+        }
+    }
+
+    /// Serves one connected client until it disconnects, a fault drops the link, or ``stop()``.
+    public func serve(connection socket: SeqPacketSocket) {
+        let number = state.withLock { s in s.connections += 1; return s.connections }
+        onEvent(.connected(number))
+        var nextBeat = ContinuousClock.now + .seconds(1)
+        defer {
+            socket.close()
+            state.withLock { $0.server.linkDown() }
+        }
+        while !isStopped {
+            let wait = min(ContinuousClock.now.duration(to: nextBeat), .milliseconds(100))
+            let frame: ReceivedFrame?
+            do { frame = try socket.receive(capacity: 1_024, timeout: max(.zero, wait)) } catch {
+                onEvent(.disconnected(number))
+                return
+            }
+            if ContinuousClock.now >= nextBeat {
+                // One notification per second; after a long stall (sealing a big file) do not burst.
+                nextBeat = max(nextBeat + .seconds(1), ContinuousClock.now + .milliseconds(500))
+                if !sendHeartRate(on: socket) { onEvent(.disconnected(number)); return }
+            }
+            guard let frame else { continue }
+            let pdu: ATTPDU
+            do { pdu = try ATTPDU.parse(frame.bytes) } catch {
+                // A server answers what it cannot parse with Invalid PDU.
+                let reply = ATTPDU.errorResponse(requestOpcode: ATTOpcode(rawValue: frame.bytes.first ?? 0), handle: 0, code: .invalidPDU)
+                if (try? socket.send(reply.encode())) == nil { onEvent(.disconnected(number)); return }
+                continue
+            }
+            let (output, erased, slow, isCommand) = state.withLock { s -> (SimulatedGATTServer.Output, (FileKind, [UInt8])?, Int?, Bool) in
+                var pending: (FileKind, [UInt8])?
+                var isCommand = false
+                if case let .writeRequest(handle, value) = pdu, handle == s.server.handles.command {
+                    isCommand = true
+                    if case let .eraseFile(kind, _)? = try? Command(frame: value), let file = s.server.firmware.queues[kind]?.first {
+                        pending = (kind, file)
+                    }
+                }
+                let before = pending.map { s.server.firmware.erasedBytes[$0.0] ?? 0 }
+                let output = s.server.receive(pdu, now: clock())
+                var erased: (FileKind, [UInt8])?
+                if let pending, let before, (s.server.firmware.erasedBytes[pending.0] ?? 0) > before { erased = pending }
+                return (output, erased, s.server.firmware.faults.slowMilliseconds, isCommand)
+            }
+            if isCommand, case let .writeRequest(_, value) = pdu { onEvent(.command(value)) }
+            if let erased { onEvent(.erased(kind: erased.0, file: erased.1)) }
+            for reply in output.pdus {
+                if let slow, slow > 0, reply.opcode == .handleValueNotification || reply.opcode == .handleValueIndication {
+                    sleepMilliseconds(slow)
+                }
+                if (try? socket.send(reply.encode())) == nil { onEvent(.disconnected(number)); return }
+            }
+            if output.dropsLink {
+                onEvent(.droppedLink(number))
+                return
+            }
+        }
+    }
+
+    /// Sends one live Heart Rate notification when the client subscribed and the model has beats;
+    /// false when the link failed.
+    private func sendHeartRate(on socket: SeqPacketSocket) -> Bool {
+        let now = clock()
+        let (measurement, handle, slow) = state.withLock { s -> (HeartRateMeasurement?, UInt16, Int?) in
+            guard s.live != nil, s.server.isSubscribed(s.server.handles.heartRate) else { return (nil, 0, nil) }
+            let m = s.live?.measurement(endingAt: now)
+            return (m, s.server.handles.heartRate, s.server.firmware.faults.slowMilliseconds)
+        }
+        guard let measurement else { return true }
+        if let slow, slow > 0 { sleepMilliseconds(slow) }
+        onEvent(.heartRate(measurement))
+        return (try? socket.send(ATTPDU.handleValueNotification(handle: handle, value: measurement.encode()).encode())) != nil
+    }
+}
+
+func sleepMilliseconds(_ ms: Int) {
+    var request = timespec(tv_sec: ms / 1_000, tv_nsec: (ms % 1_000) * 1_000_000)
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+}

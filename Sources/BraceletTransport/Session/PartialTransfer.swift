@@ -1,0 +1,46 @@
+/// A file being received: its bytes so far and which of them arrived. Kept across link drops so a
+/// transfer resumes from the first byte it does not hold.
+struct PartialTransfer {
+    let size: Int
+    var bytes: [UInt8]
+    private var have: [Bool]
+    /// Every byte before this offset has arrived.
+    private(set) var contiguous = 0
+    /// Bytes held.
+    private(set) var received = 0
+
+    init(size: Int) {
+        self.size = size
+        bytes = [UInt8](repeating: 0, count: size)
+        have = [Bool](repeating: false, count: size)
+    }
+
+    var isComplete: Bool { received == size }
+
+    /// The first missing range, at most `limit` bytes long, ending before the next byte held.
+    func firstGap(limit: Int) -> Range<Int>? {
+        guard contiguous < size else { return nil }
+        var end = contiguous
+        let cap = min(size, contiguous + limit)
+        while end < cap && !have[end] { end += 1 }
+        return contiguous..<end
+    }
+
+    /// Stores payload bytes at `offset`; returns how many were new and whether any lay past the end.
+    mutating func store(_ payload: [UInt8], at offset: Int) -> (new: Int, pastEnd: Bool) {
+        var new = 0
+        var pastEnd = false
+        for (i, b) in payload.enumerated() {
+            let at = offset + i
+            guard at < size else { pastEnd = true; break }
+            if !have[at] {
+                have[at] = true
+                bytes[at] = b
+                new += 1
+            }
+        }
+        received += new
+        while contiguous < size && have[contiguous] { contiguous += 1 }
+        return (new, pastEnd)
+    }
+}

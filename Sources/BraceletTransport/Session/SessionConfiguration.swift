@@ -1,0 +1,49 @@
+import BraceletProtocol
+
+/// Settings of a ``BraceletSession``.
+public struct SessionConfiguration {
+    /// The measurement plan to set after every connection.
+    public var plan: MeasurementPlan = .typical
+    /// The local time-zone offset to send with set time, minutes east of UTC.
+    public var timeZoneOffsetMinutes: Int = 0
+    /// The current Unix time (UTC seconds).
+    public var now: () -> Int64
+    /// File kinds to transfer, in order (spec §8: metrics, beats, logs).
+    public var kinds: [FileKind] = [.metrics, .beats, .logs]
+    /// How long to wait for a command's response (spec: 2 s).
+    public var commandTimeout: Duration = .seconds(2)
+    /// How long to wait for any ATT response (ATT: 30 s).
+    public var requestTimeout: Duration = .seconds(30)
+    /// Silence that ends a read's packet stream (spec: 1 s).
+    public var packetSilence: Duration = .seconds(1)
+    /// Consecutive failed connections (without progress) before giving up.
+    public var maximumReconnects = 6
+    /// First wait before reconnecting; doubles up to ``maximumBackoff``.
+    public var initialBackoff: Duration = .seconds(1)
+    /// Longest wait before reconnecting.
+    public var maximumBackoff: Duration = .seconds(30)
+    /// The model expected (e.g. from advertising); a disagreement is reported, Device Information wins.
+    public var expectedModel: DeviceModel?
+    /// Subscribe to Heart Rate notifications and report them.
+    public var liveHeartRate = true
+    /// After the transfer, keep the link open this long for live notifications (0: disconnect).
+    public var liveDuration: Duration = .zero
+    /// Stop early when this returns true (e.g. Ctrl-C); checked between steps, never mid-commit.
+    public var shouldStop: () -> Bool = { false }
+    /// Sees every ATT PDU (for `--record`).
+    public var tap: ((ATTDirection, ATTPDU) -> Void)?
+    /// Called after each connection is made (`true`) and after it ends (`false`), for recorders.
+    public var onLinkState: ((Bool) -> Void)?
+
+    /// The defaults; `now` reads the system clock.
+    public init() {
+        now = { Int64(SystemClock.unixSeconds()) }
+    }
+}
+
+import Glibc
+
+/// The wall clock.
+enum SystemClock {
+    static func unixSeconds() -> Int { Int(time(nil)) }
+}

@@ -1,0 +1,61 @@
+import BraceletProtocol
+
+/// What a ``BraceletSession`` is doing, for progress output, logs and tests.
+public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
+    /// Connected (attempt number from 1).
+    case connected(attempt: Int)
+    /// Device Information read.
+    case device(model: DeviceModel, serial: String, firmware: String?)
+    /// The advertised or expected model disagreed with Device Information (which wins).
+    case modelMismatch(expected: DeviceModel, reported: DeviceModel)
+    /// A file of `size` bytes is being transferred, resuming at `resumeAt`.
+    case transferStarted(kind: FileKind, size: Int, resumeAt: Int)
+    /// Data packets lost (sequence/offset gap or bad CRC) in one read; they are re-requested.
+    case packetsLost(kind: FileKind, count: Int)
+    /// Repeated packets ignored in one read.
+    case packetsRepeated(kind: FileKind, count: Int)
+    /// A packet carried bytes past the announced file size (ignored).
+    case fileLargerThanAnnounced(kind: FileKind, size: Int, offset: Int)
+    /// A received file failed verification; it is read again and never erased.
+    case verificationFailed(kind: FileKind, reason: String)
+    /// A file was committed to the sink.
+    case committed(kind: FileKind, size: Int)
+    /// A committed file was erased on the bracelet.
+    case erased(kind: FileKind, size: Int)
+    /// The bracelet refused an erase; nothing was erased and the data stays committed.
+    case eraseRefused(kind: FileKind, reason: String)
+    /// A live Heart Rate Measurement.
+    case heartRate(HeartRateMeasurement)
+    /// A notification for a handle discovery did not find (ignored).
+    case unknownHandle(UInt16)
+    /// Something odd at the ATT level (malformed PDU, oversized frame, ...), survived.
+    case diagnostic(String)
+    /// The link dropped or timed out; the session will reconnect.
+    case linkLost(String)
+    /// Waiting before the next connection attempt.
+    case reconnecting(afterMilliseconds: Int)
+
+    /// One line for a log.
+    public var description: String {
+        switch self {
+        case .connected(let n): "connected (attempt \(n))"
+        case let .device(model, serial, firmware): "bracelet \(model) serial \(serial) firmware \(firmware ?? "?")"
+        case let .modelMismatch(expected, reported): "expected a \(expected) but Device Information says \(reported); using \(reported)"
+        case let .transferStarted(kind, size, resumeAt):
+            resumeAt > 0 ? "\(kind): \(size) bytes, resuming at byte \(resumeAt)" : "\(kind): \(size) bytes"
+        case let .packetsLost(kind, n): "\(kind): \(n) packet(s) lost, re-requesting"
+        case let .packetsRepeated(kind, n): "\(kind): \(n) repeated packet(s) ignored"
+        case let .fileLargerThanAnnounced(kind, size, offset):
+            "\(kind): bracelet sent data at byte \(offset), past the announced size \(size); ignored"
+        case let .verificationFailed(kind, reason): "\(kind): file failed verification (\(reason)); reading it again, not erasing"
+        case let .committed(kind, size): "\(kind): \(size) bytes committed"
+        case let .erased(kind, size): "\(kind): \(size) bytes erased on the bracelet"
+        case let .eraseRefused(kind, reason): "\(kind): erase refused (\(reason)); data kept on the bracelet and in the store"
+        case .heartRate(let m): "heart rate \(m.bpm) bpm"
+        case .unknownHandle(let h): "ignored a notification for unknown handle \(h)"
+        case .diagnostic(let text): text
+        case .linkLost(let why): "link lost: \(why)"
+        case .reconnecting(let ms): "reconnecting in \(ms) ms"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import BraceletProtocol
+
+/// One complete file received from a bracelet, verified (header, length and CRC-32 for metrics and
+/// beats), ready to be stored.
+public struct TransferredFile: Sendable, Hashable {
+    /// The file kind.
+    public var kind: FileKind
+    /// The exact bytes of the sealed file (header, records, CRC-32; logs: text).
+    public var bytes: [UInt8]
+    /// The bracelet's serial number (Device Information 0x2A25).
+    public var serial: String
+    /// The bracelet's model (from Device Information 0x2A24).
+    public var model: DeviceModel
+    /// Unix time (UTC) at which the transfer completed.
+    public var receivedAt: Int64
+
+    /// Creates a file record.
+    public init(kind: FileKind, bytes: [UInt8], serial: String, model: DeviceModel, receivedAt: Int64) {
+        self.kind = kind
+        self.bytes = bytes
+        self.serial = serial
+        self.model = model
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Where a ``BraceletSession`` saves what it received. The session calls ``commit(_:)`` exactly once
+/// per complete verified file and erases the file on the bracelet only after the call returned;
+/// a thrown error stops the session without erasing.
+///
+/// An implementation MUST make the file durable (one transaction) before returning, and SHOULD store
+/// idempotently: the same file can arrive twice when the link drops between commit and erase.
+public protocol TransferSink {
+    /// Stores one complete, verified file durably.
+    func commit(_ file: TransferredFile) throws
+}
+
+/// Opens a fresh sequenced-packet link to a bracelet: BlueZ L2CAP or a Unix socket to a simulator.
+public protocol BraceletConnector {
+    /// Connects; a thrown ``BluetoothError`` that cannot improve with retrying (no Bluetooth,
+    /// no adapter, adapter down, no permission) ends the session at once.
+    func connect() throws -> SeqPacketSocket
+    /// A short description for messages (`unix:/tmp/b.sock`, `C0:FF:EE:00:11:22`).
+    var label: String { get }
+}
+
+/// Connects to a simulated bracelet (`bracelet simulate --serve unix:PATH`).
+public struct UnixSocketConnector: BraceletConnector, Sendable {
+    /// The socket path.
+    public var path: String
+    /// A connector for `path`.
+    public init(path: String) { self.path = path }
+    /// Connects.
+    public func connect() throws -> SeqPacketSocket { try SeqPacketSocket.connect(unixPath: path) }
+    /// `unix:PATH`.
+    public var label: String { "unix:" + path }
+}
+
+extension L2CAPConnector: BraceletConnector {
+    /// The device address.
+    public var label: String { address.description }
+}
