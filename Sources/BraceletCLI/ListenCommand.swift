@@ -1,4 +1,6 @@
 import ArgumentParser
+import BraceletSummaries
+import BraceletVitality
 import BraceletCapture
 import BraceletProtocol
 import BraceletTransport
@@ -41,8 +43,13 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Connect to a simulated bracelet instead: unix:PATH (see bracelet simulate).")
     var via: String?
 
+    @Option(help: "Store each verified file in this database (slots, beats, transfer progress) and recompute the touched days.")
+    var db: String?
+
     @Option(help: "Save each verified file in this directory.")
     var saveDir: String?
+
+    @OptionGroup var person: PersonOptions
 
     @Option(help: "Record the session's ATT traffic as a btsnoop file.")
     var record: String?
@@ -82,7 +89,11 @@ struct ListenCommand: ParsableCommand {
             throw ValidationError("give --device ADDR (find it with `bracelet scan`) or --via unix:PATH")
         }
         // Without a place to save files nothing is transferred (and so nothing is erased): live samples only.
-        let sink: TransferSink = try saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
+        guard db == nil || saveDir == nil else { throw ValidationError("give --db PATH or --save-dir DIR, not both") }
+        let summaryConfiguration = try db.map { _ in try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT()) }
+        let store = try db.map { try openStore($0, mustExist: false) }
+        let storeSink = store.map { StoreSink(store: $0, timeZone: summaryConfiguration?.timeZone ?? .current) }
+        let sink: TransferSink = try storeSink ?? saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
         signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
 
@@ -91,10 +102,11 @@ struct ListenCommand: ParsableCommand {
         configuration.timeZoneOffsetMinutes = TimeZone.current.secondsFromGMT() / 60
         configuration.shouldStop = { listenInterrupted.load(ordering: .relaxed) }
         configuration.liveDuration = exitAfterSync ? .zero : .seconds(365 * 86_400)
-        if saveDir == nil {
+        if saveDir == nil && db == nil {
             configuration.kinds = []
-            if !quiet { printError("listen: no --save-dir given: files stay on the bracelet; printing live samples only") }
+            if !quiet { printError("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
+        var serial = ""
         let recorder = record.map { _ in CaptureRecorder() }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
@@ -102,6 +114,8 @@ struct ListenCommand: ParsableCommand {
         }
         let quiet = self.quiet, table = format == "table"
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
+            if case .device(_, let s, _) = event { serial = s }
+            if case .erased(let kind, _) = event { storeSink?.erased(kind: kind, serial: serial) }
             if case .heartRate(let m) = event {
                 let t = ISO8601DateFormatter().string(from: Date())
                 let line: String
@@ -132,6 +146,13 @@ struct ListenCommand: ParsableCommand {
             printError("bracelet listen: \(error)")
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
+        }
+        if let store, let storeSink, let summaryConfiguration {
+            let recomputer = SummaryRecomputer(configuration: summaryConfiguration, age: person.age ?? SummaryConfiguration.defaultAge)
+            for (device, dates) in storeSink.touchedDates {
+                let r = try recomputer.recompute(device: device, dates: Array(dates), store: store)
+                if !quiet { printError("listen: \(device): recomputed \(r.dates.count) days, \(r.changedSummaries + r.changedSleepSessions) outbox entries written") }
+            }
         }
     }
 }
