@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletProtocol
 import BraceletTransport
 
@@ -246,19 +247,10 @@ public enum CurrentTimeValue {
     /// year u16, month, day, hours, minutes, seconds, day of week (1 = Monday), fractions256, adjust reason.
     public static func encode(unixSeconds: Int64, offsetMinutes: Int) -> [UInt8] {
         let local = unixSeconds + Int64(offsetMinutes) * 60
-        let days = Int(local.floorDiv(86_400))
-        let secondOfDay = Int(local - Int64(days) * 86_400)
-        // Civil-from-days (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        let weekday = ((days % 7) + 7 + 3) % 7 + 1  // 1970-01-01 was a Thursday (4)
+        let days = local.floorDiv(86_400)
+        let secondOfDay = Int(local - days * 86_400)
+        let (year, month, day) = UTCTime.civil(daysSinceEpoch: days)
+        let weekday = Int(((days % 7) + 7 + 3) % 7) + 1  // 1970-01-01 was a Thursday (4)
         var out: [UInt8] = []
         out.appendLittleEndian(UInt16(year))
         out += [UInt8(month), UInt8(day), UInt8(secondOfDay / 3600), UInt8(secondOfDay / 60 % 60), UInt8(secondOfDay % 60),
