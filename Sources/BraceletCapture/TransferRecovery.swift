@@ -120,8 +120,8 @@ public struct TransferRecovery: Sendable {
     /// Transfers interrupted by a link drop, waiting to be resumed by a size request for the same file.
     private var suspended: [Transfer] = []
     private var lastCommand: Command?
-    private var pendingReadHandle: (handle: UInt16, uuid: String)?
-    private var characteristicUUIDs: [UInt16: ATTUUID] = [:]
+    /// The handle of the last read request, to know what its response is.
+    private var pendingReadHandle: UInt16?
 
     /// An empty recovery.
     public init() {}
@@ -150,12 +150,12 @@ public struct TransferRecovery: Sendable {
             // Characteristic declarations: properties u8, value handle u16, UUID.
             for entry in list.entries where entry.value.count == 5 || entry.value.count == 19 {
                 let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
-                if let uuid = ATTUUID(wireBytes: entry.value[3...]) { learn(valueHandle, uuid) }
+                if let uuid = BluetoothUUID(wireBytes: entry.value[3...]) { learn(valueHandle, uuid) }
             }
         case .readRequest(let handle):
-            pendingReadHandle = (handle, "")
+            pendingReadHandle = handle
         case .readResponse(let value):
-            if let pending = pendingReadHandle, pending.handle == handles.modelNumber {
+            if let pending = pendingReadHandle, pending == handles.modelNumber {
                 modelFromDeviceInformation = GATTNumbers.model(fromModelNumber: String(decoding: value, as: UTF8.self))
             }
             pendingReadHandle = nil
@@ -171,14 +171,14 @@ public struct TransferRecovery: Sendable {
         }
     }
 
-    private mutating func learn(_ handle: UInt16, _ uuid: ATTUUID) {
-        characteristicUUIDs[handle] = uuid
-        switch uuid.wireBytes {
-        case GATTNumbers.commandCharacteristic.attBytes: handles.command = handle
-        case GATTNumbers.responseCharacteristic.attBytes: handles.response = handle
-        case GATTNumbers.dataCharacteristic.attBytes: handles.data = handle
-        case GATTNumbers.heartRateMeasurement.attBytes: handles.heartRate = handle
-        case GATTNumbers.modelNumber.attBytes: handles.modelNumber = handle
+    private mutating func learn(_ handle: UInt16, _ uuid: BluetoothUUID) {
+        // Compare 128-bit forms: a peer may declare a SIG characteristic in its 128-bit form.
+        switch uuid.expanded128 {
+        case GATTNumbers.commandCharacteristic.expanded128: handles.command = handle
+        case GATTNumbers.responseCharacteristic.expanded128: handles.response = handle
+        case GATTNumbers.dataCharacteristic.expanded128: handles.data = handle
+        case GATTNumbers.heartRateMeasurement.expanded128: handles.heartRate = handle
+        case GATTNumbers.modelNumber.expanded128: handles.modelNumber = handle
         default: break
         }
     }

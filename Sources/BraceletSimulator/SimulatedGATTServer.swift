@@ -14,7 +14,7 @@ public struct SimulatedGATTServer: Sendable {
         /// Its handle.
         public var handle: UInt16
         /// Its type (service declaration, characteristic declaration, value, descriptor).
-        public var type: ATTUUID
+        public var type: BluetoothUUID
         /// Its value (for declarations, the declaration bytes).
         public var value: [UInt8]
     }
@@ -109,7 +109,7 @@ public struct SimulatedGATTServer: Sendable {
             mtu = max(23, min(Int(clientMTU), Self.maximumMTU))
             out.pdus.append(.exchangeMTUResponse(serverRxMTU: UInt16(Self.maximumMTU)))
         case let .readByGroupTypeRequest(start, end, type):
-            guard type == ATTUUID(GATTNumbers.primaryService) else { return Output(pdus: [.errorResponse(requestOpcode: .readByGroupTypeRequest, handle: start, code: .unsupportedGroupType)]) }
+            guard type == GATTNumbers.primaryService else { return Output(pdus: [.errorResponse(requestOpcode: .readByGroupTypeRequest, handle: start, code: .unsupportedGroupType)]) }
             let services = attributes.filter { $0.type == type && $0.handle >= start && $0.handle <= end }
             var entries: [ATTGroupValue] = []
             for service in services {
@@ -152,7 +152,7 @@ public struct SimulatedGATTServer: Sendable {
             guard let a = attributes.first(where: { $0.handle == handle }) else { error(.readRequest, handle, .invalidHandle); break }
             if handle == handles.battery {
                 out.pdus.append(.readResponse(value: [UInt8(clamping: firmware.history.batteryPercent(at: now))]))
-            } else if a.type == ATTUUID(GATTNumbers.currentTime) {
+            } else if a.type == GATTNumbers.currentTime {
                 out.pdus.append(.readResponse(value: CurrentTimeValue.encode(unixSeconds: now, offsetMinutes: firmware.timeZoneOffsetMinutes ?? 0)))
             } else if handle == handles.command {
                 error(.readRequest, handle, .readNotPermitted)
@@ -205,7 +205,7 @@ public struct SimulatedGATTServer: Sendable {
     }
 
     private func groupEnd(of serviceHandle: UInt16) -> UInt16 {
-        let next = attributes.first { $0.handle > serviceHandle && $0.type == ATTUUID(GATTNumbers.primaryService) }
+        let next = attributes.first { $0.handle > serviceHandle && $0.type == GATTNumbers.primaryService }
         return next.map { $0.handle - 1 } ?? 0xFFFF
     }
 
@@ -214,29 +214,29 @@ public struct SimulatedGATTServer: Sendable {
         var attributes: [Attribute] = []
         var next: UInt16 = 1
 
-        mutating func add(_ type: ATTUUID, _ value: [UInt8]) -> UInt16 {
+        mutating func add(_ type: BluetoothUUID, _ value: [UInt8]) -> UInt16 {
             attributes.append(Attribute(handle: next, type: type, value: value))
             next += 1
             return next - 1
         }
 
         mutating func service(_ uuid: BluetoothUUID, _ body: (inout TableBuilder) -> Void) {
-            _ = add(ATTUUID(GATTNumbers.primaryService), uuid.attBytes)
+            _ = add(GATTNumbers.primaryService, uuid.wireBytes)
             body(&self)
         }
 
         /// Adds a declaration and a value; returns the value handle.
         mutating func characteristic(_ uuid: BluetoothUUID, properties: UInt8, value: [UInt8]) -> UInt16 {
             let valueHandle = next + 1
-            _ = add(ATTUUID(GATTNumbers.characteristicDeclaration),
-                    [properties, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + uuid.attBytes)
-            return add(ATTUUID(uuid), value)
+            _ = add(GATTNumbers.characteristicDeclaration,
+                    [properties, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + uuid.wireBytes)
+            return add(uuid, value)
         }
 
         /// Adds a declaration, a value and a CCCD; records the CCCD handle; returns the value handle.
         mutating func characteristic(_ uuid: BluetoothUUID, properties: UInt8, value: [UInt8], cccd: inout [UInt16: UInt16]) -> UInt16 {
             let valueHandle = characteristic(uuid, properties: properties, value: value)
-            cccd[valueHandle] = add(ATTUUID(GATTNumbers.clientCharacteristicConfiguration), [0, 0])
+            cccd[valueHandle] = add(GATTNumbers.clientCharacteristicConfiguration, [0, 0])
             return valueHandle
         }
     }

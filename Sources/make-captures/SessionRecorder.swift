@@ -99,7 +99,7 @@ struct SessionRecorder {
                   let last = list.entries.last else { break }
             start = last.handle == 0xFFFF ? 0 : last.handle + 1
         }
-        if let model = server.attributes.first(where: { $0.type == ATTUUID(GATTNumbers.modelNumber) }) {
+        if let model = server.attributes.first(where: { $0.type == GATTNumbers.modelNumber }) {
             send(.readRequest(handle: model.handle))
         }
         discovered = true

@@ -146,9 +146,9 @@ import Testing
 
 @Test func uuidsPrintAndParseBothForms() {
     #expect(GATTNumbers.heartRateService.description == "0x180D")
-    #expect(GATTNumbers.braceletService.description == "6b1e0001-5c3a-4f7e-9d2b-8a4c1f0e7d35")
-    #expect(GATTNumbers.heartRateMeasurement.attBytes == [0x37, 0x2A])
-    #expect(BluetoothUUID(attBytes: GATTNumbers.braceletService.attBytes) == GATTNumbers.braceletService)
+    #expect(GATTNumbers.braceletService.description == "6B1E0001-5C3A-4F7E-9D2B-8A4C1F0E7D35")
+    #expect(GATTNumbers.heartRateMeasurement.wireBytes == [0x37, 0x2A])
+    #expect(BluetoothUUID(wireBytes: GATTNumbers.braceletService.wireBytes) == GATTNumbers.braceletService)
     #expect(GATTNumbers.model(fromModelNumber: "287-2B") == .v2)
     #expect(GATTNumbers.model(fromModelNumber: "HRM-Pro") == nil)
 }

@@ -1,3 +1,4 @@
+import BraceletProtocol
 import Testing
 import BraceletTransport
 
@@ -55,7 +56,7 @@ import BraceletTransport
         #expect(r.entries.count == 1)
         #expect(r.entries[0].handle == 0x0010)
         #expect(r.entries[0].uuid.description == "00002A37-0000-1000-8000-00805F9B34FB")
-        #expect(r.entries[0].uuid.expanded128 == ATTUUID.uuid16(0x2A37).expanded128)
+        #expect(r.entries[0].uuid.expanded128 == BluetoothUUID.uuid16(0x2A37).expanded128)
         #expect(pdu.encode() == bytes)
     }
 
@@ -194,10 +195,10 @@ import BraceletTransport
 
     @Test func uuidTextForms() throws {
         let u = try #require(UUID128(string: "0000180d-0000-1000-8000-00805f9b34fb"))
-        #expect(u == ATTUUID.uuid16(0x180D).expanded128)
+        #expect(u == BluetoothUUID.uuid16(0x180D).expanded128)
         #expect(UUID128(string: "0000180d-0000-1000-8000-00805f9b34f") == nil)
         #expect(UUID128(string: "0000180d-0000-1000-8000-00805f9b34fg") == nil)
-        #expect(ATTUUID.uuid16(0x2A37).description == "0x2A37")
+        #expect(BluetoothUUID.uuid16(0x2A37).description == "0x2A37")
     }
 }
 

@@ -1,3 +1,4 @@
+import BraceletProtocol
 /// One Attribute Protocol PDU (Bluetooth Core spec, Vol 3, Part F, 3.4): the payload of an L2CAP
 /// frame on the ATT channel (CID 0x0004). Multi-byte fields are little-endian on the wire.
 ///
@@ -15,7 +16,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// 0x05: handles and types found.
     case findInformationResponse(ATTFindInformationResponse)
     /// 0x08: read attributes of a given type in a handle range (e.g. 0x2803 characteristic declarations).
-    case readByTypeRequest(startHandle: UInt16, endHandle: UInt16, attributeType: ATTUUID)
+    case readByTypeRequest(startHandle: UInt16, endHandle: UInt16, attributeType: BluetoothUUID)
     /// 0x09: handles and values found.
     case readByTypeResponse(ATTReadByTypeResponse)
     /// 0x0A: read one attribute value.
@@ -23,7 +24,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// 0x0B: the value read (at most MTU - 1 bytes).
     case readResponse(value: [UInt8])
     /// 0x10: read grouping attributes of a type in a handle range (e.g. 0x2800 primary services).
-    case readByGroupTypeRequest(startHandle: UInt16, endHandle: UInt16, groupType: ATTUUID)
+    case readByGroupTypeRequest(startHandle: UInt16, endHandle: UInt16, groupType: BluetoothUUID)
     /// 0x11: groups found.
     case readByGroupTypeResponse(ATTReadByGroupTypeResponse)
     /// 0x12: write a value and ask for a response.
@@ -117,8 +118,8 @@ public enum ATTPDU: Hashable, Sendable {
         func atLeast(_ size: Int) throws(ATTPDUError) {
             if n < size { throw .tooShort(opcode: op, minimum: size, actual: n) }
         }
-        func uuid(from offset: Int) throws(ATTPDUError) -> ATTUUID {
-            guard let u = ATTUUID(wireBytes: b[offset...]) else {
+        func uuid(from offset: Int) throws(ATTPDUError) -> BluetoothUUID {
+            guard let u = BluetoothUUID(wireBytes: b[offset...]) else {
                 throw .invalidUUIDLength(opcode: op, offset: offset, length: n - offset)
             }
             return u
@@ -156,7 +157,7 @@ public enum ATTPDU: Hashable, Sendable {
             entries.reserveCapacity(listLength / entryLength)
             var i = 2
             while i < n {
-                guard let u = ATTUUID(wireBytes: b[(i + 2)..<(i + entryLength)]) else { break }
+                guard let u = BluetoothUUID(wireBytes: b[(i + 2)..<(i + entryLength)]) else { break }
                 entries.append(ATTHandleUUID(handle: u16(i), uuid: u))
                 i += entryLength
             }

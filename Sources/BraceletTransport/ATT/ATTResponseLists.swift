@@ -1,12 +1,13 @@
+import BraceletProtocol
 /// One entry of a Find Information Response: an attribute handle and its type.
 public struct ATTHandleUUID: Hashable, Sendable {
     /// The attribute handle.
     public var handle: UInt16
     /// The attribute type.
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
 
     /// Pairs a handle with its attribute type.
-    public init(handle: UInt16, uuid: ATTUUID) {
+    public init(handle: UInt16, uuid: BluetoothUUID) {
         self.handle = handle
         self.uuid = uuid
     }

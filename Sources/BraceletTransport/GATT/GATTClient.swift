@@ -52,7 +52,7 @@ public struct GATTClient {
                 throw .unexpectedResponse(request: .readByGroupTypeRequest, response: response.opcode)
             }
             for e in list.entries {
-                if let uuid = ATTUUID(wireBytes: e.value) {
+                if let uuid = BluetoothUUID(wireBytes: e.value) {
                     services.append(GATTService(uuid: uuid, startHandle: e.handle, endHandle: e.endGroupHandle))
                 }
             }
@@ -70,7 +70,7 @@ public struct GATTClient {
                 throw .unexpectedResponse(request: .readByTypeRequest, response: response.opcode)
             }
             for e in list.entries where e.value.count == 5 || e.value.count == 19 {
-                guard let uuid = ATTUUID(wireBytes: e.value[3...]) else { continue }
+                guard let uuid = BluetoothUUID(wireBytes: e.value[3...]) else { continue }
                 let valueHandle = UInt16(e.value[1]) | UInt16(e.value[2]) << 8
                 found.append(GATTCharacteristic(uuid: uuid, declarationHandle: e.handle, valueHandle: valueHandle,
                                                 properties: e.value[0], endHandle: end))

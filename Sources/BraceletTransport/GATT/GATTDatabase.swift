@@ -3,14 +3,14 @@ import BraceletProtocol
 /// A primary service found by discovery.
 public struct GATTService: Sendable, Hashable {
     /// The service UUID.
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
     /// The service declaration's handle.
     public var startHandle: UInt16
     /// The last handle of the service.
     public var endHandle: UInt16
 
     /// Creates a service entry.
-    public init(uuid: ATTUUID, startHandle: UInt16, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16) {
         self.uuid = uuid
         self.startHandle = startHandle
         self.endHandle = endHandle
@@ -22,10 +22,10 @@ public struct GATTDescriptor: Sendable, Hashable {
     /// Its handle.
     public var handle: UInt16
     /// Its type.
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
 
     /// Creates a descriptor entry.
-    public init(handle: UInt16, uuid: ATTUUID) {
+    public init(handle: UInt16, uuid: BluetoothUUID) {
         self.handle = handle
         self.uuid = uuid
     }
@@ -34,7 +34,7 @@ public struct GATTDescriptor: Sendable, Hashable {
 /// A characteristic found by discovery.
 public struct GATTCharacteristic: Sendable, Hashable {
     /// The characteristic UUID.
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
     /// The declaration's handle.
     public var declarationHandle: UInt16
     /// The value's handle (what reads, writes and notifications use).
@@ -47,7 +47,7 @@ public struct GATTCharacteristic: Sendable, Hashable {
     public var descriptors: [GATTDescriptor] = []
 
     /// Creates a characteristic entry.
-    public init(uuid: ATTUUID, declarationHandle: UInt16, valueHandle: UInt16, properties: UInt8, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, declarationHandle: UInt16, valueHandle: UInt16, properties: UInt8, endHandle: UInt16) {
         self.uuid = uuid
         self.declarationHandle = declarationHandle
         self.valueHandle = valueHandle
@@ -61,7 +61,7 @@ public struct GATTCharacteristic: Sendable, Hashable {
     public var canIndicate: Bool { properties & 0x20 != 0 }
     /// The Client Characteristic Configuration descriptor's handle, if it has one.
     public var cccdHandle: UInt16? {
-        descriptors.first { $0.uuid.expanded128 == ATTUUID.uuid16(0x2902).expanded128 }?.handle
+        descriptors.first { $0.uuid.expanded128 == BluetoothUUID.uuid16(0x2902).expanded128 }?.handle
     }
 }
 
@@ -81,9 +81,9 @@ public struct GATTDatabase: Sendable, Hashable {
     /// The first characteristic with `uuid` (16-bit and 128-bit forms match), optionally within
     /// the service `service`.
     public func characteristic(_ uuid: BluetoothUUID, in service: BluetoothUUID? = nil) -> GATTCharacteristic? {
-        let wanted = ATTUUID(uuid).expanded128
+        let wanted = uuid.expanded128
         let range: ClosedRange<UInt16>? = service.flatMap { s in
-            services.first { $0.uuid.expanded128 == ATTUUID(s).expanded128 }.map { $0.startHandle...$0.endHandle }
+            services.first { $0.uuid.expanded128 == s.expanded128 }.map { $0.startHandle...$0.endHandle }
         }
         if service != nil && range == nil { return nil }
         return characteristics.first { c in

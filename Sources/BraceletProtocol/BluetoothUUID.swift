@@ -3,11 +3,20 @@
 ///
 /// A 16-bit UUID and its 128-bit expansion over the Bluetooth Base UUID are different values of this
 /// type (they have different wire forms); compare ``expanded128`` when you need them to match.
-public enum ATTUUID: Hashable, Sendable, CustomStringConvertible {
+public enum BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     /// A 16-bit SIG-assigned UUID such as 0x2A37 (Heart Rate Measurement).
     case uuid16(UInt16)
     /// A 128-bit UUID, most significant byte first (the order of its text form).
     case uuid128(UUID128)
+
+    /// A SIG-assigned 16-bit UUID, e.g. `BluetoothUUID(0x180D)`.
+    public init(_ short: UInt16) { self = .uuid16(short) }
+
+    /// Parses the 8-4-4-4-12 text form of a 128-bit UUID; `nil` when it is not one.
+    public init?(_ text: String) {
+        guard let uuid = UUID128(string: text) else { return nil }
+        self = .uuid128(uuid)
+    }
 
     /// Decodes a UUID from its little-endian wire form of 2 or 16 bytes; `nil` for any other length.
     public init?(wireBytes bytes: some Collection<UInt8>) {
@@ -52,7 +61,7 @@ public enum ATTUUID: Hashable, Sendable, CustomStringConvertible {
     /// `0x2A37` for a 16-bit UUID, the usual 8-4-4-4-12 text for a 128-bit one.
     public var description: String {
         switch self {
-        case .uuid16(let v): hexWord(v)
+        case .uuid16(let v): "0x" + String(repeating: "0", count: 4 - String(v, radix: 16).count) + String(v, radix: 16, uppercase: true)
         case .uuid128(let u): u.description
         }
     }
