@@ -166,25 +166,40 @@ func randomSlotsRoundTripThroughTheVectorisedDecoder(model: DeviceModel) throws 
     }
     #expect(decoded == slots)
     #expect(flags.filter { !$0.isEmpty }.count > 900)  // whole-range random values are mostly out of range
-    #expect(flags == slots.map { referenceOutOfRange($0, model: model) })
+    // The kernel's flags equal the layout table's ranges applied to the raw records.
+    let recordBytes = Array(file[FileHeader.length..<(file.count - FileHeader.trailerLength)])
+    let size = MetricsRecordLayout.size(for: model)
+    let expected = (0..<slots.count).map { i in
+        referenceOutOfRange(Array(recordBytes[(i * size)..<((i + 1) * size)]), model: model, intervalSeconds: 30)
+    }
+    #expect(flags == expected)
 }
 
-/// The range rules of protocol-specs §6.2, written out plainly, to check the vectorised kernel.
-func referenceOutOfRange(_ s: Slot, model: DeviceModel) -> SlotFields {
-    var f: SlotFields = []
-    func check(_ v: Int?, _ range: ClosedRange<Int>, _ field: SlotFields) { if let v, !range.contains(v) { f.insert(field) } }
-    func scaled(_ v: Double?) -> Int? { v.map { Int(($0 * 100).rounded()) } }
-    let interval = Int(s.intervalSeconds)
-    check(s.bpm, 30...220, .bpm); check(s.bpmQuality, 0...4, .bpmQuality)
-    check(scaled(s.breath), 500...4500, .breath); check(s.breathQuality, 0...4, .breathQuality)
-    if let a = s.activity, ![0, 1, 2, 4, 6, 7].contains(a) { f.insert(.activity) }
-    check(s.steps, 0...(5 * interval), .steps); check(scaled(s.speed), 0...2500, .speed)
-    check(scaled(s.skinTempC), 2000...4500, .skinTemp); check(s.energyCal, 0...(1000 * interval), .energy)
-    if let a = s.activeCal, a > 1000 * interval || (s.energyCal.map { a > $0 } ?? false) { f.insert(.activeEnergy) }
-    check(s.wearing, 0...4, .wearing); check(s.sleepStage, 0...4, .sleepStage); check(s.battery, 0...100, .battery)
-    if model == .v2 {
-        check(s.spo2, 0...100, .spo2); check(s.spo2Quality, 0...4, .spo2Quality)
-        check(scaled(s.coreTempC), 3400...4200, .coreTemp); check(scaled(s.edaMicrosiemens), 0...10000, .eda)
+/// The range rules of protocol-specs §6.2 as written in `MetricsRecordLayout`, applied plainly to one
+/// raw record: the independent check of the C kernel.
+func referenceOutOfRange(_ record: [UInt8], model: DeviceModel, intervalSeconds: UInt32) -> SlotFields {
+    func raw(_ field: RecordField) -> UInt32 {
+        (0..<field.width).reduce(UInt32(0)) { $0 | UInt32(record[field.offset + $1]) << (8 * UInt32($1)) }
     }
-    return f
+    let bits: [String: SlotFields] = Dictionary(uniqueKeysWithValues: SlotFields.namedFields.map { ($0.1, $0.0) })
+    var flags: SlotFields = []
+    var values: [String: UInt32] = [:]
+    for field in MetricsRecordLayout.fields(for: model) {
+        let v = raw(field)
+        guard v != field.sentinel else { continue }
+        values[field.name] = v
+        var bad = !field.validRaw.contains(v)
+        switch field.name {
+        case "activity": bad = MetricsRecordLayout.validActivityMask >> min(v, 31) & 1 == 0 || v > 7
+        case "steps": bad = v > MetricsRecordLayout.maximumStepsPerSecond * intervalSeconds
+        case "energy_cal": bad = v > MetricsRecordLayout.maximumCaloriesPerSecond * intervalSeconds
+        default: break
+        }
+        if bad, let bit = bits[field.name] { flags.insert(bit) }
+    }
+    if let active = values["active_cal"],
+       active > MetricsRecordLayout.maximumCaloriesPerSecond * intervalSeconds || values["energy_cal"].map({ active > $0 }) == true {
+        flags.insert(.activeEnergy)
+    }
+    return flags
 }

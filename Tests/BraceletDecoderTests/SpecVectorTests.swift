@@ -38,7 +38,6 @@ enum Canonical {
     }
     static func int(_ value: Int?) -> String { value.map(String.init) ?? "none" }
 
-    static func kindName(_ kind: FileKind) -> String { kind.description }
 
     static func command(_ c: Command) -> String {
         switch c {
