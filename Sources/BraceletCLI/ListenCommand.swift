@@ -148,7 +148,7 @@ struct ListenCommand: ParsableCommand {
             throw ExitCode(1)
         }
         if let store, let storeSink, let summaryConfiguration {
-            let recomputer = SummaryRecomputer(configuration: summaryConfiguration, age: person.age ?? SummaryConfiguration.defaultAge)
+            let recomputer = SummaryRecomputer(configuration: summaryConfiguration, age: person.age)
             for (device, dates) in storeSink.touchedDates {
                 let r = try recomputer.recompute(device: device, dates: Array(dates), store: store)
                 if !quiet { printError("listen: \(device): recomputed \(r.dates.count) days, \(r.changedSummaries + r.changedSleepSessions) outbox entries written") }

@@ -23,17 +23,19 @@ public struct RecomputeReport: Sendable {
 /// touched, from what the store holds, and writes the changed ones back (the store writes an outbox
 /// entry in the same transaction as each change).
 ///
-/// Only the touched days are recomputed. A day reads its own samples, the 24 hours before it
-/// (a night that ends on that date starts the evening before) and the 18 hours after it (a night
-/// that starts that evening must be seen whole to be assigned to the date it ends on).
+/// Only the touched days are recomputed. Consecutive touched days are read from the store once, as
+/// one span that also covers the 24 hours before the first (a night that ends on that date starts
+/// the evening before) and the 18 hours after the last (a night that starts that evening must be
+/// seen whole to be assigned to the date it ends on).
 public struct SummaryRecomputer: Sendable {
     /// Summary rules (time zone, zones, quality threshold).
     public var configuration: SummaryConfiguration
-    /// Age for the vitality metrics.
-    public var age: Int
+    /// Age for the vitality metrics; without it no vitality metrics are computed (the adapter's
+    /// output carries the age, and an assumed one would be invented).
+    public var age: Int?
 
     /// A recomputer with these rules.
-    public init(configuration: SummaryConfiguration, age: Int) {
+    public init(configuration: SummaryConfiguration, age: Int?) {
         self.configuration = configuration
         self.age = age
     }
@@ -44,39 +46,55 @@ public struct SummaryRecomputer: Sendable {
     /// Recomputes `dates` (YYYY-MM-DD, local) of `device` and stores what changed.
     public func recompute(device: String, dates: [String], store: Store) throws -> RecomputeReport {
         var report = RecomputeReport()
-        for date in Set(dates).sorted() {
-            guard let range = LocalDates.unixSecondsRange(of: date, in: configuration.timeZone) else { continue }
-            // A night that ends on this date began the evening before; one that begins this evening
-            // must be seen whole (until its stop tomorrow) or it would be cut at midnight and stored
-            // as a nap of this date.
-            let from = range.lowerBound - 86_400
-            let to = range.upperBound + 18 * 3600
+        let days = Set(dates).sorted().compactMap { date in
+            LocalDates.unixSecondsRange(of: date, in: configuration.timeZone).map { (date: date, range: $0) }
+        }
+        // Runs of consecutive days share one read of the store.
+        var runs: [[(date: String, range: Range<Int64>)]] = []
+        for day in days {
+            if let last = runs.last?.last, last.range.upperBound == day.range.lowerBound {
+                runs[runs.count - 1].append(day)
+            } else {
+                runs.append([day])
+            }
+        }
+        for run in runs {
+            guard let first = run.first, let last = run.last else { continue }
+            let from = first.range.lowerBound - 86_400
+            let to = last.range.upperBound + 18 * 3600
             let slots = try store.slots(device: device, from: from, to: to)
             let beats = try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)
             var engine = SummaryEngine(configuration: configuration)
-            report.diagnostics += engine.add(slots: slots, beats: beats, now: range.upperBound + 86_400)
-            guard let day = engine.day(date) else { continue }
-            report.dates.append(date)
-            if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day) {
-                report.changedSummaries += 1
-            }
-            let sessions = engine.sleepSessions.filter { $0.recordDate == date }
-            for session in sessions {
-                let json = try JSONEncoder.sorted.encode(session)
-                if case .changed = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
-                                                                localDate: date, json: json) {
-                    report.changedSleepSessions += 1
-                }
-            }
-            if let input = BraceletDay(summary: day, sleepSessions: sessions, summarySlotSeconds: configuration.summarySlotSeconds) {
-                let (metrics, missing) = vitalityMetrics(for: input, age: age)
-                if try store.upsertVitalityMetrics(device: device, localDate: date, json: StoredVitalityMetrics.encode(metrics)) {
-                    report.changedVitalityDays += 1
-                }
-                report.missingVitalityFields[date] = missing
+            report.diagnostics += engine.add(slots: slots, beats: beats, now: to + 86_400)
+            for (date, _) in run {
+                try save(date: date, of: engine, device: device, into: store, report: &report)
             }
         }
         return report
+    }
+
+    private func save(date: String, of engine: SummaryEngine, device: String, into store: Store,
+                       report: inout RecomputeReport) throws {
+        guard let day = engine.day(date) else { return }
+        report.dates.append(date)
+        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day) {
+            report.changedSummaries += 1
+        }
+        let sessions = engine.sleepSessions.filter { $0.recordDate == date }
+        for session in sessions {
+            let json = try JSONEncoder.sorted.encode(session)
+            if case .changed = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
+                                                            localDate: date, json: json) {
+                report.changedSleepSessions += 1
+            }
+        }
+        guard let age, let input = BraceletDay(summary: day, sleepSessions: sessions,
+                                               summarySlotSeconds: configuration.summarySlotSeconds) else { return }
+        let (metrics, missing) = vitalityMetrics(for: input, age: age)
+        if try store.upsertVitalityMetrics(device: device, localDate: date, json: StoredVitalityMetrics.encode(metrics)) {
+            report.changedVitalityDays += 1
+        }
+        report.missingVitalityFields[date] = missing
     }
 }
 

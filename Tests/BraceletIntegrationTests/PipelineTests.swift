@@ -124,3 +124,18 @@ enum Bundled {
     #expect(day.totalSleepSeconds == nil)   // no sleep that day: nil, not 0
     #expect(day.nightlySDNNMs == nil)
 }
+
+@Test func withoutAnAgeNoVitalityMetricsAreInvented() throws {
+    let path = Bundled.temporaryDatabase()
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    let store = try Store(path: path)
+    let replayed = try Bundled.replay("v1-day.btsnoop")
+    let zone = try SummaryConfiguration.timeZone(named: "Europe/Amsterdam")
+    let file = try #require(replayed.metricsFiles.first)
+    let dates = try store.insertSlots(file.slots, device: file.header.serial, model: file.header.model).touchedLocalDates(in: zone)
+    let report = try SummaryRecomputer(configuration: try SummaryConfiguration(timeZone: zone), age: nil)
+        .recompute(device: file.header.serial, dates: dates, store: store)
+    #expect(report.changedSummaries == 1)
+    #expect(report.changedVitalityDays == 0)
+    #expect(try store.vitalityMetrics(device: file.header.serial, fromDate: "2026-01-01", toDate: "2026-12-31").isEmpty)
+}
