@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletSummaries
 import BraceletVitality
 import BraceletCapture
@@ -117,7 +118,7 @@ struct ListenCommand: ParsableCommand {
             if case .device(_, let s, _) = event { serial = s }
             if case .erased(let kind, _) = event { storeSink?.erased(kind: kind, serial: serial) }
             if case .heartRate(let m) = event {
-                let t = ISO8601DateFormatter().string(from: Date())
+                let t = UTCTime.iso8601(unixSeconds: Int64(Date().timeIntervalSince1970))
                 let line: String
                 if table {
                     line = ("\(t)  \(m.bpm) bpm  rr \(m.rrMilliseconds.map(String.init).joined(separator: ","))")
@@ -171,7 +172,7 @@ struct DirectorySink: TransferSink {
     func commit(_ file: TransferredFile) throws {
         // Named by content (size and the file's own trailing CRC-32): two files never share a name, and
         // the same file sent twice (link drop between commit and erase) lands on the same name.
-        let tag = file.bytes.suffix(4).map { String(format: "%02x", $0) }.joined()
+        let tag = hexString(file.bytes.suffix(4))
         let name = "\(file.serial)-\(file.kind)-\(file.bytes.count)-\(tag).bin"
         let final = path + "/" + name, temporary = final + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

@@ -123,6 +123,9 @@ struct PersonOptions: ParsableArguments {
                 zone = TimeZone(identifier: "UTC") ?? .current
                 printError("note: no --tz given; days run in UTC")
             }
+            if age == nil && hrMax == nil {
+                printError("note: no --age or --hr-max given: heart-rate zones assume age \(SummaryConfiguration.defaultAge); pass your own for zones that mean something")
+            }
             guard let formula = HRMaxFormula(rawValue: hrMaxFormula) else {
                 throw CLIError("--hrmax-formula must be 208 or 220, not \(hrMaxFormula)")
             }

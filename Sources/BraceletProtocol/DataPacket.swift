@@ -62,16 +62,16 @@ public struct DataPacket: Sendable, Hashable {
     public init<C: Collection>(bytes: C) throws(FrameError) where C.Element == UInt8 {
         let frame = Array(bytes)
         guard frame.count >= DataPacket.headerLength + 1 + DataPacket.trailerLength else {
-            throw .wrongLength(code: 0, expected: DataPacket.headerLength + 1 + DataPacket.trailerLength, actual: frame.count)
+            throw .packetLength(expected: DataPacket.headerLength + 1 + DataPacket.trailerLength, actual: frame.count)
         }
         let length = Int(frame[6])
         guard length >= 1, frame.count == DataPacket.headerLength + length + DataPacket.trailerLength else {
-            throw .wrongLength(code: 0, expected: DataPacket.headerLength + length + DataPacket.trailerLength, actual: frame.count)
+            throw .packetLength(expected: DataPacket.headerLength + length + DataPacket.trailerLength, actual: frame.count)
         }
         let body = frame[0..<(frame.count - 2)]
         let crc = CRC16.checksum(body)
         let found: UInt16 = frame.readLittleEndian(at: frame.count - 2)!
-        guard crc == found else { throw .crcMismatch(code: 0, expected: UInt32(crc), found: UInt32(found)) }
+        guard crc == found else { throw .packetCRCMismatch(computed: crc, found: found) }
         sequence = frame.readLittleEndian(at: 0)!
         offset = frame.readLittleEndian(at: 2)!
         isLast = frame[7] & 1 != 0

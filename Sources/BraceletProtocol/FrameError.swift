@@ -10,6 +10,10 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownCode(UInt8)
     /// A field holds a value the protocol does not allow.
     case invalidField(name: String, value: Int)
+    /// A data packet's length does not match its length field (or is below the minimum).
+    case packetLength(expected: Int, actual: Int)
+    /// A data packet failed its CRC-16.
+    case packetCRCMismatch(computed: UInt16, found: UInt16)
 
     public var description: String {
         switch self {
@@ -23,6 +27,10 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
             "unknown frame code 0x\(hexString([code])); the peer may run a newer protocol version"
         case let .invalidField(name, value):
             "field \(name) has the invalid value \(value)"
+        case let .packetLength(expected, actual):
+            "data packet has \(actual) bytes, its header says \(expected); treat it as lost and re-request its range"
+        case let .packetCRCMismatch(computed, found):
+            "data packet failed its CRC-16 (computed 0x\(String(computed, radix: 16)), packet says 0x\(String(found, radix: 16))); treat it as lost and re-request its range"
         }
     }
 }

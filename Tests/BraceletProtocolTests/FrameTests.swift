@@ -74,8 +74,10 @@ import Testing
     #expect(bytes.count == 168)
     #expect(try DataPacket(bytes: bytes).offset == 1106)
     bytes[20] ^= 0x01
-    #expect(throws: FrameError.self) { try DataPacket(bytes: bytes) }
-    #expect(throws: FrameError.wrongLength(code: 0, expected: 11, actual: 4)) { try DataPacket(bytes: [0, 0, 0, 0]) }
+    #expect(throws: FrameError.packetCRCMismatch(computed: CRC16.checksum(bytes.dropLast(2)), found: bytes.readLittleEndian(at: 166)!)) {
+        try DataPacket(bytes: bytes)
+    }
+    #expect(throws: FrameError.packetLength(expected: 11, actual: 4)) { try DataPacket(bytes: [0, 0, 0, 0]) }
 }
 
 @Test func headerRejectsWrongMagicVersionModelAndRecordSize() throws {
