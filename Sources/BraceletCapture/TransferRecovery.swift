@@ -50,7 +50,7 @@ public enum TransferFault: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .corruptPacket(p, reason):
-            "\(p): data packet damaged (\(reason)); its range must be re-requested"
+            "\(p): \(reason)"
         case let .packetsLost(p, kind, expected, received):
             "\(p): \(kind) packets lost: expected offset \(expected), got \(received); the range must be re-requested"
         case let .repeatedPacket(p, kind, offset):
