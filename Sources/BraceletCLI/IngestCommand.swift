@@ -39,10 +39,7 @@ struct IngestCommand: ParsableCommand {
         var configuration: SummaryConfiguration?
         var inserted = 0, present = 0, beatsInserted = 0
         for path in captures {
-            let bytes: [UInt8]
-            do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("cannot read \(path): \(error)") }
-            let replayed: ReplayedCapture
-            do { replayed = try ReplayedCapture.load(bytes: bytes) } catch { throw CLIError("\(path) is not a readable capture: \(error)") }
+            let replayed = try loadCapture(path).capture
             if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
                 printError("warning: \(path) holds no bracelet file transfer; skipped")
                 continue

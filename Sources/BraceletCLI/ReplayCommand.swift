@@ -39,19 +39,10 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let started = ContinuousClock.now
-        let bytes: [UInt8]
-        do { bytes = try CaptureFile.read(path: capture) } catch {
-            throw CLIError("cannot read \(capture): \(error)")
-        }
-        let large = bytes.count >= 8 << 20
-        let replayed: ReplayedCapture
-        do {
-            replayed = try ReplayedCapture.load(bytes: bytes, progress: large && !quiet ? { done in
-                printError("reading capture: \(done >> 20) of \(bytes.count >> 20) MiB")
-            } : nil)
-        } catch {
-            throw CLIError("\(capture) is not a readable capture: \(error)")
-        }
+        let quiet = self.quiet
+        let (replayed, size) = try loadCapture(capture, progress: { done, total in
+            if total >= 8 << 20 && !quiet { printError("reading capture: \(done >> 20) of \(total >> 20) MiB") }
+        })
         guard replayed.hasData else {
             let handles = replayed.statistics.attributeHandles.map { String(format: "0x%04X", $0) }.joined(separator: ", ")
             throw CLIError("""
@@ -74,7 +65,7 @@ struct ReplayCommand: ParsableCommand {
         for hr in replayed.heartRates { writer.heartRate(hr) }
         writer.end()
         out.flush()
-        if !quiet { report(replayed, bytes: bytes.count, elapsed: ContinuousClock.now - started) }
+        if !quiet { report(replayed, bytes: size, elapsed: ContinuousClock.now - started) }
         if replayed.isIncomplete { throw ExitCode(3) }
     }
 

@@ -20,10 +20,7 @@ struct SampleInput {
 
     /// Replays a capture and keeps every slot and beat (every device in it).
     static func capture(_ path: String) throws -> SampleInput {
-        let bytes: [UInt8]
-        do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("cannot read \(path): \(error)") }
-        let replayed: ReplayedCapture
-        do { replayed = try ReplayedCapture.load(bytes: bytes) } catch { throw CLIError("\(path) is not a readable capture: \(error)") }
+        let replayed = try loadCapture(path).capture
         guard !replayed.metricsFiles.isEmpty || !replayed.beatsFiles.isEmpty else {
             throw CLIError("\(path) holds no bracelet file transfer (\(replayed.statistics.attPDUs) ATT PDUs); nothing to summarise", exitCode: 2)
         }
@@ -57,6 +54,19 @@ struct SampleInput {
         input.slots = try store.slots(device: serial, from: Int64.min / 2, to: Int64.max / 2)
         input.beats = try store.beats(device: serial, fromMs: Int64.min / 2, toMs: Int64.max / 2)
         return (input, serial)
+    }
+}
+
+/// Reads and replays a capture file, with messages that say what was wrong; `progress` is called
+/// with bytes read (about every MiB) for large files. Returns the file size too.
+func loadCapture(_ path: String, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> (capture: ReplayedCapture, bytes: Int) {
+    let bytes: [UInt8]
+    do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("cannot read \(path): \(error)") }
+    do {
+        let replayed = try ReplayedCapture.load(bytes: bytes, progress: progress.map { report in { report($0, bytes.count) } })
+        return (replayed, bytes.count)
+    } catch {
+        throw CLIError("\(path) is not a readable capture: \(error)")
     }
 }
 
