@@ -104,16 +104,46 @@ public struct TransferRecovery: Sendable {
     /// The model the Device Information model number named, if the capture read it.
     public private(set) var modelFromDeviceInformation: DeviceModel?
 
-    /// A file being received: its bytes and which of them arrived.
+    /// A file being received. Memory follows what the capture carried, never the announced size: a
+    /// size response costs nothing until data packets arrive, so a capture that announces many large
+    /// files without sending them cannot make recovery allocate them.
     struct Transfer: Sendable {
         var kind: FileKind
         var size: Int
-        var bytes: [UInt8]
-        var have: [Bool]
-        var contiguous = 0
+        /// The bytes received without a gap from offset 0.
+        var prefix: [UInt8] = []
+        /// Packets received past a gap, by offset, until the gap is filled.
+        var ahead: [Int: [UInt8]] = [:]
         var expectedOffset = 0
         var lastMicros: Int64 = 0
-        mutating func advanceContiguous() { while contiguous < size && have[contiguous] { contiguous += 1 } }
+
+        init(kind: FileKind, size: Int) {
+            self.kind = kind
+            self.size = size
+        }
+
+        /// Bytes from offset 0 up to the first byte never received.
+        var contiguous: Int { prefix.count }
+
+        /// Whether the byte at `offset` was already received.
+        func holds(_ offset: Int) -> Bool {
+            offset < prefix.count || ahead.contains { start, chunk in start <= offset && offset < start + chunk.count }
+        }
+
+        /// Keeps the bytes of `payload` (placed at `offset`) that were not received before.
+        mutating func receive(_ payload: [UInt8], at offset: Int) {
+            guard offset + payload.count > prefix.count else { return }
+            if offset > prefix.count {
+                if let held = ahead[offset], held.count >= payload.count { return }
+                ahead[offset] = payload
+                return
+            }
+            prefix.append(contentsOf: payload[(prefix.count - offset)...])
+            // Move every chunk the prefix now reaches into it.
+            while let start = ahead.keys.first(where: { $0 <= prefix.count }), let chunk = ahead.removeValue(forKey: start) {
+                if start + chunk.count > prefix.count { prefix.append(contentsOf: chunk[(prefix.count - start)...]) }
+            }
+        }
     }
 
     private var active: Transfer?
@@ -125,6 +155,14 @@ public struct TransferRecovery: Sendable {
 
     /// An empty recovery.
     public init() {}
+
+    /// Bytes held for transfers not yet delivered (the active one and those waiting to be resumed):
+    /// at most the payload bytes the capture carried.
+    var heldBytes: Int {
+        ([active].compactMap { $0 } + suspended).reduce(0) { total, t in
+            total + t.prefix.count + t.ahead.values.reduce(0) { $0 + $1.count }
+        }
+    }
 
     /// Handles one capture event.
     public mutating func consume(_ event: CaptureEvent) {
@@ -216,7 +254,7 @@ public struct TransferRecovery: Sendable {
             if let index = suspended.firstIndex(where: { $0.kind == kind && $0.size == size }) {
                 active = suspended.remove(at: index)
             } else {
-                active = Transfer(kind: kind, size: size, bytes: [UInt8](repeating: 0, count: size), have: [Bool](repeating: false, count: size))
+                active = Transfer(kind: kind, size: size)
             }
         case .readAccepted:
             if case let .readFile(_, offset, _) = lastCommand { active?.expectedOffset = Int(offset) }
@@ -252,18 +290,14 @@ public struct TransferRecovery: Sendable {
         // Take the transfer out so its buffers are uniquely referenced: writing into them must not
         // copy the whole file on every packet.
         active = nil
-        if offset < transfer.expectedOffset || transfer.have[offset] {
+        if offset < transfer.expectedOffset || transfer.holds(offset) {
             faults.append(.repeatedPacket(at: event.position, kind: transfer.kind, offset: offset))
         } else if offset > transfer.expectedOffset {
             faults.append(.packetsLost(at: event.position, kind: transfer.kind, expectedOffset: transfer.expectedOffset, receivedOffset: offset))
         }
-        for (i, byte) in packet.payload.enumerated() where !transfer.have[offset + i] {
-            transfer.bytes[offset + i] = byte
-            transfer.have[offset + i] = true
-        }
+        transfer.receive(packet.payload, at: offset)
         transfer.expectedOffset = max(transfer.expectedOffset, offset + packet.payload.count)
         transfer.lastMicros = event.timestampMicros
-        transfer.advanceContiguous()
         active = transfer
     }
 
@@ -279,7 +313,7 @@ public struct TransferRecovery: Sendable {
     }
 
     private mutating func emit(_ transfer: Transfer, erased: Bool) {
-        files.append(RecoveredFile(kind: transfer.kind, announcedSize: transfer.size, bytes: Array(transfer.bytes[0..<transfer.contiguous]),
+        files.append(RecoveredFile(kind: transfer.kind, announcedSize: transfer.size, bytes: transfer.prefix,
                                    wasErased: erased, completedAtMicros: transfer.lastMicros))
     }
 
