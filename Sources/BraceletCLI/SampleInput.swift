@@ -34,8 +34,10 @@ struct SampleInput {
 
     /// Reads a CSV export (first column Unix ms; other columns named like the replay keys).
     static func csv(_ path: String, intervalSeconds: Int?) throws -> SampleInput {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw CLIError("cannot read \(path) as UTF-8 text")
+        let bytes: [UInt8]
+        do { bytes = try InputFile.read(path: path, what: "CSV file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIError("\(path) is not UTF-8 text: save the export as UTF-8 CSV")
         }
         let parsed: CSVSampleInput
         do { parsed = try CSVSampleReader.read(text, intervalSeconds: intervalSeconds) } catch { throw CLIError("\(path): \(error)") }
@@ -61,7 +63,7 @@ struct SampleInput {
 /// with bytes read (about every MiB) for large files. Returns the file size too.
 func loadCapture(_ path: String, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> (capture: ReplayedCapture, bytes: Int) {
     let bytes: [UInt8]
-    do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("cannot read \(path): \(error)") }
+    do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("\(error)") }
     do {
         let replayed = try ReplayedCapture.load(bytes: bytes, progress: progress.map { report in { report($0, bytes.count) } })
         return (replayed, bytes.count)

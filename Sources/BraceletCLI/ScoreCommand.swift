@@ -1,4 +1,6 @@
 import ArgumentParser
+import BraceletProtocol
+import Foundation
 import BraceletStore
 import BraceletVitality
 
@@ -60,7 +62,9 @@ struct ScoreCommand: ParsableCommand {
         let report: ScoreReport
         if let rook {
             let file: ROOKInputFile
-            do { file = try ROOKInputFile.load(path: rook) } catch { throw ScoreReportError.input(error) }
+            let bytes: [UInt8]
+            do { bytes = try InputFile.read(path: rook, what: "ROOK JSON file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
+            do { file = try ROOKInputFile.decode(Data(bytes)) } catch { throw ScoreReportError.input(error) }
             report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
         } else {
             let path = db ?? ""

@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// Why a btsnoop file could not be read (further). Every case names where in the file it happened
 /// and what to do. Records before a record-level fault have already been delivered.
 public enum BtsnoopError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -18,6 +20,8 @@ public enum BtsnoopError: Error, Hashable, Sendable, CustomStringConvertible {
     case implausibleRecordLength(recordIndex: Int, offset: Int, includedLength: UInt32)
     /// The record at `offset` includes more bytes than the original packet had.
     case includedLengthExceedsOriginal(recordIndex: Int, offset: Int, includedLength: UInt32, originalLength: UInt32)
+    /// The capture file is missing, not a regular file, too large or unreadable.
+    case unusableFile(InputFileError)
     /// A file could not be opened, read or written.
     case fileSystem(path: String, operation: String, errno: Int32)
 
@@ -53,6 +57,8 @@ public enum BtsnoopError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .includedLengthExceedsOriginal(index, offset, included, original):
             return "Record #\(index) at byte offset \(offset) includes \(included) bytes of a packet only \(original) bytes long: "
                 + "the record header is damaged. All records before it were read; the rest cannot be trusted."
+        case let .unusableFile(error):
+            return error.description
         case let .fileSystem(path, operation, errno):
             return "Could not \(operation) \(path) (errno \(errno)). Check that the path exists and is readable/writable."
         }

@@ -1,3 +1,4 @@
+import BraceletProtocol
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,31 +7,10 @@ import Darwin
 
 /// Whole-file reads and writes for captures, without Foundation: one allocation for the whole file.
 public enum CaptureFile {
-    /// Reads the whole file at `path` into one contiguous buffer.
+    /// Reads the whole capture at `path` into one contiguous buffer. Only a regular file of at most
+    /// ``InputFile/captureLimit`` bytes is read (see ``InputFile``).
     public static func read(path: String) throws(BtsnoopError) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw .fileSystem(path: path, operation: "open", errno: errno) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .fileSystem(path: path, operation: "stat", errno: errno) }
-        let size = Int(st.st_size)
-        var readError: Int32 = 0
-        let buffer = [UInt8](unsafeUninitializedCapacity: max(size, 0)) { buf, count in
-            var done = 0
-            while done < size, let base = buf.baseAddress {
-                let n = systemRead(fd, base + done, size - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    readError = errno
-                    break
-                }
-                if n == 0 { break }
-                done += n
-            }
-            count = done
-        }
-        if readError != 0 { throw .fileSystem(path: path, operation: "read", errno: readError) }
-        return buffer
+        do { return try InputFile.read(path: path, what: "capture", limit: InputFile.captureLimit) } catch { throw .unusableFile(error) }
     }
 
     /// Writes `bytes` to `path`, replacing the file if it exists.
@@ -59,11 +39,6 @@ public enum CaptureFile {
         }
         if writeError != 0 { throw .fileSystem(path: path, operation: "write", errno: writeError) }
     }
-}
-
-@inline(__always)
-private func systemRead(_ fd: Int32, _ buf: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
-    read(fd, buf, count)
 }
 
 @inline(__always)

@@ -1,3 +1,4 @@
+import BraceletProtocol
 import CSQLite
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,7 @@ public final class Database {
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         self.path = path
         if path != ":memory:" {
+            do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch { throw StoreError.invalidInput(error.description) }
             try Database.createFileIfMissing(path)
         }
         var db: OpaquePointer?

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one check every file a command reads goes through: captures, CSV and ROOK exports, and the
+/// database path.
+///
+/// Only regular files are read (a symbolic link to one is fine). A named pipe would block the command
+/// forever, a device could stream without end and a folder holds no data, so each is refused with a
+/// message that names the path and what to do. A regular file larger than its kind's limit is refused
+/// before anything is allocated, so a damaged or wrong file cannot make a command take its size in memory.
+public enum InputFile {
+    /// Largest capture read (1 GiB): a year of one bracelet's syncs is about 130 MB.
+    public static let captureLimit = 1 << 30
+    /// Largest CSV or JSON export read (256 MiB): a year of one-minute rows is about 50 MB.
+    public static let exportLimit = 256 << 20
+
+    /// Reads the whole regular file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - what: what the file should be, for messages ("capture", "CSV file").
+    ///   - limit: the largest size accepted, in bytes.
+    /// - Throws: ``InputFileError`` naming the path and what to do.
+    public static func read(path: String, what: String, limit: Int) throws(InputFileError) -> [UInt8] {
+        // O_NONBLOCK: opening a named pipe must not wait for a writer before it can be refused.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw openError(path: path, what: what, errno: errno) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .unreadable(path: path, what: what, reason: errorText(errno)) }
+        if let kind = nonRegularKind(st.st_mode) { throw .notRegularFile(path: path, what: what, kind: kind) }
+        let size = Int(st.st_size)
+        guard size <= limit else { throw .tooLarge(path: path, what: what, size: size, limit: limit) }
+        var readError: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 0)) { buffer, count in
+            var done = 0
+            while done < size, let base = buffer.baseAddress {
+                let n = systemRead(fd, base + done, size - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    readError = errno
+                    break
+                }
+                if n == 0 { break }
+                done += n
+            }
+            count = done
+        }
+        if readError != 0 { throw .unreadable(path: path, what: what, reason: errorText(readError)) }
+        return bytes
+    }
+
+    /// Checks a path that another library opens itself (the SQLite database): it must be a regular
+    /// file or not exist yet.
+    ///
+    /// - Returns: whether the file exists.
+    /// - Throws: ``InputFileError/notRegularFile(path:what:kind:)`` for a folder, pipe, device or socket.
+    @discardableResult
+    public static func checkRegularOrMissing(path: String, what: String) throws(InputFileError) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let code = errno
+            if code == ENOENT { return false }
+            throw .unreadable(path: path, what: what, reason: errorText(code))
+        }
+        if let kind = nonRegularKind(st.st_mode) { throw .notRegularFile(path: path, what: what, kind: kind) }
+        return true
+    }
+
+    /// What a file that is not regular is, or `nil` for a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a named pipe (FIFO)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    static func openError(path: String, what: String, errno code: Int32) -> InputFileError {
+        code == ENOENT ? .missing(path: path, what: what) : .unreadable(path: path, what: what, reason: errorText(code))
+    }
+
+    static func errorText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+}
+
+/// Why an input file was not read; each message names the file and what to do.
+public enum InputFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Nothing exists at the path.
+    case missing(path: String, what: String)
+    /// The path names a folder, pipe, device or socket.
+    case notRegularFile(path: String, what: String, kind: String)
+    /// The file is larger than any genuine input of its kind.
+    case tooLarge(path: String, what: String, size: Int, limit: Int)
+    /// The system refused to open or read it (permission, I/O error).
+    case unreadable(path: String, what: String, reason: String)
+
+    /// What was wrong and what to do.
+    public var description: String {
+        switch self {
+        case let .missing(path, what):
+            "no \(what) at \(path): check the path"
+        case let .notRegularFile(path, what, kind):
+            "\(path) is \(kind), not a \(what): "
+                + (kind == "a folder" ? "name a file inside it" : "name a regular file (save what a pipe or device produces to a file first)")
+        case let .tooLarge(path, what, size, limit):
+            "\(path) has \(size >> 20) MiB, more than any \(what) bracelet reads (\(limit >> 20) MiB): check that it is the right file, or split it"
+        case let .unreadable(path, what, reason):
+            "cannot read the \(what) \(path): \(reason); check its permissions"
+        }
+    }
+}
+
+@inline(__always)
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
