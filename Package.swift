@@ -69,5 +69,6 @@ let package = Package(
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality"]
         ),
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BraceletCLITests", dependencies: ["BraceletCLI"]),
     ]
 )

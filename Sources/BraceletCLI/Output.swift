@@ -1,48 +1,86 @@
+import ArgumentParser
+import BraceletProtocol
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Writes a line to standard error (progress, warnings, errors), keeping stdout for data.
+/// Writes a line to standard error (progress, warnings, errors), keeping stdout for data. A standard
+/// error that cannot be written to loses the line rather than stopping the command.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
 }
 
 /// A buffered writer to standard output or a file: records are appended as text and written in
 /// large chunks.
+///
+/// `-o PATH` writes only to a regular file (created or truncated): a device node, named pipe, folder
+/// or symbolic link at PATH is refused, never replaced, since replacing one (say /dev/null, as root)
+/// breaks the system and following a link lets someone else choose which file is overwritten.
+/// A write that fails (disk full, closed pipe) is kept and reported by ``flush()`` instead of trapping.
 final class TextOutput {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     private let path: String?
+    private var writeError: (any Error)?
 
-    /// Standard output, or the file at `path` (created or truncated).
-    init(path: String?) throws {
-        self.path = path
+    /// Standard output, or the regular file at `path` (created or truncated).
+    convenience init(path: String?) throws {
         if let path {
-            guard FileManager.default.createFile(atPath: path, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: path) else {
-                throw CLIError("cannot create \(path): check that its folder exists and is writable")
+            var st = stat()
+            if lstat(path, &st) == 0, let kind = InputFile.nonRegularKind(st.st_mode) {
+                throw CLIError("\(path) is \(kind): -o writes only regular files and never replaces anything else; name a new file, or leave out -o and redirect standard output")
             }
-            self.handle = handle
+            // O_NOFOLLOW: a link put there after the check is refused too.
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw CLIError("cannot create \(path) (\(String(cString: strerror(errno)))): check that its folder exists and is writable")
+            }
+            self.init(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true), path: path)
         } else {
-            handle = FileHandle.standardOutput
+            self.init(handle: FileHandle.standardOutput, path: nil)
         }
+    }
+
+    /// A writer to an open handle; `path` names it in messages (`nil`: standard output).
+    init(handle: FileHandle, path: String?) {
+        self.handle = handle
+        self.path = path
         buffer.reserveCapacity(1 << 16)
     }
 
     /// Appends text.
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        if buffer.count >= 1 << 16 { writeBuffer() }
     }
 
-    /// Writes what is buffered.
-    func flush() {
+    /// Writes what is buffered; throws when this or an earlier write failed.
+    func flush() throws {
+        writeBuffer()
+        if let writeError {
+            throw CLIError("cannot write to \(path ?? "standard output") (\(Self.reason(writeError))): free space or fix the destination and run the command again")
+        }
+    }
+
+    private func writeBuffer() {
         guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
+        if writeError == nil {
+            do { try handle.write(contentsOf: Data(buffer)) } catch { writeError = error }
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// The system's words for a failed write (Foundation wraps the errno in a Cocoa error).
+    static func reason(_ error: any Error) -> String {
+        if let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return error.localizedDescription
+    }
+
     deinit {
-        flush()
-        if path != nil { try? handle.close() }
+        writeBuffer()
     }
 }
 
@@ -54,5 +92,25 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ description: String, exitCode: Int32 = 1) {
         self.description = description
         self.exitCode = exitCode
+    }
+}
+
+extension Bracelet {
+    /// Runs the command like ArgumentParser does, except that a ``CLIError`` exits with its own
+    /// code: the exit status each command's help promises (2 for no data, 3 for damaged input).
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            printError("Error: \(error.description)")
+            Foundation.exit(error.exitCode)
+        } catch {
+            exit(withError: error)
+        }
     }
 }

@@ -64,7 +64,7 @@ struct ReplayCommand: ParsableCommand {
         }
         for hr in replayed.heartRates { writer.heartRate(hr) }
         writer.end()
-        out.flush()
+        try out.flush()
         if !quiet { report(replayed, bytes: size, elapsed: ContinuousClock.now - started) }
         if replayed.isIncomplete { throw ExitCode(3) }
     }

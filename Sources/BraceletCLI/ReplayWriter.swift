@@ -58,7 +58,8 @@ struct ReplayWriter {
         case .jsonl:
             out.write("{\"kind\":\"rr\",\"t\":\"\(t)\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\",\"rr_ms\":\(value(b.rrMs))}\n")
         case .csv:
-            out.write("rr,\(t),\(csvEscaped(serial)),\(model)" + String(repeating: ",", count: Self.slotKeys.count - 3) + "\(value(b.rrMs)),\n")
+            // kind, t, device and model are filled; the other slot columns stay empty up to rr_ms.
+            out.write("rr,\(t),\(csvEscaped(serial)),\(model)" + String(repeating: ",", count: Self.slotKeys.count - 2) + "\(value(b.rrMs)),\n")
         case .table:
             out.write("\(t)  \(serial.padding(8)) rr \(b.rrMs.map { "\($0) ms" } ?? "- (first beat after a gap)")\n")
         }

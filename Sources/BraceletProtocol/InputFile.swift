@@ -71,7 +71,7 @@ public enum InputFile {
     }
 
     /// What a file that is not regular is, or `nil` for a regular file.
-    static func nonRegularKind(_ mode: mode_t) -> String? {
+    package static func nonRegularKind(_ mode: mode_t) -> String? {
         switch mode & S_IFMT {
         case S_IFREG: nil
         case S_IFDIR: "a folder"
@@ -79,6 +79,7 @@ public enum InputFile {
         case S_IFCHR: "a character device"
         case S_IFBLK: "a block device"
         case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
         default: "not a regular file"
         }
     }
