@@ -72,12 +72,13 @@ func loadCapture(_ path: String, progress: ((_ done: Int, _ total: Int) -> Void)
     }
 }
 
-/// Opens the database, with a message that says what to do when it cannot be opened.
+/// Opens the database, with a message that says what to do when it cannot be opened. `mustExist`:
+/// the command only reads, so the file is opened read-only and never given a schema.
 func openStore(_ path: String, mustExist: Bool) throws -> Store {
     if mustExist, !FileManager.default.fileExists(atPath: path) {
         throw CLIError("no database at \(path): create one with `bracelet ingest CAPTURE --db \(path)`")
     }
-    do { return try Store(path: path) } catch { throw CLIError("cannot open \(path): \(error)") }
+    do { return try Store(path: path, readOnly: mustExist) } catch { throw CLIError("cannot open \(path): \(error)") }
 }
 
 /// The device to work on: `requested`, or the only one in the database.

@@ -109,25 +109,103 @@ enum Migrations {
     static var latestVersion: Int { all.count }
 
     /// Applies, in order and each in its own transaction, every migration above the file's
-    /// `user_version`, up to `target`. Refuses a file whose version is newer than this build.
+    /// `user_version`, up to `target`. Refuses a file whose version is newer than this build, a file
+    /// another program made or changed (see ``verify(_:)``), and a version no build writes (negative).
     ///
     /// The version is re-read inside each write transaction, so two processes opening a new file at
     /// the same moment do not both run the same migration.
     static func migrate(_ db: Database, upTo target: Int = latestVersion) throws {
-        let found = try db.userVersion()
-        if found > latestVersion {
-            throw StoreError.schemaNewerThanBuild(path: db.path, found: found, supported: latestVersion)
-        }
+        let found = try checkedVersion(db)
+        if found == 0 { try requireNoForeignObjects(db) }
         let goal = min(target, latestVersion)
         var current = found
         while current < goal {
             current = try db.transaction {
-                let version = try db.userVersion()
+                let version = try checkedVersion(db)
                 guard version < goal else { return version }
                 try db.execute(all[version])
                 try db.execute("PRAGMA user_version = \(version + 1)")
                 return version + 1
             }
         }
+        if goal == latestVersion { try verify(db) }
+    }
+
+    /// Checks, without writing, that the file holds this build's schema: for commands that only read.
+    /// An empty file is ``StoreError/noBraceletData(path:)``; an older schema asks for a command that
+    /// writes, which upgrades it.
+    static func checkReadable(_ db: Database) throws {
+        let found = try checkedVersion(db)
+        if found == 0 {
+            try requireNoForeignObjects(db)
+            throw StoreError.noBraceletData(path: db.path)
+        }
+        guard found == latestVersion else {
+            throw StoreError.foreignSchema(path: db.path, detail: "schema version \(found) is older than this build's \(latestVersion); run `bracelet ingest` or `bracelet sync` on it once to upgrade it")
+        }
+        try verify(db)
+    }
+
+    /// `user_version`, refused when it is one no build of bracelet writes.
+    static func checkedVersion(_ db: Database) throws -> Int {
+        let found = try db.userVersion()
+        if found < 0 {
+            throw StoreError.foreignSchema(path: db.path, detail: "its schema version is \(found), which no build of bracelet writes")
+        }
+        if found > latestVersion {
+            throw StoreError.schemaNewerThanBuild(path: db.path, found: found, supported: latestVersion)
+        }
+        return found
+    }
+
+    /// A file at version 0 must be empty: tables there belong to another program, and adding
+    /// bracelet's tables beside them would mix two programs' data in one file.
+    static func requireNoForeignObjects(_ db: Database) throws {
+        let names = try schemaObjects(db).map { $0[1] }
+        if !names.isEmpty {
+            throw StoreError.foreignSchema(path: db.path, detail: "it holds tables bracelet did not create (\(names.prefix(5).joined(separator: ", ")))")
+        }
+    }
+
+    /// Checks that the tables, indexes, views and triggers are exactly the ones the migrations
+    /// create, so a file changed by another program is refused at open instead of failing later with
+    /// an SQL error halfway through a command.
+    static func verify(_ db: Database) throws {
+        let found = try schemaObjects(db)
+        let expected = try expectedObjects()
+        guard found != expected else { return }
+        let foundNames = Set(found.map { "\($0[0]) \($0[1])" }), expectedNames = Set(expected.map { "\($0[0]) \($0[1])" })
+        let missing = expectedNames.subtracting(foundNames).sorted(), extra = foundNames.subtracting(expectedNames).sorted()
+        let changed = Set(found.map { $0.joined(separator: "\u{0}") }).subtracting(expected.map { $0.joined(separator: "\u{0}") })
+            .map { $0.split(separator: "\u{0}").prefix(2).joined(separator: " ") }.filter { !extra.contains($0) }.sorted()
+        var parts: [String] = []
+        if !missing.isEmpty { parts.append("missing " + missing.joined(separator: ", ")) }
+        if !extra.isEmpty { parts.append("not bracelet's: " + extra.joined(separator: ", ")) }
+        if !changed.isEmpty { parts.append("changed: " + changed.joined(separator: ", ")) }
+        throw StoreError.foreignSchema(path: db.path, detail: "its tables differ from bracelet's schema version \(latestVersion) (\(parts.joined(separator: "; ")))")
+    }
+
+    /// Type, name, table and SQL of every schema object except SQLite's own, ordered by type and name.
+    static func schemaObjects(_ db: Database) throws -> [[String]] {
+        let statement = try db.prepare("""
+            SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master
+            WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name
+            """)
+        var rows: [[String]] = []
+        while try statement.step() {
+            rows.append((0..<4).map { statement.text(at: Int32($0)) ?? "" })
+        }
+        return rows
+    }
+
+    /// The schema objects of a new file at ``latestVersion``, built once in memory.
+    static func expectedObjects() throws -> [[String]] {
+        try expectedSchema.get()
+    }
+
+    private static let expectedSchema = Result<[[String]], any Error> {
+        let memory = try Database(path: ":memory:")
+        for migration in all { try memory.execute(migration) }
+        return try schemaObjects(memory)
     }
 }

@@ -23,13 +23,16 @@ public final class Store: @unchecked Sendable {
     ///   - now: the clock, Unix milliseconds; inject one in tests.
     ///   - busyTimeoutMilliseconds: how long a write waits for another process's lock before it fails
     ///     with ``StoreError/locked(path:detail:)``.
-    /// - Throws: ``StoreError`` (cannot open, not a database, locked, schema newer than this build, ...).
+    ///   - readOnly: open for reading only: nothing is created, migrated or written, and a file
+    ///     without this build's schema is refused.
+    /// - Throws: ``StoreError`` (cannot open, not a database, locked, schema newer than this build,
+    ///   another program's schema, ...).
     public init(path: String, now: @escaping @Sendable () -> Int64 = Store.systemMilliseconds,
-                busyTimeoutMilliseconds: Int32 = 5_000) throws {
+                busyTimeoutMilliseconds: Int32 = 5_000, readOnly: Bool = false) throws {
         self.path = path
         self.now = now
-        db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        try Migrations.migrate(db)
+        db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: readOnly)
+        if readOnly { try Migrations.checkReadable(db) } else { try Migrations.migrate(db) }
     }
 
     /// Opens the database without migrating past `schemaVersion` (for migration tests).

@@ -17,6 +17,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case readOnly(path: String)
     /// The file was written by a newer build of bracelet whose schema this build does not know.
     case schemaNewerThanBuild(path: String, found: Int, supported: Int)
+    /// The file is an SQLite database but not one bracelet made, or another program changed it.
+    case foreignSchema(path: String, detail: String)
+    /// The file has no bracelet schema yet (a command that only reads was given an empty database).
+    case noBraceletData(path: String)
     /// Any other SQLite failure: result code, SQLite's message and the statement that failed.
     case sqlite(code: Int32, message: String, sql: String?)
     /// A caller passed a value the store refuses (bad local date, JSON that does not parse, ...).
@@ -49,6 +53,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "database \(path) is read-only. Give this user write permission on the file and its folder (SQLite writes a -wal and -shm file next to it)."
         case let .schemaNewerThanBuild(path, found, supported):
             "database \(path) has schema version \(found) but this build of bracelet knows versions up to \(supported). Use a newer bracelet build; this one will not touch the file."
+        case let .foreignSchema(path, detail):
+            "\(path) is not a database bracelet can use: \(detail). bracelet leaves it untouched. Check the --db path; if it is yours, restore it from a backup (`bracelet db backup`) or move it aside and re-ingest the captures into a new database."
+        case let .noBraceletData(path):
+            "\(path) holds no bracelet data yet (no schema). Store captures first with `bracelet ingest CAPTURE --db \(path)`."
         case let .sqlite(code, message, sql):
             "SQLite error \(code): \(message)" + (sql.map { " in statement: \($0)" } ?? "") + ". This is likely a bug in bracelet; please report it with this message."
         case let .invalidInput(message):

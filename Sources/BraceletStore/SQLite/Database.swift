@@ -25,14 +25,15 @@ public final class Database {
     ///     of someone's health are never world-readable. SQLite gives its -wal and -shm files the same mode.
     ///   - busyTimeoutMilliseconds: how long a statement waits for another process's write lock
     ///     before it fails with ``StoreError/locked(path:detail:)``.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+    ///   - readOnly: open without creating or changing the file (for commands that only read).
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, readOnly: Bool = false) throws {
         self.path = path
         if path != ":memory:" {
             do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch { throw StoreError.invalidInput(error.description) }
-            try Database.createFileIfMissing(path)
+            if !readOnly { try Database.createFileIfMissing(path) }
         }
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -45,7 +46,7 @@ public final class Database {
         do {
             // Reading the schema is the first access to the file: a non-database fails here.
             _ = try scalarInt("PRAGMA schema_version")
-            if path != ":memory:" {
+            if path != ":memory:" && !readOnly {
                 let mode = try scalarText("PRAGMA journal_mode=WAL")
                 if mode?.lowercased() != "wal" {
                     throw StoreError.cannotOpen(path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
