@@ -16,6 +16,10 @@ struct IngestCommand: ParsableCommand {
             session writes an outbox entry in the same transaction; `bracelet sync` forwards them. \
             Vitality metrics (VitalityRawMetrics) are stored per day for `bracelet score --db`.
 
+            Exit status: 0 when everything was stored, 3 when a capture is damaged or a transfer is \
+            incomplete (what was recovered is stored, as replay exits 3), 2 when no capture holds \
+            bracelet data, 1 when a capture or the database cannot be used.
+
             Example:
               bracelet ingest captures/v2-three-days.btsnoop --db bracelet.db --tz America/New_York --age 35
             """
@@ -38,13 +42,17 @@ struct IngestCommand: ParsableCommand {
         var touched: [String: Set<String>] = [:]
         var configuration: SummaryConfiguration?
         var inserted = 0, present = 0, beatsInserted = 0
+        var damaged = false
         for path in captures {
             let replayed = try loadCapture(path).capture
             if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
                 printError("warning: \(path) holds no bracelet file transfer; skipped")
                 continue
             }
-            if replayed.isIncomplete { printError("warning: \(path) is damaged or incomplete; storing what was recovered") }
+            if replayed.isIncomplete {
+                damaged = true
+                printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
+            }
             let config = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
             configuration = config
             for file in replayed.metricsFiles {
@@ -73,6 +81,7 @@ struct IngestCommand: ParsableCommand {
         }
         let counts = try store.outboxCounts()
         print("outbox: \(counts.pending) pending, \(counts.delivered) delivered, \(counts.dead) dead; forward them with `bracelet sync --db \(db) ...`")
+        if damaged { throw ExitCode(3) }
     }
 
     /// Runs a store call, turning its error into one line that says what to do.
