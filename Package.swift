@@ -72,3 +72,26 @@ let package = Package(
         .testTarget(name: "BraceletCLITests", dependencies: ["BraceletCLI"]),
     ]
 )
+
+// libFuzzer harnesses (Fuzz/), one executable per parser. They exist only when BRACELET_FUZZ is set,
+// which tools/fuzz.sh does when it builds them with -sanitize=fuzzer,address into .build-fuzz; a plain
+// `swift build` never sees them (their LLVMFuzzerTestOneInput needs libFuzzer's main).
+if Context.environment["BRACELET_FUZZ"] != nil {
+    let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzBtsnoop", ["BraceletCapture"]),
+        ("FuzzCaptureReader", ["BraceletCapture"]),
+        ("FuzzReplay", ["BraceletCapture"]),
+        ("FuzzFrames", ["BraceletProtocol"]),
+        ("FuzzDecoders", ["BraceletDecoder", "BraceletProtocol"]),
+        ("FuzzAdvertisement", ["BraceletProtocol", "BraceletTransport"]),
+        ("FuzzATTPDU", ["BraceletTransport"]),
+        ("FuzzCSV", ["BraceletSummaries"]),
+        ("FuzzROOK", ["BraceletVitality"]),
+    ]
+    package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"))
+    for harness in harnesses {
+        package.targets.append(.executableTarget(name: harness.name, dependencies: harness.dependencies + ["CFuzzDriver"],
+                                                 path: "Fuzz/\(harness.name)"))
+        package.products.append(.executable(name: harness.name, targets: [harness.name]))
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# libFuzzer harnesses of bracelet (Fuzz/): build, seed, run briefly (CI) or long (campaign).
+#
+#   tools/fuzz.sh build               build every harness (release, -sanitize=fuzzer,address) into .build-fuzz
+#   tools/fuzz.sh seeds               write the seed corpora into .build-fuzz/seeds (tools/fuzz-seeds.py)
+#   tools/fuzz.sh ci [SECONDS]        build, then run every harness over its seeds and the committed
+#                                     regression inputs, then fuzz it SECONDS (default 15); any crash,
+#                                     hang or memory blow-up fails
+#   tools/fuzz.sh run NAME [ARGS...]  fuzz one harness with its corpus (.build-fuzz/corpus/NAME), seeds,
+#                                     dictionary and limits; extra ARGS go to libFuzzer
+#                                     (e.g. -runs=10000000, -max_total_time=600)
+#   tools/fuzz.sh list                the harness names
+#
+# The harnesses exist only when BRACELET_FUZZ is set (see the end of Package.swift), so a plain
+# `swift build` never builds them. Crashes are written to .build-fuzz/crashes/NAME/; minimise one with
+#   .build-fuzz/release/NAME -minimize_crash=1 -runs=100000 CRASH
+# and add it to Tests/Fixtures/fuzz-regressions/NAME/ with a regression test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCRATCH=.build-fuzz
+HARNESSES=(FuzzBtsnoop FuzzCaptureReader FuzzReplay FuzzFrames FuzzDecoders FuzzAdvertisement FuzzATTPDU FuzzCSV FuzzROOK)
+# Per input: at most 10 s, 2 GiB resident, 64 KiB long (the capture windows of the seeds are 64 KiB).
+LIMITS=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536)
+
+dictionary() {
+  case "$1" in
+    FuzzBtsnoop|FuzzCaptureReader|FuzzReplay) echo Fuzz/dictionaries/capture.dict ;;
+    FuzzFrames|FuzzDecoders) echo Fuzz/dictionaries/frames.dict ;;
+    FuzzAdvertisement|FuzzATTPDU) echo Fuzz/dictionaries/att.dict ;;
+    FuzzCSV) echo Fuzz/dictionaries/csv.dict ;;
+    FuzzROOK) echo Fuzz/dictionaries/rook.dict ;;
+    *) echo "unknown harness $1; tools/fuzz.sh list names them" >&2; exit 2 ;;
+  esac
+}
+
+build() {
+  # One invocation per product: SwiftPM builds a single --product per call; modules are shared.
+  for h in "${HARNESSES[@]}"; do
+    BRACELET_FUZZ=1 swift build --scratch-path "$SCRATCH" -c release \
+      -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library \
+      -Xcc -fsanitize=fuzzer-no-link,address --product "$h" >&2
+  done
+}
+
+seeds() {
+  rm -rf "$SCRATCH/seeds"
+  python3 tools/fuzz-seeds.py "$SCRATCH/seeds"
+}
+
+# The inputs a harness is checked against: generated seeds and committed regression inputs.
+inputs() {
+  local h=$1
+  [ -d "$SCRATCH/seeds/$h" ] && echo "$SCRATCH/seeds/$h"
+  [ -d "Tests/Fixtures/fuzz-regressions/$h" ] && echo "Tests/Fixtures/fuzz-regressions/$h"
+  return 0
+}
+
+run() {
+  local h=$1; shift
+  dictionary "$h" >/dev/null
+  mkdir -p "$SCRATCH/corpus/$h" "$SCRATCH/crashes/$h"
+  # shellcheck disable=SC2046
+  "$SCRATCH/release/$h" "${LIMITS[@]}" -dict="$(dictionary "$h")" -artifact_prefix="$SCRATCH/crashes/$h/" \
+    -print_final_stats=1 "$@" "$SCRATCH/corpus/$h" $(inputs "$h")
+}
+
+case "${1:-}" in
+  build) build ;;
+  seeds) seeds ;;
+  list) printf '%s\n' "${HARNESSES[@]}" ;;
+  run)
+    [ $# -ge 2 ] || { echo "usage: tools/fuzz.sh run NAME [libFuzzer args]" >&2; exit 2; }
+    shift; run "$@" ;;
+  ci)
+    seconds=${2:-15}
+    build
+    seeds
+    for h in "${HARNESSES[@]}"; do
+      echo "== $h: regression inputs and seeds, then ${seconds} s of fuzzing" >&2
+      # -runs=0 executes every input once: a regression input that crashes fails here.
+      # shellcheck disable=SC2046
+      "$SCRATCH/release/$h" "${LIMITS[@]}" -runs=0 $(inputs "$h") 2>&1 | tail -1 >&2
+      run "$h" -max_total_time="$seconds" 2>&1 | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" >&2
+    done ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+esac
