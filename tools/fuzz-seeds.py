@@ -2,7 +2,7 @@
 """Writes the seed corpus of every libFuzzer harness (Fuzz/) into OUT/<harness>/.
 
 Seeds come from the project's own inputs: windows of the bundled captures (connection and GATT
-discovery records, then a run of transfer records, each window at most 64 KiB), the hex vectors of
+discovery records, then a run of transfer records, each window at most 4 KiB), the hex vectors of
 protocol-specs/test-vectors.md, the ROOK fixtures of the vitality tests and small hand-made CSV,
 advertisement and ATT inputs. The committed regression inputs (Tests/Fixtures/fuzz-regressions/) are
 run separately by tools/fuzz.sh.
@@ -16,7 +16,7 @@ import struct
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-WINDOW = 64 * 1024
+WINDOW = 4 * 1024
 
 
 def write(out: pathlib.Path, harness: str, data: bytes) -> None:
@@ -43,7 +43,7 @@ def capture_windows(path: pathlib.Path):
     # The session set-up (connection, MTU, discovery) so that handles are learnt in every window.
     setup, size = [], 0
     for record in records[:60]:
-        if size + len(record) > 8 * 1024:
+        if size + len(record) > 1536:
             break
         setup.append(record)
         size += len(record)
@@ -69,7 +69,9 @@ def vectors():
 def main() -> None:
     out = pathlib.Path(sys.argv[1])
     for capture in sorted((ROOT / "captures").glob("*.btsnoop")):
-        for window in capture_windows(capture):
+        windows = list(capture_windows(capture))
+        # 50 windows spread over each capture: every phase of a session, without thousands of seeds.
+        for window in windows[::max(1, len(windows) // 50)]:
             for harness in ("FuzzBtsnoop", "FuzzCaptureReader", "FuzzReplay"):
                 write(out, harness, window)
     frame_selector = {"packet": 0, "header": 1, "file": 2, "command": 3, "response": 4}
