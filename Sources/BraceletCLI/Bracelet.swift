@@ -21,6 +21,7 @@ struct Bracelet: AsyncParsableCommand {
             IngestCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
+            DbCommand.self,
             SimulateCommand.self,
             BenchCommand.self,
             VersionCommand.self,

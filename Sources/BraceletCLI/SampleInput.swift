@@ -52,6 +52,7 @@ struct SampleInput {
     static func database(_ path: String, device: String?) throws -> (SampleInput, String) {
         let store = try openStore(path, mustExist: true)
         let serial = try chooseDevice(store, path: path, requested: device)
+        do { try store.requireIntactMeasurements(device: serial) } catch { throw CLIError("\(error)") }
         var input = SampleInput(source: "\(path) (\(serial))")
         input.slots = try store.slots(device: serial, from: Int64.min / 2, to: Int64.max / 2)
         input.beats = try store.beats(device: serial, fromMs: Int64.min / 2, toMs: Int64.max / 2)
@@ -78,7 +79,12 @@ func openStore(_ path: String, mustExist: Bool) throws -> Store {
     if mustExist, !FileManager.default.fileExists(atPath: path) {
         throw CLIError("no database at \(path): create one with `bracelet ingest CAPTURE --db \(path)`")
     }
-    do { return try Store(path: path, readOnly: mustExist) } catch { throw CLIError("cannot open \(path): \(error)") }
+    do {
+        let store = try Store(path: path, readOnly: mustExist)
+        // A command that writes must not append to a damaged file.
+        if !mustExist { try store.requireIntactStructure() }
+        return store
+    } catch { throw CLIError("cannot open \(path): \(error)") }
 }
 
 /// The device to work on: `requested`, or the only one in the database.

@@ -103,6 +103,40 @@ enum Migrations {
         );
         CREATE INDEX delivery_log_by_outbox ON delivery_log(outbox_id);
         """,
+        // 4: a check of every measurement row, so damage inside a row is found before it is summarised
+        // (see SQLite/RowCheck.swift). A stored generated column cannot be added to a table, so slots
+        // and beats are rebuilt with it.
+        """
+        CREATE TABLE slots_checked (
+            device_id INTEGER NOT NULL REFERENCES devices(id),
+            start INTEGER NOT NULL,
+            interval_s INTEGER NOT NULL,
+            bpm INTEGER, bpm_quality INTEGER, breath REAL, breath_quality INTEGER, steps INTEGER,
+            activity INTEGER, speed REAL, energy_cal INTEGER, active_cal INTEGER, skin_temp_c REAL,
+            core_temp_c REAL, spo2 INTEGER, spo2_quality INTEGER, eda_us REAL, sleep_stage INTEGER,
+            wearing INTEGER, battery INTEGER,
+            row_check INTEGER GENERATED ALWAYS AS (bracelet_row_check(device_id, start, interval_s, bpm, bpm_quality,
+                breath, breath_quality, steps, activity, speed, energy_cal, active_cal, skin_temp_c, core_temp_c, spo2,
+                spo2_quality, eda_us, sleep_stage, wearing, battery)) STORED,
+            PRIMARY KEY (device_id, start)
+        ) WITHOUT ROWID;
+        INSERT INTO slots_checked (device_id, start, interval_s, bpm, bpm_quality, breath, breath_quality, steps, activity,
+            speed, energy_cal, active_cal, skin_temp_c, core_temp_c, spo2, spo2_quality, eda_us, sleep_stage, wearing, battery)
+            SELECT device_id, start, interval_s, bpm, bpm_quality, breath, breath_quality, steps, activity, speed, energy_cal,
+            active_cal, skin_temp_c, core_temp_c, spo2, spo2_quality, eda_us, sleep_stage, wearing, battery FROM slots;
+        DROP TABLE slots;
+        ALTER TABLE slots_checked RENAME TO slots;
+        CREATE TABLE beats_checked (
+            device_id INTEGER NOT NULL REFERENCES devices(id),
+            time_ms INTEGER NOT NULL,
+            rr_ms INTEGER,
+            row_check INTEGER GENERATED ALWAYS AS (bracelet_row_check(device_id, time_ms, rr_ms)) STORED,
+            PRIMARY KEY (device_id, time_ms)
+        ) WITHOUT ROWID;
+        INSERT INTO beats_checked (device_id, time_ms, rr_ms) SELECT device_id, time_ms, rr_ms FROM beats;
+        DROP TABLE beats;
+        ALTER TABLE beats_checked RENAME TO beats;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -34,10 +34,10 @@ private func tamper(_ path: String, _ sql: String) throws {
         let folder = try TemporaryFolder()
         let path = folder.path("changed.db")
         _ = try Store(path: path)
-        try tamper(path, "ALTER TABLE slots DROP COLUMN eda_us; DROP INDEX delivery_log_by_outbox; CREATE TABLE mine(x)")
+        try tamper(path, "ALTER TABLE devices DROP COLUMN model; DROP INDEX delivery_log_by_outbox; CREATE TABLE mine(x)")
         let error = #expect(throws: StoreError.self) { try Store(path: path) }
         guard case .foreignSchema(_, let detail) = error else { Issue.record("got \(String(describing: error))"); return }
-        #expect(detail == "its tables differ from bracelet's schema version \(Store.currentSchemaVersion) (missing index delivery_log_by_outbox; not bracelet's: table mine; changed: table slots)")
+        #expect(detail == "its tables differ from bracelet's schema version \(Store.currentSchemaVersion) (missing index delivery_log_by_outbox; not bracelet's: table mine; changed: table devices)")
     }
 
     @Test func readingAnEmptyFileWritesNothingIntoIt() throws {

@@ -1,0 +1,81 @@
+import ArgumentParser
+import BraceletStore
+
+/// `bracelet db`: look after the database file itself.
+struct DbCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db",
+        abstract: "Check the database for damage, or copy it into a consistent backup.",
+        subcommands: [DbCheckCommand.self, DbBackupCommand.self]
+    )
+}
+
+/// `bracelet db check`: SQLite's structure check, the row checks of slots and beats, and the content
+/// hashes of stored summaries and outbox payloads.
+struct DbCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the database: page structure, every slot and beat, and the content hash of every stored summary and outbox entry.",
+        discussion: """
+            Opens the file read-only and changes nothing. Exit status: 0 when no damage was found, 3 when \
+            some was (each finding is printed, with what to do), 1 when the file cannot be opened.
+            """
+    )
+
+    @Option(help: "The bracelet database.")
+    var db: String
+
+    @Flag(help: "Run SQLite's full integrity_check (also compares every index with its table) instead of quick_check.")
+    var full = false
+
+    func run() throws {
+        let store = try openStore(db, mustExist: true)
+        let findings: [IntegrityFinding]
+        do { findings = try store.integrityFindings(full: full) } catch { throw CLIError("\(db): \(error)") }
+        guard !findings.isEmpty else {
+            print("\(db): no damage found (\(full ? "integrity_check" : "quick_check"), row checks of slots and beats, content hashes of summaries and outbox)")
+            return
+        }
+        for finding in findings { print("\(db): damaged: \(finding)") }
+        printError("""
+            \(db) is damaged: summarize, score, sync and ingest refuse it. Keep this file, then restore the \
+            latest backup (`bracelet db backup` makes one), or re-ingest the captures into a new database; \
+            `sqlite3 \(db) .recover` salvages what SQLite can still read.
+            """)
+        throw ExitCode(3)
+    }
+}
+
+/// `bracelet db backup`: a consistent copy of a database in use.
+struct DbBackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy the database into a new file, consistent even while sync or ingest write to it.",
+        discussion: """
+            Uses SQLite's VACUUM INTO inside one read transaction, so the copy holds exactly the committed \
+            state at its start; writers are not blocked. The copy is checked like `bracelet db check` \
+            before the command succeeds. The destination must not exist.
+            """
+    )
+
+    @Option(help: "The bracelet database.")
+    var db: String
+
+    @Option(help: "The new backup file.")
+    var to: String
+
+    func run() throws {
+        let store = try openStore(db, mustExist: true)
+        do {
+            try store.requireIntactStructure()
+            try store.backup(to: to)
+        } catch { throw CLIError("\(error)") }
+        let copy = try openStore(to, mustExist: true)
+        let findings: [IntegrityFinding]
+        do { findings = try copy.integrityFindings(full: false) } catch { throw CLIError("\(to): \(error)") }
+        guard findings.isEmpty else {
+            throw CLIError("the backup \(to) failed its check (\(findings.map(\.description).joined(separator: "; "))); run `bracelet db check --db \(db)`", exitCode: 3)
+        }
+        print("backed up \(db) to \(to) (checked)")
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// What `bracelet db check` found in one part of the database.
+public struct IntegrityFinding: Sendable, Hashable, CustomStringConvertible {
+    /// Which check: `structure`, `slots`, `beats`, `daily_summaries`, `sleep_sessions`, `vitality_metrics`, `outbox`.
+    public var area: String
+    /// What is wrong there.
+    public var problem: String
+
+    /// Creates a finding.
+    public init(area: String, problem: String) {
+        self.area = area
+        self.problem = problem
+    }
+
+    public var description: String { "\(area): \(problem)" }
+}
+
+/// Integrity checks: SQLite's structure checks, the row checks of the measurements and the content
+/// hashes of stored summaries and outbox payloads.
+///
+/// Commands that summarise, score or deliver call the ``requireIntactMeasurements(device:)`` family
+/// before they use what they read; `bracelet db check` runs ``integrityFindings(full:)``.
+extension Store {
+    /// SQLite's structure check: `PRAGMA quick_check` (b-tree pages, cell order, free list; linear in
+    /// the file size) or, with `full`, `PRAGMA integrity_check` (also that every index matches its
+    /// table). An empty result means no damage was found.
+    public func structureFindings(full: Bool) throws -> [IntegrityFinding] {
+        try locked { db in
+            let statement = try db.prepare(full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)")
+            var problems: [IntegrityFinding] = []
+            while try statement.step() {
+                let line = statement.text(at: 0) ?? ""
+                if line != "ok" { problems.append(IntegrityFinding(area: "structure", problem: line)) }
+            }
+            return problems
+        }
+    }
+
+    /// Rows of slots and beats (of one device, or all) whose stored row check differs from the one
+    /// recomputed from their values: damage inside a row.
+    public func measurementFindings(device: String? = nil) throws -> [IntegrityFinding] {
+        try locked { db in
+            var findings: [IntegrityFinding] = []
+            var id: Int64?
+            if let device { id = try deviceID(db, serial: device) ?? -1 }
+            for (table, key, columns) in [("slots", "start", Self.slotColumns), ("beats", "time_ms", "device_id, time_ms, rr_ms")] {
+                let statement = try db.prepare("""
+                    SELECT n, first, (SELECT serial FROM devices WHERE id = device) FROM (
+                        SELECT count(*) AS n, min(\(key)) AS first, min(device_id) AS device FROM \(table)
+                        WHERE (?1 IS NULL OR device_id = ?1) AND row_check IS NOT \(RowCheck.functionName)(\(columns)))
+                    """)
+                statement.bind(id, at: 1)
+                guard try statement.step(), let count = statement.int64(at: 0), count > 0 else { continue }
+                let first = statement.int64(at: 1).map(String.init) ?? "?"
+                let serial = statement.text(at: 2) ?? "an unknown device"
+                findings.append(IntegrityFinding(area: table, problem: "\(count) rows changed since they were written (first: \(serial) at \(key) \(first))"))
+            }
+            return findings
+        }
+    }
+
+    /// Stored summaries, sleep sessions, vitality metrics and outbox payloads whose content no longer
+    /// matches the content hash written with it.
+    public func contentFindings() throws -> [IntegrityFinding] {
+        try locked { db in
+            var findings: [IntegrityFinding] = []
+            for table in ["daily_summaries", "sleep_sessions", "vitality_metrics"] {
+                let statement = try db.prepare("SELECT rowid, json, content_hash FROM \(table)")
+                var bad = 0
+                while try statement.step() {
+                    let json = statement.text(at: 1) ?? ""
+                    if SHA256.hex(Data(json.utf8)) != statement.text(at: 2) { bad += 1 }
+                }
+                if bad > 0 { findings.append(IntegrityFinding(area: table, problem: "\(bad) rows whose JSON does not match its content hash")) }
+            }
+            let outbox = try db.prepare("SELECT id, key, content_hash, payload FROM outbox")
+            var bad: [Int64] = []
+            while try outbox.step() {
+                if !Self.payloadMatches(key: outbox.text(at: 1), hash: outbox.text(at: 2), payload: outbox.text(at: 3)) {
+                    bad.append(outbox.int64(at: 0) ?? -1)
+                }
+            }
+            if !bad.isEmpty {
+                findings.append(IntegrityFinding(area: "outbox", problem: "\(bad.count) entries whose payload does not match its key and content hash (ids \(bad.prefix(5).map(String.init).joined(separator: ", ")))"))
+            }
+            return findings
+        }
+    }
+
+    /// Everything `bracelet db check` checks; `full` runs `integrity_check` instead of `quick_check`.
+    /// Structure damage is reported alone: reading rows of a damaged file is not meaningful.
+    public func integrityFindings(full: Bool) throws -> [IntegrityFinding] {
+        let structure = try structureFindings(full: full)
+        guard structure.isEmpty else { return structure }
+        return try measurementFindings() + contentFindings()
+    }
+
+    /// Throws ``StoreError/corrupt(path:detail:)`` unless the structure check passes: a command that
+    /// writes must not append to a damaged file.
+    public func requireIntactStructure() throws {
+        if let first = try structureFindings(full: false).first {
+            throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
+        }
+    }
+
+    /// Throws ``StoreError/corrupt(path:detail:)`` when a slot or beat of `device` changed since it was
+    /// written: call before summarising them.
+    public func requireIntactMeasurements(device: String) throws {
+        if let first = try measurementFindings(device: device).first {
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
+        }
+    }
+
+    /// Copies the database into a new file at `destination` with `VACUUM INTO`: one read transaction,
+    /// so the copy is consistent while other processes (`sync --follow`, `ingest`) keep writing.
+    /// Refuses to replace an existing file.
+    public func backup(to destination: String) throws {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError.invalidInput("\(destination) exists; bracelet never replaces a file with a backup: name a new file")
+        }
+        try locked { db in
+            let statement = try db.prepare("VACUUM INTO ?1")
+            statement.bind(destination, at: 1)
+            _ = try statement.step()
+        }
+        chmod(destination, 0o600)
+    }
+
+    /// The slot columns in table order, as the row check hashes them.
+    static let slotColumns = """
+        device_id, start, interval_s, bpm, bpm_quality, breath, breath_quality, steps, activity, speed, energy_cal, \
+        active_cal, skin_temp_c, core_temp_c, spo2, spo2_quality, eda_us, sleep_stage, wearing, battery
+        """
+
+    /// Whether an outbox payload still is the envelope written for `key`, carrying a summary whose
+    /// canonical form hashes to `hash`.
+    static func payloadMatches(key: String?, hash: String?, payload: String?) -> Bool {
+        guard let key, let hash, let payload,
+              let envelope = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any],
+              envelope["key"] as? String == key, envelope["content_hash"] as? String == hash,
+              let summary = envelope["summary"], let canonical = try? CanonicalJSON.serialize(summary)
+        else { return false }
+        return SHA256.hex(canonical) == hash
+    }
+}

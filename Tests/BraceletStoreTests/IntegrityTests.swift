@@ -1,0 +1,102 @@
+import BraceletDecoder
+import Foundation
+import Testing
+@testable import BraceletStore
+
+/// Overwrites `bytes` at `offset` of the file, as a failing disk or a bad copy would.
+private func damage(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.seek(toOffset: offset)
+    try handle.write(contentsOf: Data(bytes))
+    try handle.close()
+}
+
+/// A checkpointed database with three slots and two beats of device SN1; returns its path.
+private func smallDatabase(_ folder: TemporaryFolder) throws -> String {
+    let path = folder.path("d.db")
+    let store = try Store(path: path, now: fixedClock)
+    var slot = sampleSlot(start: 1_774_742_400, bpm: 61)
+    slot.skinTempC = 33.25
+    _ = try store.insertSlots([slot, sampleSlot(start: 1_774_742_460, bpm: 62), sampleSlot(start: 1_774_742_520, bpm: 63)],
+                              device: "SN1", model: .v1)
+    _ = try store.insertBeats([Beat(timeMs: 1_774_742_400_000, rrMs: nil), Beat(timeMs: 1_774_742_400_900, rrMs: 900)],
+                              device: "SN1", model: .v1)
+    try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    return path
+}
+
+/// The byte offset of the first occurrence of `needle` in the file.
+private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let index = try #require((0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
+    return UInt64(index)
+}
+
+@Suite struct IntegrityTests {
+    @Test func anIntactDatabaseHasNoFindings() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(path: try smallDatabase(folder))
+        #expect(try store.integrityFindings(full: true).isEmpty)
+        try store.requireIntactMeasurements(device: "SN1")
+    }
+
+    @Test func aChangedValueInsideASlotRowIsFoundBeforeItIsRead() throws {
+        let folder = try TemporaryFolder()
+        let path = try smallDatabase(folder)
+        // 33.25 is stored as an 8-byte big-endian IEEE double; change its last byte.
+        let at = try offset(of: Array(withUnsafeBytes(of: (33.25).bitPattern.bigEndian, Array.init)), in: path)
+        try damage(path, at: at + 7, with: [0x01])
+        let store = try Store(path: path, readOnly: true)
+        #expect(try store.structureFindings(full: true).isEmpty)  // SQLite's own checks cannot see it
+        #expect(try store.measurementFindings() == [IntegrityFinding(area: "slots", problem: "1 rows changed since they were written (first: SN1 at start 1774742400)")])
+        #expect(throws: StoreError.self) { try store.requireIntactMeasurements(device: "SN1") }
+    }
+
+    @Test func aChangedSummaryOrOutboxPayloadIsFound() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.db")
+        do {
+            let store = try Store(path: path, now: fixedClock)
+            _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-03-29", kind: "bpm", json: Data(#"{"average":61}"#.utf8))
+            try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        // The summary JSON and the copy in the outbox payload both hold "61"; change both to "71".
+        var at = try offset(of: Array(#""average":61"#.utf8), in: path)
+        try damage(path, at: at + 10, with: Array("7".utf8))
+        at = try offset(of: Array(#""average":61"#.utf8), in: path)
+        try damage(path, at: at + 10, with: Array("7".utf8))
+        let findings = try Store(path: path, readOnly: true).contentFindings()
+        #expect(findings.map(\.area) == ["daily_summaries", "outbox"])
+    }
+
+    @Test func backupIsAConsistentCheckedCopyAndNeverReplacesAFile() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(path: try smallDatabase(folder))
+        let copy = folder.path("copy.db")
+        try store.backup(to: copy)
+        let restored = try Store(path: copy, readOnly: true)
+        #expect(try restored.slots(device: "SN1", from: 0, to: Int64.max / 2).map(\.bpm) == [61, 62, 63])
+        #expect(try restored.integrityFindings(full: true).isEmpty)
+        #expect(throws: StoreError.self) { try store.backup(to: copy) }
+    }
+
+    @Test func theMigrationKeepsEveryRowAndChecksIt() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("old.db")
+        do {
+            let old = try Store(path: path, migratingTo: 3)
+            try old.locked { db in
+                try db.execute("""
+                    INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0);
+                    INSERT INTO slots (device_id, start, interval_s, bpm, skin_temp_c) VALUES (1, 60, 60, 58, 33.5);
+                    INSERT INTO beats (device_id, time_ms, rr_ms) VALUES (1, 60000, 1010);
+                    """)
+            }
+        }
+        let store = try Store(path: path)
+        #expect(try store.schemaVersion() == Store.currentSchemaVersion)
+        #expect(try store.slots(device: "SN1", from: 0, to: 100).map(\.bpm) == [58])
+        #expect(try store.beats(device: "SN1", fromMs: 0, toMs: 100_000).map(\.rrMs) == [1010])
+        #expect(try store.integrityFindings(full: true).isEmpty)
+    }
+}
