@@ -70,6 +70,7 @@ struct ScoreCommand: ParsableCommand {
             let path = db ?? ""
             let store = try openStore(path, mustExist: true)
             let serial = try chooseDevice(store, path: path, requested: device)
+            do { try store.requireIntactContent(of: "vitality_metrics") } catch { throw CLIError("\(error)") }
             let rows = try store.vitalityMetrics(device: serial, fromDate: "0000-01-01", toDate: "9999-12-31")
             guard !rows.isEmpty else {
                 throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)

@@ -61,11 +61,11 @@ extension Store {
     }
 
     /// Stored summaries, sleep sessions, vitality metrics and outbox payloads whose content no longer
-    /// matches the content hash written with it.
-    public func contentFindings() throws -> [IntegrityFinding] {
+    /// matches the content hash written with it; `tables` limits the check (default: all of them).
+    public func contentFindings(tables: Set<String> = ["daily_summaries", "sleep_sessions", "vitality_metrics", "outbox"]) throws -> [IntegrityFinding] {
         try locked { db in
             var findings: [IntegrityFinding] = []
-            for table in ["daily_summaries", "sleep_sessions", "vitality_metrics"] {
+            for table in ["daily_summaries", "sleep_sessions", "vitality_metrics"] where tables.contains(table) {
                 let statement = try db.prepare("SELECT rowid, json, content_hash FROM \(table)")
                 var bad = 0
                 while try statement.step() {
@@ -74,6 +74,7 @@ extension Store {
                 }
                 if bad > 0 { findings.append(IntegrityFinding(area: table, problem: "\(bad) rows whose JSON does not match its content hash")) }
             }
+            guard tables.contains("outbox") else { return findings }
             let outbox = try db.prepare("SELECT id, key, content_hash, payload FROM outbox")
             var bad: [Int64] = []
             while try outbox.step() {
@@ -108,6 +109,14 @@ extension Store {
     /// written: call before summarising them.
     public func requireIntactMeasurements(device: String) throws {
         if let first = try measurementFindings(device: device).first {
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
+        }
+    }
+
+    /// Throws ``StoreError/corrupt(path:detail:)`` when a stored row of `table` (`vitality_metrics`,
+    /// `outbox`, ...) no longer matches its content hash: call before scoring or delivering them.
+    public func requireIntactContent(of table: String) throws {
+        if let first = try contentFindings(tables: [table]).first {
             throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }

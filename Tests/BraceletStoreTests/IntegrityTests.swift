@@ -65,8 +65,10 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         try damage(path, at: at + 10, with: Array("7".utf8))
         at = try offset(of: Array(#""average":61"#.utf8), in: path)
         try damage(path, at: at + 10, with: Array("7".utf8))
-        let findings = try Store(path: path, readOnly: true).contentFindings()
-        #expect(findings.map(\.area) == ["daily_summaries", "outbox"])
+        let store = try Store(path: path, readOnly: true)
+        #expect(try store.contentFindings().map(\.area) == ["daily_summaries", "outbox"])
+        #expect(throws: StoreError.self) { try store.requireIntactContent(of: "outbox") }
+        try store.requireIntactContent(of: "vitality_metrics")
     }
 
     @Test func backupIsAConsistentCheckedCopyAndNeverReplacesAFile() throws {
