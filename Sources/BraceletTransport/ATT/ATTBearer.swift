@@ -128,10 +128,7 @@ public final class ATTBearer {
             if queueHead < queue.count {
                 let n = queue[queueHead]
                 queueHead += 1
-                if queueHead > 4_096, queueHead * 2 > queue.count {
-                    queue.removeFirst(queueHead)
-                    queueHead = 0
-                }
+                compactQueue()
                 return n
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -211,9 +208,23 @@ public final class ATTBearer {
         if queuedNotifications >= configuration.maximumQueuedNotifications {
             queueHead += 1
             report(.notificationQueueOverflow(dropped: 1))
+            // Dropped notifications must leave memory too: a peer flooding while nothing reads the
+            // queue would otherwise grow it without bound.
+            compactQueue()
         }
         queue.append(n)
     }
+
+    /// Frees the slots of notifications already read or dropped, once they are the larger part.
+    private func compactQueue() {
+        if queueHead > 4_096, queueHead * 2 > queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+    }
+
+    /// Notifications held in memory, read or dropped ones not yet freed included.
+    var storedNotifications: Int { queue.count }
 
     private func adoptMTU(server: Int, client: Int) {
         var used = min(server, client)
