@@ -166,18 +166,20 @@ enum Migrations {
     }
 
     /// Checks, without writing, that the file holds this build's schema: for commands that only read.
-    /// An empty file is ``StoreError/noBraceletData(path:)``; an older schema asks for a command that
-    /// writes, which upgrades it.
+    /// An empty file is ``StoreError/noBraceletData(path:)``.
     static func checkReadable(_ db: Database) throws {
         let found = try checkedVersion(db)
         if found == 0 {
             try requireNoForeignObjects(db)
             throw StoreError.noBraceletData(path: db.path)
         }
-        guard found == latestVersion else {
-            throw StoreError.foreignSchema(path: db.path, detail: "schema version \(found) is older than this build's \(latestVersion); run `bracelet ingest` or `bracelet sync` on it once to upgrade it")
-        }
         try verify(db)
+    }
+
+    /// Whether the file is a bracelet database of an older schema (version 1 up to this build's).
+    static func needsUpgrade(_ db: Database) throws -> Bool {
+        let found = try checkedVersion(db)
+        return found > 0 && found < latestVersion
     }
 
     /// `user_version`, refused when it is one no build of bracelet writes.

@@ -23,16 +23,25 @@ public final class Store: @unchecked Sendable {
     ///   - now: the clock, Unix milliseconds; inject one in tests.
     ///   - busyTimeoutMilliseconds: how long a write waits for another process's lock before it fails
     ///     with ``StoreError/locked(path:detail:)``.
-    ///   - readOnly: open for reading only: nothing is created, migrated or written, and a file
-    ///     without this build's schema is refused.
+    ///   - readOnly: open for reading only: nothing is created or written, and a file without a
+    ///     bracelet schema is refused; only a bracelet database of an older schema is migrated.
     /// - Throws: ``StoreError`` (cannot open, not a database, locked, schema newer than this build,
     ///   another program's schema, ...).
     public init(path: String, now: @escaping @Sendable () -> Int64 = Store.systemMilliseconds,
                 busyTimeoutMilliseconds: Int32 = 5_000, readOnly: Bool = false) throws {
         self.path = path
         self.now = now
-        db = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: readOnly)
-        if readOnly { try Migrations.checkReadable(db) } else { try Migrations.migrate(db) }
+        var connection = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: readOnly)
+        if readOnly, try Migrations.needsUpgrade(connection) {
+            // An older bracelet database is upgraded even for reading: the migrations keep every row.
+            connection = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            try Migrations.migrate(connection)
+        } else if readOnly {
+            try Migrations.checkReadable(connection)
+        } else {
+            try Migrations.migrate(connection)
+        }
+        db = connection
     }
 
     /// Opens the database without migrating past `schemaVersion` (for migration tests).

@@ -69,3 +69,15 @@ private func tamper(_ path: String, _ sql: String) throws {
         #expect(error?.description.hasPrefix("\(path) is a named pipe (FIFO), not a database") == true)
     }
 }
+
+@Test func readingAnOlderBraceletDatabaseUpgradesItKeepingItsRows() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("v3.db")
+    do {
+        let old = try Store(path: path, migratingTo: 3)
+        try old.locked { try $0.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0); INSERT INTO slots (device_id, start, interval_s, bpm) VALUES (1, 60, 60, 58)") }
+    }
+    let store = try Store(path: path, readOnly: true)
+    #expect(try store.schemaVersion() == Store.currentSchemaVersion)
+    #expect(try store.slots(device: "SN1", from: 0, to: 100).map(\.bpm) == [58])
+}
