@@ -99,6 +99,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw ValidationError("no database at \(db). Run `bracelet ingest CAPTURE --db \(db)` first, or check the path.")
         }
         let store = try Store(path: db)
+        do { try store.requireIntactStructure() } catch { throw CLIError("\(error)") }
         if status {
             try printStatus(store)
             return

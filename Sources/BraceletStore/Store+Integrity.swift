@@ -97,11 +97,16 @@ extension Store {
         return try measurementFindings() + contentFindings()
     }
 
-    /// Throws ``StoreError/corrupt(path:detail:)`` unless the structure check passes: a command that
-    /// writes must not append to a damaged file.
+    /// Throws ``StoreError/corrupt(path:detail:)`` unless the structure check passes and every stored
+    /// summary and outbox payload matches its content hash: a command that writes must not append to
+    /// (or deliver from) a damaged file. The row checks of slots and beats are left to the readers of
+    /// those rows: they grow with every day stored, the rest stays small.
     public func requireIntactStructure() throws {
         if let first = try structureFindings(full: false).first {
             throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
+        }
+        if let first = try contentFindings().first {
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }
 
