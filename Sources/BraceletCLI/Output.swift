@@ -33,6 +33,12 @@ final class TextOutput {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Appends bytes that are already UTF-8 text.
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     /// Writes what is buffered.
     func flush() {
         guard !buffer.isEmpty else { return }

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// The one canonical JSON form of the project: no whitespace, object keys sorted, fixed number
@@ -135,8 +136,8 @@ public enum CanonicalJSON {
         case .empty: out.append(contentsOf: [0x7B, 0x7D])
         case .null: out.append(contentsOf: "null".utf8)
         case let .bool(b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case let .int(v): appendDecimal(v, to: &out)
-        case let .uint(v): out.append(contentsOf: String(v).utf8)
+        case let .int(v): TextBytes.append(v, to: &out)
+        case let .uint(v): TextBytes.append(v, to: &out)
         case let .number(text): out.append(contentsOf: text.utf8)
         case let .string(s): appendString(s, to: &out)
         case let .canonical(bytes): out.append(contentsOf: bytes)
@@ -177,34 +178,6 @@ public enum CanonicalJSON {
         if value == 0 { return "0" }
         let text = value.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
-    }
-
-    /// Appends `value` in decimal.
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(0x2D)
-            // The magnitude of Int64.min does not fit an Int64; go through UInt64.
-            appendDecimal(UInt64(bitPattern: 0 &- value), to: &out)
-        } else {
-            appendDecimal(UInt64(value), to: &out)
-        }
-    }
-
-    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(0x30 + UInt8(value))
-            return
-        }
-        var digits: (UInt64, UInt8) = (value, 0)
-        var buffer = [UInt8](repeating: 0, count: 20)
-        var index = 20
-        while digits.0 > 0 {
-            index -= 1
-            digits.1 = UInt8(digits.0 % 10)
-            buffer[index] = 0x30 + digits.1
-            digits.0 /= 10
-        }
-        out.append(contentsOf: buffer[index...])
     }
 
     /// Appends `s` as a JSON string literal with the canonical escapes.
