@@ -16,6 +16,11 @@ import Foundation
 ///   infinities are an error;
 /// - strings escape `"`, `\`, and the control characters below U+0020 (`\b \f \n \r \t` short,
 ///   others `\u00xx`); `/` and everything else are written as UTF-8.
+///
+/// The one known difference from the old bytes: a `Double` below 1e-4 in magnitude is written in
+/// exponent form (`5.4e-08`) where Foundation wrote plain decimals (`0.000000054`); no summary holds
+/// such a value. JSON handed over as bytes (``canonicalize(_:what:)``) is read by
+/// ``CanonicalJSONParser`` and written by the same writer.
 public enum CanonicalJSON {
     /// Encodes `value` into canonical bytes. Throws ``StoreError/invalidInput(_:)`` naming `what`
     /// when a number is NaN or infinite or the value's encoding fails.
@@ -42,18 +47,9 @@ public enum CanonicalJSON {
     /// Parses `json` and writes it back in canonical form. Throws ``StoreError/invalidInput(_:)``
     /// when `json` is not a JSON object or array.
     public static func canonicalize(_ json: Data, what: String) throws -> Data {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
-        } catch {
-            throw StoreError.invalidInput("\(what) is not valid JSON (\(error.localizedDescription)). Pass the summary encoded with JSONEncoder.")
-        }
-        guard object is [String: Any] || object is [Any] else {
-            throw StoreError.invalidInput("\(what) must be a JSON object or array, not a bare value.")
-        }
         var out: [UInt8] = []
         out.reserveCapacity(json.count)
-        write(try node(fromParsed: object, what: what), into: &out)
+        write(try CanonicalJSONParser.parse([UInt8](json), what: what), into: &out)
         return Data(out)
     }
 
@@ -199,42 +195,6 @@ public enum CanonicalJSON {
             }
         }
         out.append(0x22)
-    }
-
-    /// A string as a JSON string literal with the canonical escapes (without the bytes detour for
-    /// callers that build text).
-    public static func quoted(_ s: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count + 2)
-        appendString(s, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Turns what JSONSerialization parsed into a node tree.
-    static func node(fromParsed object: Any, what: String) throws -> Node {
-        switch object {
-        case let dictionary as [String: Any]:
-            let node = Node(.object)
-            for (key, value) in dictionary { node.replace(key: key, with: try self.node(fromParsed: value, what: what)) }
-            return node
-        case let array as [Any]:
-            let node = Node(.array)
-            for element in array { node.append(try self.node(fromParsed: element, what: what)) }
-            return node
-        case let string as String:
-            return Node(.string(string))
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": return Node(.bool(number.boolValue))
-            case "d", "f": return Node(.number(try format(number.doubleValue)))
-            case "Q", "L", "I", "S", "C": return Node(.uint(number.uint64Value))
-            default: return Node(.int(number.int64Value))
-            }
-        case is NSNull:
-            return Node(.null)
-        default:
-            throw StoreError.invalidInput("\(what) holds a value of type \(type(of: object)) that JSON cannot hold.")
-        }
     }
 }
 

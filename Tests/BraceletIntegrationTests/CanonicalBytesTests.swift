@@ -63,4 +63,12 @@ func summariesOfTheBundledCapturesHaveTheBytesTheyHadBefore(capture: String, zon
         // The content hash is the hash of the summary's canonical bytes inside the envelope.
         #expect(entry.contentHash == SHA256.hex(try FoundationRoundTrip.serialize(summary)))
     }
+    // Vitality metrics, stored from JSONEncoder's bytes, as the Foundation round trip wrote them.
+    let rows = try store.vitalityMetrics(device: "V23DAY01", fromDate: "2000-01-01", toDate: "2100-01-01")
+    #expect(rows.count >= 3)
+    for row in rows {
+        let metrics = try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json).metrics
+        let old = try FoundationRoundTrip.serialize(JSONSerialization.jsonObject(with: StoredVitalityMetrics.encode(metrics)))
+        #expect([UInt8](row.json) == old, "vitality metrics of \(row.localDate)")
+    }
 }

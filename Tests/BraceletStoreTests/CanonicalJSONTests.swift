@@ -104,3 +104,17 @@ struct GoldenDay: Codable, Equatable, Sendable {
         "\(error)".contains("breath") && "\(error)".contains("nil")
     }
 }
+
+@Test func jsonGivenAsBytesKeepsItsNumbersDigitForDigit() throws {
+    // JSONEncoder's shortest digits read back as the same Double and are written the same way.
+    let json = #"{"breathingRate": 13.535909090909088, "b": [1, -0, 2.50, 1E3, 18446744073709551615], "a": {"z": null, "y": true}, "s": "\u00e9\ud83d\ude00\/\n"}"#
+    let canonical = try CanonicalJSON.canonicalize(Data(json.utf8), what: "test")
+    #expect(String(decoding: canonical, as: UTF8.self)
+        == #"{"a":{"y":true,"z":null},"b":[1,0,2.5,1000,18446744073709551615],"breathingRate":13.535909090909088,"s":"é😀/\n"}"#)
+}
+
+@Test func malformedJSONIsRefusedWithWhereItWentWrong() throws {
+    for bad in ["", "42", "\"text\"", "{\"a\":1,}", "{\"a\" 1}", "[1 2]", "{\"a\":\"\u{1}\"}", "[NaN]", "{\"a\":1} x", "[\"\\ud800\"]"] {
+        #expect(throws: StoreError.self, "\(bad)") { try CanonicalJSON.canonicalize(Data(bad.utf8), what: "test") }
+    }
+}
