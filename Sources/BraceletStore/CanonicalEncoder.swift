@@ -100,7 +100,10 @@ struct CanonicalEncoder: Encoder {
         var count: Int { node.elements.count }
 
         func append() -> CanonicalJSON.Node { node.appendElement() }
-        var nextPath: [any CodingKey] { codingPath + [IndexKey(intValue: count)] }
+        /// The path of the next element. Arrays of summary slots hold thousands of elements, and a
+        /// new path array per element cost more than the encoding itself; an error inside an
+        /// element names the array, which is precise enough to find the value.
+        var nextPath: [any CodingKey] { codingPath }
 
         mutating func encodeNil() throws { append().value = .null }
         mutating func encode(_ value: Bool) throws { append().value = .bool(value) }
@@ -164,13 +167,5 @@ struct CanonicalEncoder: Encoder {
         mutating func encode<T: Encodable>(_ value: T) throws {
             try CanonicalEncoder.encode(value, into: node, codingPath: codingPath)
         }
-    }
-
-    /// The coding key of an array element (for error paths).
-    struct IndexKey: CodingKey {
-        let intValue: Int?
-        var stringValue: String { "Index \(intValue ?? 0)" }
-        init(intValue: Int) { self.intValue = intValue }
-        init?(stringValue: String) { nil }
     }
 }

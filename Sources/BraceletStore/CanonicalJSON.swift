@@ -158,9 +158,9 @@ public enum CanonicalJSON {
 
     /// The canonical text of a `Double`: shortest round-trip digits without a trailing `.0`, and
     /// `0` for negative zero. Throws for NaN and the infinities, which JSON cannot hold.
-    public static func format(_ value: Double, codingPath: [any CodingKey] = []) throws -> String {
+    public static func format(_ value: Double, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
         guard value.isFinite else {
-            let path = codingPath.map(\.stringValue).joined(separator: ".")
+            let path = codingPath().map(\.stringValue).joined(separator: ".")
             throw StoreError.invalidInput("\(value) at \(path.isEmpty ? "the top level" : path) is not a number JSON can hold; a missing value must be nil, never NaN or infinity.")
         }
         if value == 0 { return "0" }
@@ -169,8 +169,8 @@ public enum CanonicalJSON {
     }
 
     /// The canonical text of a `Float`: as JSONEncoder writes it (its own shortest digits).
-    public static func format(_ value: Float, codingPath: [any CodingKey] = []) throws -> String {
-        guard value.isFinite else { return try format(Double(value), codingPath: codingPath) }
+    public static func format(_ value: Float, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
+        guard value.isFinite else { return try format(Double(value), codingPath: codingPath()) }
         if value == 0 { return "0" }
         let text = value.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
