@@ -52,12 +52,17 @@ final class ReplayJSONLines: ReplayRecordWriter {
         if let v { TextBytes.append(v, to: &line) } else { line.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
     }
 
-    func slot(_ s: Slot, serial: String, model: DeviceModel, outOfRange: SlotFields) {
+    /// Starts a line of a device's record: kind, time (`appendTime`), device and model.
+    private func start(_ prefix: String, serial: String, model: DeviceModel, appendTime: (inout [UInt8]) -> Void) {
         device(serial, model)
         line.removeAll(keepingCapacity: true)
-        line.append(contentsOf: "{\"kind\":\"slot\",\"t\":\"".utf8)
-        UTCTime.appendISO8601(unixSeconds: s.start, to: &line)
+        line.append(contentsOf: prefix.utf8)
+        appendTime(&line)
         line.append(contentsOf: deviceBytes)
+    }
+
+    func slot(_ s: Slot, serial: String, model: DeviceModel, outOfRange: SlotFields) {
+        start("{\"kind\":\"slot\",\"t\":\"", serial: serial, model: model) { UTCTime.appendISO8601(unixSeconds: s.start, to: &$0) }
         line.append(contentsOf: ",\"interval_s\":".utf8)
         TextBytes.append(Int(s.intervalSeconds), to: &line)
         let keys = Self.slotKeyBytes
@@ -86,11 +91,7 @@ final class ReplayJSONLines: ReplayRecordWriter {
     }
 
     func beat(_ b: Beat, serial: String, model: DeviceModel) {
-        device(serial, model)
-        line.removeAll(keepingCapacity: true)
-        line.append(contentsOf: "{\"kind\":\"rr\",\"t\":\"".utf8)
-        UTCTime.appendISO8601(unixMilliseconds: b.timeMs, to: &line)
-        line.append(contentsOf: deviceBytes)
+        start("{\"kind\":\"rr\",\"t\":\"", serial: serial, model: model) { UTCTime.appendISO8601(unixMilliseconds: b.timeMs, to: &$0) }
         line.append(contentsOf: ",\"rr_ms\":".utf8)
         value(b.rrMs)
         line.append(contentsOf: [0x7D, 0x0A])
