@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import BraceletIngest
 import BraceletStore
 import BraceletSummaries
 import BraceletVitality
@@ -41,15 +42,8 @@ func summariesOfTheBundledCapturesHaveTheBytesTheyHadBefore(capture: String, zon
     let store = try Store(path: path)
     let replayed = try Bundled.replay("v2-three-days.btsnoop")
     let zone = try SummaryConfiguration.timeZone(named: "America/New_York")
-    var dates: Set<String> = []
-    for file in replayed.metricsFiles {
-        dates.formUnion(try store.insertSlots(file.slots, device: file.header.serial, model: file.header.model).touchedLocalDates(in: zone))
-    }
-    for file in replayed.beatsFiles {
-        dates.formUnion(try store.insertBeats(file.beats, device: file.header.serial, model: file.header.model).touchedLocalDates(in: zone))
-    }
-    _ = try SummaryRecomputer(configuration: try SummaryConfiguration(age: 35, timeZone: zone), age: 35)
-        .recompute(device: "V23DAY01", dates: Array(dates), store: store)
+    _ = try IngestPipeline(store: store, configuration: try SummaryConfiguration(age: 35, timeZone: zone), age: 35)
+        .ingest(VerifiedFile.files(of: replayed))
     let entries = try store.outboxEntries()
     #expect(entries.count > 3)
     for entry in entries {
