@@ -13,6 +13,8 @@
 //   BraceletStore      SQLite persistence (migrations, idempotent slots, outbox tables)
 //   BraceletSync       outbox forwarder and sinks (webhook, JSON Lines)
 //   BraceletVitality   VitalityRawMetrics adapters, windows and scoring
+//   BraceletIngest     the one ingest pipeline: verified files (capture, live link, CSV) -> store,
+//                      transfer progress, recomputed summaries, outbox
 //   BraceletCLI        the `bracelet` command
 import PackageDescription
 
@@ -43,11 +45,16 @@ let package = Package(
         .target(name: "BraceletStore", dependencies: ["BraceletDecoder", "BraceletSummaries", "CSQLite"]),
         .target(name: "BraceletSync", dependencies: ["BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletSummaries", "BraceletStore", "BraceletSync"]),
+        .target(
+            name: "BraceletIngest",
+            dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture", "BraceletSummaries",
+                           "BraceletStore", "BraceletVitality"]
+        ),
         .executableTarget(
             name: "BraceletCLI",
             dependencies: [
                 "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
-                "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality",
+                "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality", "BraceletIngest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -66,7 +73,8 @@ let package = Package(
         .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync"]),
         .testTarget(
             name: "BraceletIntegrationTests",
-            dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality"]
+            dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",
+                           "BraceletIngest", "BraceletTransport"]
         ),
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BraceletCLITests", dependencies: ["BraceletCLI"]),

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BraceletCapture
+import BraceletIngest
 import BraceletStore
 import BraceletSummaries
-import BraceletVitality
 import Foundation
 
 /// `bracelet ingest`: store captures in the database and recompute the days they touch.
@@ -39,9 +39,8 @@ struct IngestCommand: ParsableCommand {
 
     func run() throws {
         let store = try openStore(db, mustExist: false)
-        var touched: [String: Set<String>] = [:]
+        var files: [VerifiedFile] = []
         var configuration: SummaryConfiguration?
-        var inserted = 0, present = 0, beatsInserted = 0
         var damaged = false
         for path in captures {
             let replayed = try loadCapture(path).capture
@@ -53,29 +52,19 @@ struct IngestCommand: ParsableCommand {
                 damaged = true
                 printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
             }
-            let config = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
-            configuration = config
-            for file in replayed.metricsFiles {
-                let report = try storeCall { try store.insertSlots(file.slots, device: file.header.serial, model: file.header.model) }
-                inserted += report.inserted
-                present += report.alreadyPresent
-                touched[file.header.serial, default: []].formUnion(report.touchedLocalDates(in: config.timeZone))
-            }
-            for file in replayed.beatsFiles {
-                let report = try storeCall { try store.insertBeats(file.beats, device: file.header.serial, model: file.header.model) }
-                beatsInserted += report.inserted
-                touched[file.header.serial, default: []].formUnion(report.touchedLocalDates(in: config.timeZone))
-            }
+            configuration = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
+            files += VerifiedFile.files(of: replayed)
         }
         guard let configuration else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
         if person.age == nil { printError("note: no --age given: vitality metrics are not computed (they depend on age); pass --age N") }
-        let recomputer = SummaryRecomputer(configuration: configuration, age: person.age)
-        print("stored \(inserted) new slots (\(present) already present) and \(beatsInserted) new beats in \(db)")
-        for (device, dates) in touched.sorted(by: { $0.key < $1.key }) {
-            let report = try storeCall { try recomputer.recompute(device: device, dates: Array(dates), store: store) }
-            print("\(device): recomputed \(report.dates.count) days; \(report.changedSummaries) daily summaries and \(report.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on \(report.changedVitalityDays) days")
-            for date in report.dates.sorted() {
-                let missing = report.missingVitalityFields[date] ?? []
+        // All captures in one call: their rows, the days they touch and the outbox entries commit
+        // together, and a day touched by two captures is recomputed once.
+        let report = try storeCall { try IngestPipeline(store: store, configuration: configuration, age: person.age).ingest(files) }
+        print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
+        for (device, recomputed) in report.recomputed {
+            print("\(device): recomputed \(recomputed.dates.count) days; \(recomputed.changedSummaries) daily summaries and \(recomputed.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on \(recomputed.changedVitalityDays) days")
+            for date in recomputed.dates.sorted() {
+                let missing = recomputed.missingVitalityFields[date] ?? []
                 if !missing.isEmpty { printError("note: \(device) \(date): vitality fields left empty: " + missing.map { "\($0)" }.joined(separator: "; ")) }
             }
         }

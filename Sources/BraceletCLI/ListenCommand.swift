@@ -1,7 +1,7 @@
 import ArgumentParser
 import BraceletDecoder
+import BraceletIngest
 import BraceletSummaries
-import BraceletVitality
 import BraceletCapture
 import BraceletProtocol
 import BraceletTransport
@@ -91,10 +91,8 @@ struct ListenCommand: ParsableCommand {
         }
         // Without a place to save files nothing is transferred (and so nothing is erased): live samples only.
         guard db == nil || saveDir == nil else { throw ValidationError("give --db PATH or --save-dir DIR, not both") }
-        let summaryConfiguration = try db.map { _ in try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT()) }
-        let store = try db.map { try openStore($0, mustExist: false) }
-        let storeSink = store.map { StoreSink(store: $0, timeZone: summaryConfiguration?.timeZone ?? .current) }
-        let sink: TransferSink = try storeSink ?? saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
+        let pipeline = try db.map { try ingestPipeline(database: $0) }
+        let sink: TransferSink = try pipeline ?? saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
         signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
 
@@ -116,7 +114,11 @@ struct ListenCommand: ParsableCommand {
         let quiet = self.quiet, table = format == "table"
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if case .device(_, let s, _) = event { serial = s }
-            if case .erased(let kind, _) = event { storeSink?.erased(kind: kind, serial: serial) }
+            if case .erased(let kind, _) = event, let pipeline {
+                do { try pipeline.recordErased(serial: serial, fileKind: kind.description) } catch {
+                    printError("warning: could not record the erase of \(kind) in the database: \(error)")
+                }
+            }
             if case .heartRate(let m) = event {
                 let t = UTCTime.iso8601(unixSeconds: Int64(Date().timeIntervalSince1970))
                 let line: String
@@ -148,12 +150,19 @@ struct ListenCommand: ParsableCommand {
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
-        if let store, let storeSink, let summaryConfiguration {
-            let recomputer = SummaryRecomputer(configuration: summaryConfiguration, age: person.age)
-            for (device, dates) in storeSink.touchedDates {
-                let r = try recomputer.recompute(device: device, dates: Array(dates), store: store)
-                if !quiet { printError("listen: \(device): recomputed \(r.dates.count) days, \(r.changedSummaries + r.changedSleepSessions) outbox entries written") }
-            }
+    }
+}
+
+extension ListenCommand {
+    /// The pipeline that stores each verified file of the session with its summaries and outbox
+    /// entries as the file arrives (the session erases a file only after that commit).
+    func ingestPipeline(database: String) throws -> IngestPipeline {
+        let configuration = try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT())
+        let quiet = self.quiet
+        return IngestPipeline(store: try openStore(database, mustExist: false), configuration: configuration, age: person.age) { report in
+            guard !quiet else { return }
+            let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
+            printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats; recomputed \(days) days, \(report.outboxEntries) outbox entries written")
         }
     }
 }

@@ -55,6 +55,12 @@ final class TextOutput {
         if buffer.count >= 1 << 16 { writeBuffer() }
     }
 
+    /// Appends bytes that are already UTF-8 text.
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { writeBuffer() }
+    }
+
     /// Writes what is buffered; throws when this or an earlier write failed.
     func flush() throws {
         writeBuffer()

@@ -52,7 +52,8 @@ struct ReplayCommand: ParsableCommand {
                 """, exitCode: 2)
         }
         let out = try TextOutput(path: output)
-        let writer = ReplayWriter(format: format, out: out)
+        // JSON Lines, the bulk format, is written straight into bytes; csv and table as text.
+        let writer: any ReplayRecordWriter = format == .jsonl ? ReplayJSONLines(out: out) : ReplayWriter(format: format, out: out)
         writer.begin()
         for file in replayed.metricsFiles {
             for (i, slot) in file.slots.enumerated() {

@@ -27,11 +27,17 @@ public enum UTCTime {
 
     /// `2026-06-15T00:00:00Z` for Unix seconds; with `milliseconds`, `2026-06-15T00:00:00.250Z`.
     public static func iso8601(unixSeconds: Int64, milliseconds: Int? = nil) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendISO8601(unixSeconds: unixSeconds, milliseconds: milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the text of ``iso8601(unixSeconds:milliseconds:)`` as bytes.
+    public static func appendISO8601(unixSeconds: Int64, milliseconds: Int? = nil, to bytes: inout [UInt8]) {
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
         let second = Int(unixSeconds - days * 86_400)
         let (y, m, d) = civil(daysSinceEpoch: days)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
         func two(_ v: Int) { bytes.append(UInt8(48 + v / 10)); bytes.append(UInt8(48 + v % 10)) }
         let year = max(0, min(9999, y))
         two(year / 100); two(year % 100)
@@ -42,7 +48,12 @@ public enum UTCTime {
             bytes.append(UInt8(48 + ms / 100)); bytes.append(UInt8(48 + ms / 10 % 10)); bytes.append(UInt8(48 + ms % 10))
         }
         bytes.append(90)
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the text of ``iso8601(unixMilliseconds:)`` as bytes.
+    public static func appendISO8601(unixMilliseconds ms: Int64, to bytes: inout [UInt8]) {
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        appendISO8601(unixSeconds: seconds, milliseconds: Int(ms - seconds * 1000), to: &bytes)
     }
 
     /// ISO-8601 with milliseconds for Unix milliseconds.

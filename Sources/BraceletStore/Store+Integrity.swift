@@ -151,10 +151,12 @@ extension Store {
     /// canonical form hashes to `hash`.
     static func payloadMatches(key: String?, hash: String?, payload: String?) -> Bool {
         guard let key, let hash, let payload,
-              let envelope = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any],
-              envelope["key"] as? String == key, envelope["content_hash"] as? String == hash,
-              let summary = envelope["summary"], let canonical = try? CanonicalJSON.serialize(summary)
+              let envelope = try? CanonicalJSONParser.parse(Array(payload.utf8), what: "outbox payload"),
+              envelope.string(forKey: "key") == key, envelope.string(forKey: "content_hash") == hash,
+              let summary = envelope.value(forKey: "summary")
         else { return false }
+        var canonical: [UInt8] = []
+        CanonicalJSON.write(summary, into: &canonical)
         return SHA256.hex(canonical) == hash
     }
 }

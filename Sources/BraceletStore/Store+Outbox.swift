@@ -4,14 +4,20 @@ extension Store {
     /// Writes an outbox entry inside the caller's transaction. The payload is an envelope carrying the
     /// summary snapshot, so later recomputes never change what this entry delivers.
     func enqueue(_ db: Database, key: String, kind: String, device: String, localDate: String, version: Int,
-                 contentHash: String, summary: Data, extra: [String: Int64]) throws {
-        let summaryObject = try JSONSerialization.jsonObject(with: summary, options: [.fragmentsAllowed])
-        var envelope: [String: Any] = [
-            "key": key, "kind": kind, "device": device, "local_date": localDate, "version": version,
-            "content_hash": contentHash, "summary": summaryObject,
-        ]
-        for (name, value) in extra { envelope[name] = value }
-        let payload = try CanonicalJSON.serialize(envelope)
+                 contentHash: String, summary: [UInt8], extra: [String: Int64]) throws {
+        // The envelope is written by the canonical writer around the summary's canonical bytes as they
+        // are (no parse and re-serialisation), with the same sorted keys as the summary itself.
+        let envelope = CanonicalJSON.Node(.object)
+        envelope.child(forKey: "key").value = .string(key)
+        envelope.child(forKey: "kind").value = .string(kind)
+        envelope.child(forKey: "device").value = .string(device)
+        envelope.child(forKey: "local_date").value = .string(localDate)
+        envelope.child(forKey: "version").value = .int(Int64(version))
+        envelope.child(forKey: "content_hash").value = .string(contentHash)
+        envelope.child(forKey: "summary").value = .canonical(summary)
+        for (name, value) in extra { envelope.child(forKey: name).value = .int(value) }
+        var payload: [UInt8] = []
+        CanonicalJSON.write(envelope, into: &payload)
         let created = now()
         let statement = try db.prepare("""
             INSERT INTO outbox (key, kind, device, local_date, version, content_hash, payload, state, attempts,

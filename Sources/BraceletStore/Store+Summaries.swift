@@ -56,6 +56,11 @@ extension Store {
     public func upsertDailySummary(device: String, localDate: String, kind: String, json: Data) throws -> SummaryChange {
         try validate(localDate: localDate, kind: kind)
         let canonical = try CanonicalJSON.canonicalize(json, what: "summary \(kind) of \(device) on \(localDate)")
+        return try upsertDailySummary(device: device, localDate: localDate, kind: kind, canonical: [UInt8](canonical))
+    }
+
+    /// Stores already canonical bytes (see ``upsertDailySummary(device:localDate:kind:json:)``).
+    func upsertDailySummary(device: String, localDate: String, kind: String, canonical: [UInt8]) throws -> SummaryChange {
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)
@@ -90,10 +95,11 @@ extension Store {
         }
     }
 
-    /// Encodes `value` with sorted keys and stores it like ``upsertDailySummary(device:localDate:kind:json:)``.
+    /// Encodes `value` in canonical JSON (``CanonicalJSON``, straight from its `Codable` conformance) and stores it like ``upsertDailySummary(device:localDate:kind:json:)``.
     public func upsertDailySummary<T: Encodable>(device: String, localDate: String, kind: String, value: T) throws -> SummaryChange {
-        try upsertDailySummary(device: device, localDate: localDate, kind: kind,
-                               json: CanonicalJSON.encode(value, what: "summary \(kind) of \(device) on \(localDate)"))
+        try validate(localDate: localDate, kind: kind)
+        return try upsertDailySummary(device: device, localDate: localDate, kind: kind,
+                                      canonical: CanonicalJSON.bytes(of: value, what: "summary \(kind) of \(device) on \(localDate)"))
     }
 
     /// Stores one sleep session (keyed by device and start). Like daily summaries, a content change
@@ -105,6 +111,22 @@ extension Store {
             throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
         }
         let canonical = try CanonicalJSON.canonicalize(json, what: "sleep session of \(device) starting \(start)")
+        return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate, canonical: [UInt8](canonical))
+    }
+
+    /// Encodes `value` in canonical JSON (``CanonicalJSON``) and stores it like
+    /// ``upsertSleepSession(device:start:stop:localDate:json:)``.
+    public func upsertSleepSession<T: Encodable>(device: String, start: Int64, stop: Int64, localDate: String, value: T) throws -> SummaryChange {
+        try validate(localDate: localDate, kind: "sleep_session")
+        guard stop >= start else {
+            throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
+        }
+        return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate,
+                                      canonical: CanonicalJSON.bytes(of: value, what: "sleep session of \(device) starting \(start)"))
+    }
+
+    /// Stores already canonical bytes of a validated session.
+    func upsertSleepSession(device: String, start: Int64, stop: Int64, localDate: String, canonical: [UInt8]) throws -> SummaryChange {
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)

@@ -7,12 +7,19 @@ import Foundation
 /// Open it with ``init(path:now:)``; the schema is migrated to this build's version on open. One
 /// `Store` owns one connection and serialises every call with a lock, so it can be shared between
 /// tasks. Several processes may open the same file: SQLite's locks and the busy timeout coordinate
-/// them, and every write runs in a `BEGIN IMMEDIATE` transaction.
+/// them, and every write runs in a `BEGIN IMMEDIATE` transaction; ``transaction(_:)`` groups several
+/// calls into one. Statements are compiled once per connection and reused.
+///
+/// Every call blocks its thread on disk I/O (and, with another writer, on its lock): call it from a
+/// thread of your own or a dispatch queue, never from a task on Swift's cooperative thread pool.
 public final class Store: @unchecked Sendable {
     /// The database file path.
     public let path: String
     let db: Database
-    let lock = NSLock()
+    /// Recursive, so that calls made inside ``transaction(_:)`` on the same thread join it.
+    let lock = NSRecursiveLock()
+    /// How deep the current thread is in ``locked(_:)`` calls (guarded by `lock`).
+    private var depth = 0
     /// The clock used for `created_at`, `updated_at` and the like, in Unix milliseconds.
     let now: @Sendable () -> Int64
 
@@ -68,13 +75,25 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` with exclusive use of the connection.
     func locked<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock()
-        defer { lock.unlock() }
+        depth += 1
+        defer {
+            depth -= 1
+            if depth == 0 { db.finishStatements() }
+            lock.unlock()
+        }
         return try body(db)
     }
 
     /// Runs `body` in one write transaction with exclusive use of the connection.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try locked { db in try db.transaction { try body(db) } }
+    }
+
+    /// Runs `body` in ONE write transaction: every store call it makes on this thread joins it, so
+    /// either all of their changes are committed (with one fsync) or, when `body` throws, none.
+    /// Other threads' calls wait until it ends.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try write { _ in try body() }
     }
 
     /// The id of device `serial`, creating its row when new and updating `last_seen_at` (and the model

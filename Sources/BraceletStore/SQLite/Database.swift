@@ -17,6 +17,10 @@ public final class Database {
     /// The file path this connection was opened on.
     public let path: String
     let handle: OpaquePointer
+    /// Compiled statements by SQL text: each is prepared once per connection and reused.
+    private var statements: [String: Statement] = [:]
+    /// How many ``transaction(_:)`` calls are open (the outer one is a transaction, inner ones savepoints).
+    private var transactionDepth = 0
 
     /// Opens (creating when missing) the database at `path`.
     ///
@@ -63,6 +67,7 @@ public final class Database {
     }
 
     deinit {
+        statements.removeAll()  // finalizes them before the connection closes
         sqlite3_close_v2(handle)
     }
 
@@ -88,23 +93,61 @@ public final class Database {
         }
     }
 
-    /// Compiles `sql` into a reusable statement.
+    /// The compiled statement for `sql`, reset and with no bindings: compiled on first use, then
+    /// taken from this connection's cache. Use one statement at a time per SQL text (a second
+    /// `prepare` of the same text resets the first).
     public func prepare(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard rc == SQLITE_OK, let statement else {
             throw error(code: rc, sql: sql)
         }
-        return Statement(handle: statement, database: self, sql: sql)
+        let compiled = Statement(handle: statement, database: self, sql: sql)
+        statements[sql] = compiled
+        return compiled
+    }
+
+    /// Resets every statement still in the middle of its rows, so that no read transaction stays
+    /// open between calls (it would pin the WAL and hold back checkpoints).
+    public func finishStatements() {
+        for statement in statements.values where sqlite3_stmt_busy(statement.handle) != 0 {
+            sqlite3_reset(statement.handle)
+        }
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`; any thrown error rolls everything back.
     ///
     /// IMMEDIATE takes the write lock at the start, so two writers never deadlock halfway through.
+    /// Called inside another transaction, `body` runs in a savepoint of it: its error undoes only its
+    /// own changes, and nothing is durable before the outer transaction commits.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        if transactionDepth > 1 {
+            let name = "nested\(transactionDepth)"
+            try execute("SAVEPOINT \(name)")
+            do {
+                let result = try body()
+                finishStatements()
+                try execute("RELEASE \(name)")
+                return result
+            } catch {
+                if sqlite3_get_autocommit(handle) == 0 {
+                    sqlite3_exec(handle, "ROLLBACK TO \(name); RELEASE \(name)", nil, nil, nil)
+                }
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            // A statement whose rows were not all read (INSERT ... RETURNING, a lookup of one row)
+            // would make COMMIT fail with "SQL statements in progress".
+            finishStatements()
             try execute("COMMIT")
             return result
         } catch {
@@ -119,6 +162,7 @@ public final class Database {
     /// The first column of the first row of `sql` as an integer (`nil` when no row or NULL).
     public func scalarInt(_ sql: String) throws -> Int64? {
         let statement = try prepare(sql)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.int64(at: 0)
     }
@@ -126,6 +170,7 @@ public final class Database {
     /// The first column of the first row of `sql` as text (`nil` when no row or NULL).
     public func scalarText(_ sql: String) throws -> String? {
         let statement = try prepare(sql)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.text(at: 0)
     }

@@ -5,11 +5,18 @@ import Foundation
 ///
 /// Parameters are numbered from 1 as in SQLite; columns from 0. `nil` binds SQL NULL and a NULL column
 /// reads back as `nil`, never as 0.
+///
+/// Every bind's return code is checked: a bind that fails (out of memory, a parameter index the SQL
+/// does not have, a value too big) is remembered and the next ``step()`` throws it instead of running
+/// the statement with a silently missing (NULL) value. Statements belong to their ``Database``, which
+/// caches them; they must not outlive it.
 public final class Statement {
     let handle: OpaquePointer
-    let database: Database
+    unowned let database: Database
     /// The SQL text, kept for error messages.
     public let sql: String
+    /// The first bind that failed since the last reset: its parameter and return code.
+    private var failedBind: (index: Int32, code: Int32)?
 
     init(handle: OpaquePointer, database: Database, sql: String) {
         self.handle = handle
@@ -23,7 +30,12 @@ public final class Statement {
 
     /// Binds an integer or NULL to parameter `index` (1-based).
     public func bind(_ value: Int64?, at index: Int32) {
-        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+        check(value.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index), index)
+    }
+
+    /// Remembers the first failed bind; ``step()`` throws it.
+    private func check(_ code: Int32, _ index: Int32) {
+        if code != SQLITE_OK && failedBind == nil { failedBind = (index, code) }
     }
 
     /// Binds an integer or NULL to parameter `index` (1-based).
@@ -33,36 +45,41 @@ public final class Statement {
 
     /// Binds a floating-point number or NULL to parameter `index` (1-based).
     public func bind(_ value: Double?, at index: Int32) {
-        if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+        check(value.map { sqlite3_bind_double(handle, index, $0) } ?? sqlite3_bind_null(handle, index), index)
     }
 
     /// Binds UTF-8 text or NULL to parameter `index` (1-based).
     public func bind(_ value: String?, at index: Int32) {
-        if let value {
-            sqlite3_bind_text(handle, index, value, -1, csqlite_transient())
-        } else {
-            sqlite3_bind_null(handle, index)
-        }
+        check(value.map { sqlite3_bind_text(handle, index, $0, -1, csqlite_transient()) } ?? sqlite3_bind_null(handle, index), index)
     }
 
     /// Binds a blob or NULL to parameter `index` (1-based).
     public func bind(_ value: Data?, at index: Int32) {
         guard let value else {
-            sqlite3_bind_null(handle, index)
+            check(sqlite3_bind_null(handle, index), index)
             return
         }
         guard !value.isEmpty else {
             // A NULL pointer would bind SQL NULL; an empty blob is not a missing value.
-            sqlite3_bind_zeroblob(handle, index, 0)
+            check(sqlite3_bind_zeroblob(handle, index, 0), index)
             return
         }
-        value.withUnsafeBytes { raw in
-            _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+        guard value.count <= Int(Int32.max) else {
+            check(SQLITE_TOOBIG, index)
+            return
         }
+        check(value.withUnsafeBytes { raw in
+            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+        }, index)
     }
 
     /// Advances to the next row: `true` when a row is available, `false` when the statement is done.
     public func step() throws -> Bool {
+        if let failedBind {
+            let message = "could not bind parameter \(failedBind.index): \(String(cString: sqlite3_errstr(failedBind.code)))"
+            reset()
+            throw database.error(code: failedBind.code, message: message, sql: sql)
+        }
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -84,6 +101,7 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        failedBind = nil
     }
 
     /// `true` when column `index` of the current row is NULL.

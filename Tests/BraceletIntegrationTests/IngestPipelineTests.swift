@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import BraceletDecoder
+import BraceletIngest
+import BraceletProtocol
+import BraceletStore
+import BraceletSummaries
+import BraceletTransport
+
+private func withDatabase<T>(_ body: (Store) throws -> T) throws -> T {
+    let path = Bundled.temporaryDatabase()
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    return try body(try Store(path: path))
+}
+
+private func withDatabase<T>(_ body: (Store) async throws -> T) async throws -> T {
+    let path = Bundled.temporaryDatabase()
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    return try await body(try Store(path: path))
+}
+
+@Test func aCaptureIngestedTwiceStoresItsSummariesOnceAndQueuesThemOnce() throws {
+    try withDatabase { store in
+        let replayed = try Bundled.replay("v2-three-days.btsnoop")
+        let zone = try SummaryConfiguration.timeZone(named: "America/New_York")
+        let pipeline = IngestPipeline(store: store, configuration: try SummaryConfiguration(age: 35, timeZone: zone), age: 35)
+        let first = try pipeline.ingest(VerifiedFile.files(of: replayed))
+        #expect(first.slotsInserted == replayed.metricsFiles.reduce(0) { $0 + $1.slots.count })
+        #expect(first.beatsInserted == replayed.beatsFiles.reduce(0) { $0 + $1.beats.count })
+        let recomputed = try #require(first.recomputed.first)
+        #expect(recomputed.device == "V23DAY01")
+        #expect(recomputed.report.dates.contains("2026-06-17"))
+        #expect(try store.outboxCounts().pending == first.outboxEntries)
+        #expect(first.outboxEntries == recomputed.report.dates.count + recomputed.report.changedSleepSessions)
+
+        let second = try pipeline.ingest(VerifiedFile.files(of: replayed))
+        #expect(second.slotsInserted == 0 && second.beatsInserted == 0)
+        #expect(second.slotsPresent == first.slotsInserted)
+        #expect(second.recomputed.isEmpty)
+        #expect(try store.outboxCounts().pending == first.outboxEntries)
+    }
+}
+
+@Test func aTransferredFileIsStoredWithItsProgressAndItsSummariesInTheOutboxAtOnce() async throws {
+    try await withDatabase { store in
+        let replayed = try Bundled.replay("v1-day.btsnoop")
+        let metrics = try #require(replayed.metricsFiles.first)
+        let header = metrics.header
+        let bytes = try MetricsRecordEncoder(model: header.model).sealedFile(
+            serial: header.serial, timeZoneOffsetMinutes: header.timeZoneOffsetMinutes, intervalSeconds: header.intervalSeconds,
+            firstStart: header.baseTime, slots: metrics.slots)
+        let file = TransferredFile(kind: .metrics, bytes: bytes, serial: header.serial, model: header.model, receivedAt: 0)
+        let zone = try SummaryConfiguration.timeZone(named: "Europe/Amsterdam")
+        let pipeline = IngestPipeline(store: store, configuration: try SummaryConfiguration(timeZone: zone), age: nil)
+
+        // The session's sink: when commit returns, data, progress, summaries and outbox are durable.
+        try pipeline.commit(file)
+        let progress = try #require(try store.transferProgress(device: header.serial, fileKind: "metrics"))
+        #expect(progress.state == .committed && progress.committed == Int64(bytes.count))
+        #expect(try store.slots(device: header.serial, from: 0, to: Int64.max / 2) == metrics.slots)
+        let queued = try store.outboxCounts().pending
+        #expect(queued > 0)
+        #expect(!(try store.summaryDates(device: header.serial)).isEmpty)
+
+        // The same file again (link lost between commit and erase): skipped, nothing queued.
+        let again = try await pipeline.ingest([try #require(try VerifiedFile(transferred: file))])
+        #expect(again.repeatedFiles == 1 && again.slotsInserted == 0)
+        #expect(try store.outboxCounts().pending == queued)
+
+        try pipeline.recordErased(serial: header.serial, fileKind: "metrics")
+        #expect(try store.transferProgress(device: header.serial, fileKind: "metrics")?.state == .erased)
+    }
+}
+
+@Test func aDamagedTransferredFileIsRefusedAndNothingIsStored() throws {
+    try withDatabase { store in
+        let replayed = try Bundled.replay("v1-day.btsnoop")
+        let metrics = try #require(replayed.metricsFiles.first)
+        let header = metrics.header
+        var bytes = try MetricsRecordEncoder(model: header.model).sealedFile(
+            serial: header.serial, timeZoneOffsetMinutes: 0, intervalSeconds: header.intervalSeconds,
+            firstStart: header.baseTime, slots: Array(metrics.slots.prefix(100)))
+        bytes[bytes.count / 2] ^= 0xFF  // the CRC-32 no longer matches
+        let file = TransferredFile(kind: .metrics, bytes: bytes, serial: header.serial, model: header.model, receivedAt: 0)
+        let pipeline = IngestPipeline(store: store, configuration: try SummaryConfiguration(timeZone: .gmt), age: nil)
+        #expect(throws: IngestError.self) { try pipeline.commit(file) }
+        #expect(try store.devices().isEmpty)
+        #expect(try store.outboxCounts().pending == 0)
+    }
+}

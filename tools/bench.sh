@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks on a generated history, as a table (README, section Measuring).
+#
+# usage: tools/bench.sh [DAYS] [MODEL]        (default: 30 v2; `tools/bench.sh 365` for a year)
+#
+# Generates the history once per DAYS/MODEL (cached in $BENCH_DIR, default /tmp/bracelet-bench):
+# `bracelet simulate --days DAYS --seed 3` served on a Unix socket and recorded by `bracelet listen
+# --record`. Then times, each as a whole process (wall, CPU, peak RSS by /usr/bin/time):
+#   ingest        the capture into a new database
+#   summarize-db  `summarize --db` of every day in it
+#   summarize     `summarize CAPTURE` (peak RSS is the figure to watch)
+#   replay        `replay --format jsonl -o FILE` against `tshark -T fields -e btatt.value > FILE`
+#                 on the same capture: both read the whole file and write every record
+#   listen        `listen --db` of the whole history over unix: against `simulate` (client CPU)
+#   decoder       `bracelet bench --model MODEL` (decoder vs same-run memory-read rate)
+# Set BRACELET=path to measure a given binary instead of building .build/release/bracelet.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+days=${1:-30}
+model=${2:-v2}
+dir=${BENCH_DIR:-/tmp/bracelet-bench}
+mkdir -p "$dir"
+if [ -z "${BRACELET:-}" ]; then
+  swift build -c release --product bracelet >/dev/null
+  BRACELET=.build/release/bracelet
+fi
+B=$(realpath "$BRACELET")
+capture="$dir/$model-${days}d.btsnoop"
+tz=UTC
+
+# Starts a simulated bracelet holding the history on $dir/sim.sock; its pid goes to $sim.
+serve() {
+  rm -f "$dir/sim.sock"
+  "$B" simulate --model "$model" --days "$days" --seed 3 --serve "unix:$dir/sim.sock" --quiet &
+  sim=$!
+  for _ in $(seq 1 600); do [ -S "$dir/sim.sock" ] && return 0; sleep 0.1; done
+  echo "the simulator did not start" >&2; exit 1
+}
+
+if [ ! -s "$capture" ]; then
+  serve
+  rm -rf "$dir/files"
+  "$B" listen --via "unix:$dir/sim.sock" --record "$capture" --save-dir "$dir/files" --exit-after-sync --quiet >/dev/null
+  kill "$sim"; wait "$sim" 2>/dev/null || true
+fi
+
+# measure NAME COMMAND...: runs it once, appends "NAME wall user sys rss" to $dir/times.
+measure() {
+  local name=$1; shift
+  /usr/bin/time -o "$dir/time.$name" -f "%e %U %S %M" "$@" >/dev/null 2>"$dir/err.$name" || {
+    echo "$name failed:" >&2; cat "$dir/err.$name" >&2; exit 1; }
+  echo "$name $(cat "$dir/time.$name")" >> "$dir/times"
+}
+
+: > "$dir/times"
+rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+measure ingest "$B" ingest "$capture" --db "$dir/bench.db" --tz $tz --age 35
+measure summarize-db "$B" summarize --db "$dir/bench.db" --tz $tz --age 35
+measure summarize "$B" summarize "$capture" --tz $tz --age 35
+measure replay "$B" replay "$capture" --format jsonl -o "$dir/replay.jsonl" --quiet
+if command -v tshark >/dev/null; then
+  measure tshark sh -c "tshark -r '$capture' -T fields -e btatt.value > '$dir/tshark.txt'"
+fi
+serve
+rm -f "$dir/listen.db" "$dir/listen.db-wal" "$dir/listen.db-shm"
+measure listen "$B" listen --via "unix:$dir/sim.sock" --db "$dir/listen.db" --tz $tz --age 35 --exit-after-sync --quiet
+kill "$sim"; wait "$sim" 2>/dev/null || true
+decoder=$("$B" bench --model "$model" --repetitions 5 | awk '/ratio/ {print $3; exit}')
+
+slots=$(grep -c '"kind":"slot"' "$dir/replay.jsonl" || true)
+records=$(wc -l < "$dir/replay.jsonl")
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; capture $capture ($(stat -c %s "$capture") bytes, $slots slots, $records records)"
+echo
+echo "| step | wall s | CPU s (user+sys) | peak RSS MB |"
+echo "|---|---|---|---|"
+while read -r name wall user sys rss; do
+  printf '| %s | %s | %.2f | %d |\n' "$name" "$wall" "$(echo "$user + $sys" | bc -l)" "$((rss / 1024))"
+done < "$dir/times"
+echo
+if [ -s "$dir/time.tshark" ]; then
+  ours=$(cut -d' ' -f1 "$dir/time.replay"); theirs=$(cut -d' ' -f1 "$dir/time.tshark")
+  printf 'replay vs tshark (whole processes, wall): %.1fx\n' "$(echo "$theirs / $ours" | bc -l)"
+fi
+echo "decoder ($model): $decoder % of the memory-read rate"
