@@ -103,6 +103,12 @@ enum Migrations {
         );
         CREATE INDEX delivery_log_by_outbox ON delivery_log(outbox_id);
         """,
+        // 4: the study participant (user) a device is assigned to, stamped on each outbox entry when
+        // it is written and sent with its delivery (not part of the payload, so no hash changes).
+        """
+        ALTER TABLE devices ADD COLUMN user_id TEXT;
+        ALTER TABLE outbox ADD COLUMN user_id TEXT;
+        """,
     ]
 
     /// The schema version this build writes.
