@@ -299,8 +299,15 @@ extension Store {
         guard OutboxEntry.isValidUser(user) else {
             throw StoreError.invalidInput("user id \"\(user)\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
         }
+        guard !serial.isEmpty else { throw StoreError.invalidInput("device serial is empty; pass the bracelet's serial number.") }
         return try write { db in
-            _ = try upsertDevice(db, serial: serial, model: nil)
+            // A device assigned before any data arrived: its seen times are the assignment's until data comes.
+            let add = try db.prepare("""
+                INSERT INTO devices (serial, model, first_seen_at, last_seen_at) VALUES (?1, NULL, ?2, ?2) ON CONFLICT(serial) DO NOTHING
+                """)
+            add.bind(serial, at: 1)
+            add.bind(now() / 1000, at: 2)
+            try add.run()
             let device = try db.prepare("UPDATE devices SET user_id = ?1 WHERE serial = ?2")
             device.bind(user, at: 1)
             device.bind(serial, at: 2)

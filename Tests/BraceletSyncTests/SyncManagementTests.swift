@@ -153,6 +153,14 @@ enum UTCTimeText {
     #expect(set.status == 0, "stderr: \(set.err)")
     #expect(set.err.contains("device A is assigned to user P-0042; 1 pending entries now carry it"))
     #expect(try store.user(ofDevice: "A") == "P-0042")
+    let seenBefore = try #require(try store.devices().first { $0.serial == "A" }).lastSeenAt
+    // A bracelet handed out before any data: it is added, with the participant, and no data.
+    #expect(try runBracelet(["sync", "--db", path, "--set-user", "P-0043", "--device", "C"]).status == 0)
+    #expect(try store.devices().map(\.serial) == ["A", "B", "C"])
+    #expect(try store.user(ofDevice: "C") == "P-0043")
+    #expect(try store.user(ofDevice: "B") == nil)
+    _ = try runBracelet(["sync", "--db", path, "--set-user", "P-0042", "--device", "A"])
+    #expect(try store.devices().first { $0.serial == "A" }?.lastSeenAt == seenBefore, "assigning is not seeing data")
     let after = try enqueue(store, device: "A", date: "2024-03-02", value: 1)
     #expect(try store.dailySummary(device: "A", localDate: "2024-03-01", kind: "daily")?.contentHash == hashBefore)
     let server = try TestHTTPServer { _, _ in .respond(status: 200, body: "") }
