@@ -239,11 +239,17 @@ extension Store {
     /// hold its device's queue for as long as that time says (for `Int64.max`, forever).
     @discardableResult
     public func rescheduleOutbox(notAfter latest: Int64) throws -> Int {
-        try write { db in
-            let statement = try db.prepare("""
-                UPDATE outbox SET next_attempt_at = ?1
-                WHERE state = 'pending' AND (typeof(next_attempt_at) <> 'integer' OR next_attempt_at > ?1)
-                """)
+        let condition = "state = 'pending' AND (typeof(next_attempt_at) <> 'integer' OR next_attempt_at > ?1)"
+        // Read first: the forwarder asks every pass, and a write transaction would take the write lock
+        // from an ingest for nothing.
+        let any = try locked { db in
+            let probe = try db.prepare("SELECT 1 FROM outbox WHERE \(condition) LIMIT 1")
+            probe.bind(latest, at: 1)
+            return try probe.step()
+        }
+        guard any else { return 0 }
+        return try write { db in
+            let statement = try db.prepare("UPDATE outbox SET next_attempt_at = ?1 WHERE \(condition)")
             statement.bind(latest, at: 1)
             try statement.run()
             return db.changes
