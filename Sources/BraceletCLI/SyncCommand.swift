@@ -177,9 +177,10 @@ struct SyncCommand: AsyncParsableCommand {
             try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
             return
         }
+        // Before anything changes states or is sent: a damaged outbox could send one entry in a loop.
+        try store.checkOutboxIntegrity()
         try manage(store)
         if webhook == nil && jsonl == nil { return }
-        try store.checkOutboxIntegrity()
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
@@ -265,7 +266,7 @@ struct SyncCommand: AsyncParsableCommand {
         var text = "\(pending) entries still pending (nothing given up): \(listed)"
         if behind > 0 { text += "; \(behind) wait behind those in their device's order" }
         if let next = heads.map(\.nextAttemptAt).min() {
-            let seconds = max(0, Double(next - Store.systemMilliseconds()) / 1000)
+            let seconds = max(0, Double(Forwarder.milliseconds(until: next, now: Store.systemMilliseconds())) / 1000)
             text += String(format: "; next attempt due in %.1f s. Run sync again or use --follow.", seconds)
         }
         return text
@@ -276,7 +277,7 @@ struct SyncCommand: AsyncParsableCommand {
         case let .delivered(key, attempt, outcome):
             stderrLine("sync: \(outcome) \(key) (attempt \(attempt))")
         case let .retryScheduled(key, attempt, retryAt, reason):
-            let seconds = Double(retryAt - SystemClock().nowMilliseconds()) / 1000
+            let seconds = Double(Forwarder.milliseconds(until: retryAt, now: SystemClock().nowMilliseconds())) / 1000
             stderrLine("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
         case let .dead(key, attempt, reason):
             stderrLine("sync: DEAD \(key) after attempt \(attempt): \(reason)")

@@ -33,8 +33,19 @@ struct SyncStatusPrinter {
         return failure.error
     }
 
+    /// Seconds from `at` to now; a time read from the database outside 1970...now counts as its
+    /// nearest end, so a damaged value cannot overflow the subtraction.
     func ageSeconds(since at: Int64?) -> Double? {
-        at.map { Double(max(0, now - $0)) / 1000 }
+        at.map { Double(ageMilliseconds(since: $0)) / 1000 }
+    }
+
+    func ageMilliseconds(since at: Int64) -> Int64 {
+        now - min(max(at, 0), now)
+    }
+
+    /// ISO 8601 of a time read from the database, clamped to years 1970...9999 for the same reason.
+    static func iso(_ ms: Int64) -> String {
+        UTCTime.iso8601(unixMilliseconds: min(max(ms, 0), 253_402_300_799_999))
     }
 
     func printJSON(_ status: OutboxStatus, dead: [OutboxEntry]) throws {
@@ -47,7 +58,7 @@ struct SyncStatusPrinter {
         }
         let lastFailure: Any = status.lastFailure.map { failure -> [String: Any] in
             [
-                "at": UTCTime.iso8601(unixMilliseconds: failure.at), "sink": failure.sink, "outcome": failure.outcome,
+                "at": Self.iso(failure.at), "sink": failure.sink, "outcome": failure.outcome,
                 "error": failure.error ?? null, "http_status": failure.httpStatus ?? null,
             ]
         } ?? null
@@ -56,9 +67,9 @@ struct SyncStatusPrinter {
             "dead_entries": deadEntries,
             "pending_by_kind": status.pendingByKind,
             "oldest_pending_age_seconds": ageSeconds(since: status.oldestPendingCreatedAt) ?? null,
-            "oldest_pending_created_at": status.oldestPendingCreatedAt.map { UTCTime.iso8601(unixMilliseconds: $0) } ?? null,
-            "next_attempt_at": status.nextAttemptAt.map { UTCTime.iso8601(unixMilliseconds: $0) } ?? null,
-            "last_success_at": status.lastSuccess.map { UTCTime.iso8601(unixMilliseconds: $0.at) } ?? null,
+            "oldest_pending_created_at": status.oldestPendingCreatedAt.map { Self.iso($0) } ?? null,
+            "next_attempt_at": status.nextAttemptAt.map { Self.iso($0) } ?? null,
+            "last_success_at": status.lastSuccess.map { Self.iso($0.at) } ?? null,
             "last_success_age_seconds": ageSeconds(since: status.lastSuccess?.at) ?? null,
             "last_failure": lastFailure,
             "paused_reason": pausedReason(status) ?? null,
@@ -68,18 +79,18 @@ struct SyncStatusPrinter {
     }
 
     func printTable(_ status: OutboxStatus, dead: [OutboxEntry]) {
-        let oldest = status.oldestPendingCreatedAt.map { " (oldest written \(Self.duration(now - $0)) ago)" } ?? ""
+        let oldest = status.oldestPendingCreatedAt.map { " (oldest written \(Self.duration(ageMilliseconds(since: $0))) ago)" } ?? ""
         let byKind = status.pendingByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Swift.print("pending    \(status.counts.pending)\(oldest)\(byKind.isEmpty ? "" : " [\(byKind)]")")
         Swift.print("delivered  \(status.counts.delivered)")
         Swift.print("dead       \(status.counts.dead)")
         if let success = status.lastSuccess {
-            Swift.print("last success  \(UTCTime.iso8601(unixMilliseconds: success.at)) (\(Self.duration(now - success.at)) ago) to \(success.sink)")
+            Swift.print("last success  \(Self.iso(success.at)) (\(Self.duration(ageMilliseconds(since: success.at))) ago) to \(success.sink)")
         } else {
             Swift.print("last success  never")
         }
         if let failure = status.lastFailure {
-            Swift.print("last failure  \(UTCTime.iso8601(unixMilliseconds: failure.at)) \(failure.outcome): \(failure.error ?? "")")
+            Swift.print("last failure  \(Self.iso(failure.at)) \(failure.outcome): \(failure.error ?? "")")
         }
         if let paused = pausedReason(status) { Swift.print("PAUSED: \(paused)") }
         for entry in dead {

@@ -40,8 +40,7 @@ extension Store {
     private func readEntry(_ statement: Statement) throws -> OutboxEntry {
         let id = statement.int64(at: 0) ?? 0
         guard let state = statement.text(at: 8).flatMap(OutboxState.init(rawValue:)) else {
-            throw StoreError.corrupt(path: path, detail: "outbox row \(id) has state \(statement.text(at: 8).map { "\"\($0)\"" } ?? "NULL"), "
-                                     + "not pending, delivered or dead")
+            throw unknownState(statement.text(at: 8), rows: "outbox row \(id) has")
         }
         return OutboxEntry(id: id, key: statement.text(at: 1) ?? "", kind: statement.text(at: 2) ?? "",
                            device: statement.text(at: 3) ?? "", localDate: statement.text(at: 4) ?? "",
@@ -50,6 +49,11 @@ extension Store {
                            attempts: statement.int(at: 9) ?? 0, nextAttemptAt: statement.int64(at: 10) ?? 0,
                            lastError: statement.text(at: 11), createdAt: statement.int64(at: 12) ?? 0,
                            deliveredAt: statement.int64(at: 13), user: statement.text(at: 14))
+    }
+
+    /// The error for rows whose state is none of the three: the file is damaged.
+    private func unknownState(_ state: String?, rows: String) -> StoreError {
+        StoreError.corrupt(path: path, detail: "\(rows) state \(state.map { "\"\($0)\"" } ?? "NULL"), not pending, delivered or dead")
     }
 
     /// SQL that is true when the row aliased `alias` is of a kind the filter bound as JSON array `?1`
@@ -122,7 +126,7 @@ extension Store {
                 case .delivered: counts.delivered = count
                 case .dead: counts.dead = count
                 case nil:
-                    throw StoreError.corrupt(path: path, detail: "\(count) outbox rows have state \(statement.text(at: 0).map { "\"\($0)\"" } ?? "NULL")")
+                    throw unknownState(statement.text(at: 0), rows: "\(count) outbox rows have")
                 }
             }
             return counts
@@ -150,7 +154,7 @@ extension Store {
                 case .delivered: status.counts.delivered += count
                 case .dead: status.counts.dead += count
                 case nil:
-                    throw StoreError.corrupt(path: path, detail: "\(count) outbox rows have state \(statement.text(at: 0).map { "\"\($0)\"" } ?? "NULL")")
+                    throw unknownState(statement.text(at: 0), rows: "\(count) outbox rows have")
                 }
             }
             status.lastSuccess = try lastLogRecord(db, outcomes: "'delivered', 'already_had'")

@@ -114,7 +114,7 @@ public struct Forwarder: Sendable {
             if report.pausedReason != nil { return report }
             let pending = try store.pendingOutboxHeads(filter: filter)
             guard let next = pending.map(\.nextAttemptAt).min() else { return report }
-            let wait = next - clock.nowMilliseconds()
+            let wait = Self.milliseconds(until: next, now: clock.nowMilliseconds())
             if wait > 0 {
                 onEvent(.waiting(milliseconds: wait, pending: pending.count))
                 try await clock.sleep(milliseconds: wait)
@@ -142,9 +142,15 @@ public struct Forwarder: Sendable {
                 try await clock.sleep(milliseconds: pollMilliseconds)
                 continue
             }
-            let untilRetry = nextRetry.map { $0 - clock.nowMilliseconds() } ?? pollMilliseconds
+            let untilRetry = nextRetry.map { Self.milliseconds(until: $0, now: clock.nowMilliseconds()) } ?? pollMilliseconds
             try await clock.sleep(milliseconds: max(1, min(pollMilliseconds, untilRetry)))
         }
+    }
+
+    /// How long from `now` until `time` (both Unix ms; negative when past). A stored time is only
+    /// trusted to be an integer: one before 1970 counts as 1970, so the difference cannot overflow.
+    package static func milliseconds(until time: Int64, now: Int64) -> Int64 {
+        max(time, 0) - max(now, 0)
     }
 
     /// One delivery attempt and its bookkeeping.

@@ -87,3 +87,31 @@ import Glibc
     #expect(JSONLinesSink.outcome(of: ENOSPC, doing: "append to f") == .transientFailure(reason: "cannot append to f: No space left on device", httpStatus: nil))
     #expect(JSONLinesSink.outcome(of: EDQUOT, doing: "fsync f").label == "transient_failure")
 }
+
+/// Times at the ends of `Int64` read from the database: no trap in the forwarder's waits or the
+/// status's ages and dates (shown clamped to 1970...9999), and the entries still go out.
+@Test func extremeTimesReadFromTheDatabaseNeitherTrapNorBlock() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("t.db")
+    let store = try Store(path: path)
+    let a = try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+    let b = try enqueue(store, device: "B", date: "2024-03-01", value: 1)
+    let raw = try Database(path: path)
+    try raw.execute("UPDATE outbox SET next_attempt_at = -9223372036854775808, created_at = -9223372036854775808 WHERE key = '\(a)'")
+    try raw.execute("UPDATE outbox SET created_at = 9223372036854775807 WHERE key = '\(b)'")
+    let status = try runBracelet(["sync", "--db", path, "--status", "--format", "json"])
+    #expect(status.status == 0, "\(status.err)")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any])
+    #expect(object["oldest_pending_created_at"] as? String == "1970-01-01T00:00:00.000Z")
+    let output = folder.path("o.jsonl")
+    let sync = try runBracelet(["sync", "--db", path, "--jsonl", output, "--once", "--quiet"])
+    #expect(sync.status == 0, "\(sync.err)")
+    #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 2)
+    do {
+        let edit = try Database(path: path)
+        try edit.execute("UPDATE delivery_log SET at = 9223372036854775807")
+    }
+    let table = try runBracelet(["sync", "--db", path, "--status"])
+    #expect(table.status == 0, "\(table.err)")
+    #expect(table.out.contains("last success  9999-12-31T23:59:59.999Z (0 s ago)"), "\(table.out)")
+}
