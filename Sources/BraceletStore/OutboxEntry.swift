@@ -141,7 +141,8 @@ public struct OutboxStatus: Sendable, Equatable {
     public var pendingByKind: [String: Int]
     /// When the oldest pending entry was written, Unix ms; `nil` when nothing is pending.
     public var oldestPendingCreatedAt: Int64?
-    /// The earliest time a pending entry may next be attempted, Unix ms; `nil` when nothing is pending.
+    /// The earliest time the head of a device queue may next be attempted, Unix ms; `nil` when
+    /// nothing is pending.
     public var nextAttemptAt: Int64?
     /// The last attempt a sink confirmed (`delivered` or `already_had`), `nil` when none ever was.
     public var lastSuccess: DeliveryLogRecord?

@@ -73,12 +73,7 @@ extension Store {
     /// same device is pending, which keeps each device's queue in order.
     public func pendingOutboxHeads(filter: OutboxKindFilter = .all) throws -> [OutboxEntry] {
         try locked { db in
-            let statement = try db.prepare("""
-                SELECT \(Store.entryColumns) FROM outbox o
-                WHERE o.state = 'pending' AND \(Store.takes("o"))
-                  AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.device = o.device AND p.state = 'pending' AND \(Store.takes("p")))
-                ORDER BY o.next_attempt_at, o.id
-                """)
+            let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox o WHERE \(Store.isHead) ORDER BY o.next_attempt_at, o.id")
             statement.bind(filter.jsonArray, at: 1)
             var result: [OutboxEntry] = []
             while try statement.step() {
@@ -103,6 +98,13 @@ extension Store {
             return result
         }
     }
+
+    /// SQL that is true when row `o` is the earliest pending entry of its device among the kinds the
+    /// filter bound as `?1` takes: the only entries the forwarder may attempt.
+    private static let isHead = """
+        o.state = 'pending' AND \(takes("o"))
+        AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.device = o.device AND p.state = 'pending' AND \(takes("p")))
+        """
 
     /// The distinct kinds in the outbox (full names, e.g. `daily:daily`, `sleep_session`), sorted.
     public func outboxKinds() throws -> [String] {
@@ -138,7 +140,7 @@ extension Store {
     public func outboxStatus(filter: OutboxKindFilter = .all) throws -> OutboxStatus {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT o.state, o.kind, count(*), min(o.created_at), min(o.next_attempt_at) FROM outbox o
+                SELECT o.state, o.kind, count(*), min(o.created_at) FROM outbox o
                 WHERE \(Store.takes("o")) GROUP BY o.state, o.kind
                 """)
             statement.bind(filter.jsonArray, at: 1)
@@ -150,13 +152,16 @@ extension Store {
                     status.counts.pending += count
                     status.pendingByKind[OutboxEntry.shortKind(of: statement.text(at: 1) ?? ""), default: 0] += count
                     status.oldestPendingCreatedAt = [status.oldestPendingCreatedAt, statement.int64(at: 3)].compactMap { $0 }.min()
-                    status.nextAttemptAt = [status.nextAttemptAt, statement.int64(at: 4)].compactMap { $0 }.min()
                 case .delivered: status.counts.delivered += count
                 case .dead: status.counts.dead += count
                 case nil:
                     throw unknownState(statement.text(at: 0), rows: "\(count) outbox rows have")
                 }
             }
+            // Entries behind a device's head wait for it, whatever their own time says.
+            let next = try db.prepare("SELECT min(o.next_attempt_at) FROM outbox o WHERE \(Store.isHead)")
+            next.bind(filter.jsonArray, at: 1)
+            status.nextAttemptAt = try next.step() ? next.int64(at: 0) : nil
             status.lastSuccess = try lastLogRecord(db, outcomes: "'delivered', 'already_had'")
             status.lastFailure = try lastLogRecord(db, outcomes: "'transient_failure', 'configuration_failure', 'permanent_failure'")
             return status

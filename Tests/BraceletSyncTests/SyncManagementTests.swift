@@ -28,6 +28,10 @@ private func statusJSON(_ path: String, _ extra: [String] = []) throws -> [Strin
     #expect(down.err.contains("8 entries still pending (nothing given up): 2 × network error talking to \(url)"), "stderr: \(down.err)")
     #expect(down.err.contains("6 wait behind those in their device's order"))
     #expect(try store.outboxCounts() == OutboxCounts(pending: 8, delivered: 0, dead: 0))
+    // The next attempt is the heads' retry, not the creation time of the entries waiting behind them.
+    let status = try statusJSON(path)
+    let oldest = try #require(status["oldest_pending_created_at"] as? String)
+    #expect(try #require(status["next_attempt_at"] as? String) > oldest)
     let counts = Counter()
     let server = try TestHTTPServer(port: port) { request, _ in
         counts.add(request.headers["idempotency-key"] ?? "") == 1 ? .respond(status: 200, body: "") : .respond(status: 409, body: "")
