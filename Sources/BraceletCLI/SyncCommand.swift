@@ -260,7 +260,7 @@ struct SyncCommand: AsyncParsableCommand {
     func pendingExplanation(_ store: Store, pending: Int) throws -> String {
         let heads = try store.pendingOutboxHeads(filter: filter)
         var reasons: [String: Int] = [:]
-        for head in heads { reasons[head.lastError ?? "not attempted yet", default: 0] += 1 }
+        for head in heads { reasons[head.lastError ?? "not tried yet, scheduled later", default: 0] += 1 }
         let listed = reasons.sorted { $0.value > $1.value }.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
         let behind = pending - heads.count
         var text = "\(pending) entries still pending (nothing given up): \(listed)"

@@ -137,3 +137,25 @@ import Testing
     #expect(entry.state == .delivered)
     #expect(try store.deliveryLog(entryID: entry.id).first?.error == "socket closed")
 }
+
+/// `--follow` with a sink that is set up wrong: it probes again after the longest backoff (no
+/// hammering, no dead letters) and delivers once the sink works.
+@Test func followProbesAPausedSinkEveryMaxDelayUntilItWorks() async throws {
+    let folder = try TemporaryFolder()
+    let store = try Store(path: folder.path("a.db"))
+    let a1 = try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+    let clock = ManualClock(start: Store.systemMilliseconds())
+    let wrong = DeliveryOutcome.configurationFailure(reason: "HTTP 403", httpStatus: 403)
+    let sink = ScriptedSink(script: [a1: [wrong, wrong]], clock: clock)
+    let policy = try RetryPolicy(baseDelayMilliseconds: 1_000, maxDelayMilliseconds: 60_000)
+    let forwarder = Forwarder(store: store, sink: sink, policy: policy, clock: clock)
+    let task = Task { try await forwarder.follow(pollMilliseconds: 2_000) }
+    for _ in 0..<1_000 where try store.outboxCounts().delivered == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+    task.cancel()
+    _ = try? await task.value
+    #expect(try store.outboxCounts() == OutboxCounts(pending: 0, delivered: 1, dead: 0))
+    #expect(Array(clock.sleeps.prefix(2)) == [60_000, 60_000])
+    let times = sink.times(of: a1)
+    #expect(times.count == 3)
+    #expect(times[1] - times[0] == 60_000 && times[2] - times[1] == 60_000)
+}
