@@ -4,7 +4,9 @@
 It listens on 127.0.0.1, checks X-Bracelet-Signature (sha256=HMAC-SHA256 of the body with the shared
 secret), keeps the Idempotency-Key of every accepted delivery and answers 409 to a key it already
 has, as the receiver contract in Sources/BraceletSync/BraceletSync.docc/Delivery.md asks. Each
-accepted delivery is printed as one line.
+accepted delivery is printed as one line with its study participant (the body's "user", also sent
+as X-Bracelet-User when set). A bad signature gets 401, which makes `bracelet sync` pause (fix
+--secret) instead of giving entries up.
 
 usage: tools/webhook-receiver.py --secret S [--port 8080]
 """
@@ -37,10 +39,12 @@ def main():
                 return
             seen.add(key)
             try:
-                kind = json.loads(body).get("kind", "?")
+                envelope = json.loads(body)
+                kind, user = envelope.get("kind", "?"), envelope.get("user")
             except ValueError:
-                kind = "?"
-            print(f"accepted {key} ({kind}, {len(body)} bytes)", flush=True)
+                kind, user = "?", None
+            who = f", user {user}" if user is not None else ""
+            print(f"accepted {key} ({kind}{who}, {len(body)} bytes)", flush=True)
             self.send_response(200)
             self.end_headers()
 

@@ -1,23 +1,38 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletStore
 import BraceletSync
 import Foundation
 
-/// `bracelet sync`: forwards the outbox to a webhook or a JSON Lines file, or shows its status.
+/// `bracelet sync`: forwards the outbox to a webhook or a JSON Lines file, shows its status, and
+/// manages it (requeue dead letters, resend a date range, assign a device to a participant).
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Deliver changed summaries from the database's outbox to a webhook or a JSON Lines file.",
         discussion: """
-            Entries are delivered in order per bracelet, at least once, with exponential backoff and \
-            jitter; after --max-attempts failures an entry becomes a dead letter with its last error. \
-            Killing the command at any moment loses nothing: the next run re-sends what was not \
-            confirmed, with the same Idempotency-Key, so receivers dedupe by key.
+            Entries are delivered in order per bracelet, at least once. A transient failure (no \
+            connection, DNS, timeout, HTTP 408, 429, 5xx, full disk) is never given up: it backs off \
+            from --base-delay doubling to --max-delay and keeps trying. A configuration failure \
+            (HTTP 401, 403, 404, 405, 407, an unwritable file) pauses the sink and says what to fix; no \
+            entry is charged with it. Only a receiver's refusal of one entry (another 4xx) makes a \
+            dead letter, kept with the answer; --requeue-dead puts it back. Killing the command at any \
+            moment loses nothing: the next run re-sends what was not confirmed, with the same \
+            Idempotency-Key, so receivers dedupe by key.
+
+            Without --once or --follow, sync delivers until nothing is pending, however long an \
+            outage lasts. --once makes one pass and exits.
+
+            Exit status: 0 nothing left pending; 3 new dead letters; 75 (--once) entries still \
+            pending after transient failures; 78 the sink is paused by a configuration failure.
 
             Examples:
               bracelet sync --db bracelet.db --webhook https://example.org/in --secret s3cret --once
-              bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow
+              bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow --kinds daily,sleep
               bracelet sync --db bracelet.db --status --format json
+              bracelet sync --db bracelet.db --requeue-dead --from 2024-03-01 --to 2024-03-07
+              bracelet sync --db bracelet.db --resend --from 2024-03-01 --to 2024-03-07
+              bracelet sync --db bracelet.db --set-user P-0042 --device SN12345
             """
     )
 
@@ -34,32 +49,60 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Append each entry as one line to this file (fsynced).", valueName: "file"))
     var jsonl: String?
 
-    @Flag(name: .long, help: "Deliver until nothing is pending, then exit (the default).")
+    @Option(name: .long, help: ArgumentHelp(
+        "Deliver only these kinds (comma-separated, e.g. daily,sleep); other entries stay pending for another sink.",
+        valueName: "kinds"))
+    var kinds: String?
+
+    @Flag(name: .long, help: "One pass: try each due entry once, leave failures pending, exit (75 when some are pending).")
     var once = false
 
     @Flag(name: .long, help: "Keep running and deliver new entries as they appear.")
     var follow = false
 
-    @Option(name: .long, help: "Failed attempts before an entry becomes a dead letter.")
-    var maxAttempts = 8
+    @Option(name: .long, help: .hidden)
+    var maxAttempts: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Backoff after the first failure, seconds.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Backoff after the first failure, seconds (0.001 to 86400).", valueName: "seconds"))
     var baseDelay = 1.0
 
-    @Option(name: .long, help: ArgumentHelp("Longest backoff, seconds.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Longest backoff, seconds (up to 86400).", valueName: "seconds"))
     var maxDelay = 300.0
 
-    @Option(name: .long, help: ArgumentHelp("Webhook request timeout, seconds.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Webhook request timeout, seconds (0.001 to 3600).", valueName: "seconds"))
     var timeout = 10.0
 
-    @Option(name: .long, help: ArgumentHelp("With --follow: how often to look for new entries, seconds.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("With --follow: how often to look for new entries, seconds (0.001 to 86400).",
+                                            valueName: "seconds"))
     var poll = 2.0
 
-    @Flag(name: .long, help: "Print how many entries are pending, delivered and dead, and why the dead ones failed.")
+    @Flag(name: .long, help: "Print the counts, oldest pending entry, last success and failure, and the dead letters.")
     var status = false
 
     @Option(name: .long, help: "Output format of --status: json or table.")
     var format: StatusFormat = .table
+
+    @Flag(name: .long, help: "Put dead letters back to pending (all, or those of --key / --from..--to).")
+    var requeueDead = false
+
+    @Option(name: .long, help: ArgumentHelp("With --requeue-dead: only this entry key (repeatable).", valueName: "key"))
+    var key: [String] = []
+
+    @Flag(name: .long, help: "Send delivered entries of --from..--to (and --kinds) again, same keys and bytes.")
+    var resend = false
+
+    @Option(name: .long, help: ArgumentHelp("First local date for --requeue-dead / --resend.", valueName: "YYYY-MM-DD"))
+    var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("Last local date for --requeue-dead / --resend (default: --from).", valueName: "YYYY-MM-DD"))
+    var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("Assign --device to this study participant id; sent with every delivery.",
+                                            valueName: "id"))
+    var setUser: String?
+
+    @Option(name: .long, help: ArgumentHelp("The bracelet serial for --set-user.", valueName: "serial"))
+    var device: String?
 
     @Flag(name: .long, help: "Print nothing on stderr except errors.")
     var quiet = false
@@ -72,14 +115,42 @@ struct SyncCommand: AsyncParsableCommand {
         secret ?? ProcessInfo.processInfo.environment["BRACELET_WEBHOOK_SECRET"]
     }
 
+    /// The kind filter of `--kinds`.
+    var filter: OutboxKindFilter {
+        OutboxKindFilter(kinds: kinds.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+    }
+
+    var managing: Bool { requeueDead || resend || setUser != nil }
+
     func validate() throws {
+        if maxAttempts != nil {
+            throw ValidationError("--max-attempts is gone: a transient failure is retried until it succeeds, never made a dead letter. "
+                + "Use --once for a single pass, --max-delay to cap the backoff.")
+        }
         if once && follow { throw ValidationError("--once and --follow exclude each other: pick one.") }
+        if let kinds = filter.kinds {
+            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-")
+            if kinds.isEmpty || kinds.contains(where: { $0.isEmpty || !$0.allSatisfy(allowed.contains) }) {
+                throw ValidationError("--kinds \(self.kinds ?? "") is not a comma-separated list of kinds: use e.g. --kinds daily,sleep.")
+            }
+        }
+        if (setUser == nil) != (device == nil) { throw ValidationError("--set-user ID and --device SERIAL go together.") }
+        if resend && from == nil { throw ValidationError("--resend needs --from YYYY-MM-DD (and --to, default the same day).") }
+        if (from != nil || to != nil || !key.isEmpty) && !requeueDead && !resend {
+            throw ValidationError("--key, --from and --to select entries for --requeue-dead or --resend.")
+        }
+        if !key.isEmpty && resend { throw ValidationError("--resend selects by --from/--to, not --key.") }
         if status {
-            if webhook != nil || jsonl != nil { throw ValidationError("--status only reads the outbox; drop --webhook / --jsonl.") }
+            if webhook != nil || jsonl != nil || managing {
+                throw ValidationError("--status only reads the outbox; drop --webhook / --jsonl and the other actions.")
+            }
             return
         }
         switch (webhook, jsonl) {
-        case (nil, nil): throw ValidationError("say where to deliver: --webhook URL --secret S, or --jsonl FILE (or use --status).")
+        case (nil, nil):
+            if !managing {
+                throw ValidationError("say where to deliver: --webhook URL --secret S, or --jsonl FILE (or use --status).")
+            }
         case (.some, .some): throw ValidationError("--webhook and --jsonl exclude each other: run sync once per sink.")
         case (.some, nil):
             if resolvedSecret?.isEmpty ?? true {
@@ -88,10 +159,13 @@ struct SyncCommand: AsyncParsableCommand {
         case (nil, .some):
             if secret != nil { throw ValidationError("--secret only applies to --webhook.") }
         }
-        if maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
-        if !(baseDelay > 0) || !(maxDelay >= baseDelay) { throw ValidationError("need 0 < --base-delay <= --max-delay.") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be positive.") }
-        if !(poll > 0) { throw ValidationError("--poll must be positive.") }
+        do {
+            _ = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
+            _ = try SyncDuration.milliseconds(timeout, option: "--timeout", upTo: WebhookSink.longestTimeoutSeconds)
+            _ = try SyncDuration.milliseconds(poll, option: "--poll", upTo: Double(RetryPolicy.longestDelayMilliseconds) / 1000)
+        } catch let error as SyncError {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() async throws {
@@ -101,9 +175,14 @@ struct SyncCommand: AsyncParsableCommand {
         let store = try Store(path: db)
         do { try store.requireIntactStructure() } catch { throw CLIError("\(error)") }
         if status {
-            try printStatus(store)
+            try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
             return
         }
+        // Before anything changes states or is sent: a damaged outbox could send one entry in a loop.
+        try store.checkOutboxIntegrity()
+        try manage(store)
+        if webhook == nil && jsonl == nil { return }
+        try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
         let sink: any OutboxSink
@@ -112,67 +191,103 @@ struct SyncCommand: AsyncParsableCommand {
         } else {
             sink = try JSONLinesSink(path: jsonl ?? "")
         }
-        let policy = try RetryPolicy(baseDelayMilliseconds: Int64(baseDelay * 1000), maxDelayMilliseconds: Int64(maxDelay * 1000),
-                                     maxAttempts: maxAttempts)
+        let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
         let quiet = quiet
-        let forwarder = Forwarder(store: store, sink: sink, policy: policy, onEvent: { event in
+        let forwarder = Forwarder(store: store, sink: sink, policy: policy, filter: filter, onEvent: { event in
             if !quiet { SyncCommand.progress(event) }
         })
-        let before = try store.outboxCounts()
-        if !quiet { SyncCommand.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
+        let before = try store.outboxStatus(filter: filter).counts
+        if !quiet { Self.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
         if follow {
-            try await forwarder.follow(pollMilliseconds: Int64(poll * 1000))
+            try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
             return
         }
-        let report = try await forwarder.drain()
-        let after = try store.outboxCounts()
-        if !quiet {
-            SyncCommand.stderrLine("sync: done: \(report.delivered) delivered, \(report.retried) retries, \(report.dead) new dead letters; "
-                + "outbox now \(after.pending) pending, \(after.delivered) delivered, \(after.dead) dead")
+        let report = once ? try await forwarder.deliverDue() : try await forwarder.drain()
+        try finish(report, store: store, sink: sink)
+    }
+
+    /// `--set-user`, `--requeue-dead`, `--resend`: done before any delivery, each says what it did.
+    func manage(_ store: Store) throws {
+        if let setUser, let device {
+            let stamped = try store.setUser(setUser, device: device)
+            Self.stderrLine("sync: device \(device) is assigned to user \(setUser); \(stamped) pending entries now carry it.")
         }
-        if report.dead > 0 {
-            SyncCommand.stderrLine("sync: \(report.dead) entries became dead letters; see `bracelet sync --db \(db) --status`.")
-            throw ExitCode(3)
+        if requeueDead {
+            let count = try store.requeueDeadEntries(keys: key.isEmpty ? nil : key, fromDate: from, toDate: to ?? from)
+            Self.stderrLine("sync: \(count) dead entries are pending again.")
+        }
+        if resend, let from {
+            let count = try store.resendDeliveredEntries(fromDate: from, toDate: to ?? from, filter: filter)
+            Self.stderrLine("sync: \(count) delivered entries of \(from)..\(to ?? from) are pending again (same keys).")
         }
     }
 
-    func printStatus(_ store: Store) throws {
-        let counts = try store.outboxCounts()
-        let dead = try store.outboxEntries(state: .dead)
-        switch format {
-        case .json:
-            let deadEntries: [[String: Any]] = dead.map { entry in
-                [
-                    "key": entry.key, "device": entry.device, "local_date": entry.localDate, "kind": entry.kind,
-                    "version": entry.version, "attempts": entry.attempts, "reason": entry.lastError ?? "",
-                ]
-            }
-            let object: [String: Any] = [
-                "pending": counts.pending, "delivered": counts.delivered, "dead": counts.dead, "dead_entries": deadEntries,
-            ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
-        case .table:
-            print("pending    \(counts.pending)")
-            print("delivered  \(counts.delivered)")
-            print("dead       \(counts.dead)")
-            for entry in dead {
-                print("  dead \(entry.key) after \(entry.attempts) attempts: \(entry.lastError ?? "no reason recorded")")
-            }
+    /// Warns when `--kinds` names a kind no entry has (a typo would otherwise deliver nothing).
+    func warnAboutUnknownKinds(_ store: Store) throws {
+        guard let wanted = filter.kinds else { return }
+        let present = try store.outboxKinds()
+        let names = Set(present + present.map(OutboxEntry.shortKind(of:)))
+        for kind in wanted where !names.contains(kind) {
+            let known = Set(present.map(OutboxEntry.shortKind(of:))).sorted().joined(separator: ", ")
+            Self.stderrLine("sync: warning: no outbox entry has kind \"\(kind)\" (kinds in the outbox: \(known.isEmpty ? "none yet" : known)).")
         }
+    }
+
+    /// The closing lines and the exit status of a `--once` or draining run.
+    func finish(_ report: ForwarderReport, store: Store, sink: any OutboxSink) throws {
+        let after = try store.outboxStatus(filter: filter).counts
+        if !quiet {
+            Self.stderrLine("sync: done: \(report.delivered) delivered, \(report.retried) failed attempts to retry, \(report.dead) new dead letters; "
+                + "outbox now \(after.pending) pending, \(after.delivered) delivered, \(after.dead) dead")
+        }
+        if let reason = report.pausedReason {
+            Self.stderrLine("sync: PAUSED: \(sink.name) cannot take entries: \(reason). Nothing was given up: "
+                + "\(after.pending) entries stay pending. Fix the setup and run sync again.")
+            throw ExitCode(78)
+        }
+        if report.dead > 0 {
+            Self.stderrLine("sync: \(report.dead) entries became dead letters; see `bracelet sync --db \(db) --status`, "
+                + "then `--requeue-dead` once the receiver takes them.")
+            throw ExitCode(3)
+        }
+        if after.pending > 0 {
+            Self.stderrLine("sync: " + (try pendingExplanation(store, pending: after.pending)))
+            throw ExitCode(75)
+        }
+    }
+
+    /// How many entries are pending and why: the failures of the heads of the device queues, and
+    /// how many wait behind them.
+    func pendingExplanation(_ store: Store, pending: Int) throws -> String {
+        let heads = try store.pendingOutboxHeads(filter: filter)
+        var reasons: [String: Int] = [:]
+        for head in heads { reasons[head.lastError ?? "not tried yet, scheduled later", default: 0] += 1 }
+        let listed = reasons.sorted { $0.value > $1.value }.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
+        let behind = pending - heads.count
+        var text = "\(pending) entries still pending (nothing given up): \(listed)"
+        if behind > 0 { text += "; \(behind) wait behind those in their device's order" }
+        if let next = heads.map(\.nextAttemptAt).min() {
+            let seconds = max(0, Double(Forwarder.milliseconds(until: next, now: Store.systemMilliseconds())) / 1000)
+            text += String(format: "; next attempt due in %.1f s. Run sync again or use --follow.", seconds)
+        }
+        return text
     }
 
     static func progress(_ event: ForwarderEvent) {
         switch event {
         case let .delivered(key, attempt, outcome):
-            SyncCommand.stderrLine("sync: \(outcome) \(key) (attempt \(attempt))")
+            stderrLine("sync: \(outcome) \(key) (attempt \(attempt))")
         case let .retryScheduled(key, attempt, retryAt, reason):
-            let seconds = Double(retryAt - SystemClock().nowMilliseconds()) / 1000
-            SyncCommand.stderrLine("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
+            let seconds = Double(Forwarder.milliseconds(until: retryAt, now: SystemClock().nowMilliseconds())) / 1000
+            stderrLine("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
         case let .dead(key, attempt, reason):
-            SyncCommand.stderrLine("sync: DEAD \(key) after attempt \(attempt): \(reason)")
+            stderrLine("sync: DEAD \(key) after attempt \(attempt): \(reason)")
+        case let .paused(sink, reason):
+            stderrLine("sync: PAUSED \(sink): \(reason)")
+        case let .rescheduled(count):
+            stderrLine("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
         case let .waiting(milliseconds, pending):
-            SyncCommand.stderrLine("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
+            stderrLine("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
         }
     }
 

@@ -137,6 +137,15 @@ enum Migrations {
         DROP TABLE beats;
         ALTER TABLE beats_checked RENAME TO beats;
         """,
+        // 5: the study participant (user) a device is assigned to, stamped on each outbox entry when
+        // it is written and sent with its delivery (not part of the payload, so no hash changes);
+        // and an index that answers the outbox's counts and ages without reading every payload
+        // (those columns come after the payload in the row, so a table scan reads them all).
+        """
+        ALTER TABLE devices ADD COLUMN user_id TEXT;
+        ALTER TABLE outbox ADD COLUMN user_id TEXT;
+        CREATE INDEX outbox_by_state ON outbox(state, kind, created_at, next_attempt_at);
+        """,
     ]
 
     /// The schema version this build writes.

@@ -43,11 +43,14 @@ public struct OutboxEntry: Sendable, Equatable {
     public var createdAt: Int64
     /// When the sink confirmed it, Unix milliseconds.
     public var deliveredAt: Int64?
+    /// The study participant (user) the device was assigned to when the entry was written, `nil`
+    /// when none was set. Sent with the delivery, not part of the payload snapshot or its hash.
+    public var user: String?
 
     /// Creates an entry (the store creates them; sinks' tests may build their own).
     public init(id: Int64, key: String, kind: String, device: String, localDate: String, version: Int, contentHash: String,
                 payload: Data, state: OutboxState, attempts: Int, nextAttemptAt: Int64, lastError: String?,
-                createdAt: Int64, deliveredAt: Int64?) {
+                createdAt: Int64, deliveredAt: Int64?, user: String? = nil) {
         self.id = id
         self.key = key
         self.kind = kind
@@ -62,6 +65,54 @@ public struct OutboxEntry: Sendable, Equatable {
         self.lastError = lastError
         self.createdAt = createdAt
         self.deliveredAt = deliveredAt
+        self.user = user
+    }
+
+    /// The kind as a sink's kind filter names it: `daily:<kind>` is `<kind>`, `sleep_session` is
+    /// `sleep`, anything else itself.
+    public var shortKind: String { OutboxEntry.shortKind(of: kind) }
+
+    /// The short name of outbox kind `kind` (see ``shortKind``).
+    public static func shortKind(of kind: String) -> String {
+        if kind.hasPrefix("daily:") { return String(kind.dropFirst("daily:".count)) }
+        return kind == "sleep_session" ? "sleep" : kind
+    }
+
+    /// Whether `user` may be stored as a participant id: 1 to 64 characters from `A-Z a-z 0-9 . _ - : @`.
+    /// The id travels in an HTTP header and in JSON, so it is kept to characters neither must escape.
+    public static func isValidUser(_ user: String) -> Bool {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:@")
+        return (1...64).contains(user.count) && user.allSatisfy { allowed.contains($0) }
+    }
+}
+
+/// Which outbox entries a sink takes, by short kind (``OutboxEntry/shortKind``, or the full kind).
+///
+/// An entry of a kind a sink does not take stays pending for a sink that takes it: it is never
+/// attempted by this sink and never holds back the kinds this sink takes.
+public struct OutboxKindFilter: Sendable, Equatable {
+    /// The kinds taken; `nil` takes every kind.
+    public let kinds: [String]?
+
+    /// Every kind.
+    public static let all = OutboxKindFilter(kinds: nil)
+
+    /// Takes the kinds named (short or full names, e.g. `daily`, `sleep`, `daily:daily`).
+    public init(kinds: [String]?) {
+        self.kinds = kinds
+    }
+
+    /// Whether an entry of outbox kind `kind` is taken.
+    public func takes(kind: String) -> Bool {
+        guard let kinds else { return true }
+        return kinds.contains(kind) || kinds.contains(OutboxEntry.shortKind(of: kind))
+    }
+
+    /// The kinds as a JSON array for SQL's `json_each`, `nil` for every kind.
+    var jsonArray: String? {
+        guard let kinds else { return nil }
+        let data = try? JSONSerialization.data(withJSONObject: kinds)
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 }
 
@@ -82,6 +133,23 @@ public struct OutboxCounts: Sendable, Equatable {
     }
 }
 
+/// The state of the outbox at a glance, for `sync --status` and the end of a run.
+public struct OutboxStatus: Sendable, Equatable {
+    /// Entries per state.
+    public var counts: OutboxCounts
+    /// Pending entries per short kind (``OutboxEntry/shortKind``).
+    public var pendingByKind: [String: Int]
+    /// When the oldest pending entry was written, Unix ms; `nil` when nothing is pending.
+    public var oldestPendingCreatedAt: Int64?
+    /// The earliest time the head of a device queue may next be attempted, Unix ms; `nil` when
+    /// nothing is pending.
+    public var nextAttemptAt: Int64?
+    /// The last attempt a sink confirmed (`delivered` or `already_had`), `nil` when none ever was.
+    public var lastSuccess: DeliveryLogRecord?
+    /// The last attempt that failed, `nil` when none ever did.
+    public var lastFailure: DeliveryLogRecord?
+}
+
 /// One delivery attempt as recorded in the delivery log.
 public struct DeliveryLogRecord: Sendable, Equatable {
     /// The outbox entry attempted.
@@ -92,7 +160,7 @@ public struct DeliveryLogRecord: Sendable, Equatable {
     public var attempt: Int
     /// When the attempt ended, Unix milliseconds.
     public var at: Int64
-    /// `delivered`, `already_had`, `transient_failure` or `permanent_failure`.
+    /// `delivered`, `already_had`, `transient_failure`, `configuration_failure` or `permanent_failure`.
     public var outcome: String
     /// The HTTP status, when the sink speaks HTTP and got an answer.
     public var httpStatus: Int?

@@ -21,8 +21,8 @@ extension Store {
         let created = now()
         let statement = try db.prepare("""
             INSERT INTO outbox (key, kind, device, local_date, version, content_hash, payload, state, attempts,
-                next_attempt_at, created_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', 0, ?8, ?8)
+                next_attempt_at, created_at, user_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', 0, ?8, ?8, (SELECT user_id FROM devices WHERE serial = ?3))
             """)
         statement.bind(key, at: 1)
         statement.bind(kind, at: 2)
@@ -37,34 +37,59 @@ extension Store {
 
     private static let entryColumns = """
         id, key, kind, device, local_date, version, content_hash, payload, state, attempts, next_attempt_at,
-        last_error, created_at, delivered_at
+        last_error, created_at, delivered_at, user_id
         """
 
-    private func readEntry(_ statement: Statement) -> OutboxEntry {
-        OutboxEntry(id: statement.int64(at: 0) ?? 0, key: statement.text(at: 1) ?? "", kind: statement.text(at: 2) ?? "",
-                    device: statement.text(at: 3) ?? "", localDate: statement.text(at: 4) ?? "",
-                    version: statement.int(at: 5) ?? 0, contentHash: statement.text(at: 6) ?? "",
-                    payload: statement.data(at: 7) ?? Data(),
-                    state: statement.text(at: 8).flatMap(OutboxState.init(rawValue:)) ?? .pending,
-                    attempts: statement.int(at: 9) ?? 0, nextAttemptAt: statement.int64(at: 10) ?? 0,
-                    lastError: statement.text(at: 11), createdAt: statement.int64(at: 12) ?? 0,
-                    deliveredAt: statement.int64(at: 13))
+    /// Reads one outbox row. A state that is none of the three means the row (or the index that led
+    /// here) is damaged: that is an error, never a guess, because a guessed `pending` would be sent
+    /// again and again.
+    private func readEntry(_ statement: Statement) throws -> OutboxEntry {
+        let id = statement.int64(at: 0) ?? 0
+        guard let state = statement.text(at: 8).flatMap(OutboxState.init(rawValue:)) else {
+            throw unknownState(statement.text(at: 8), rows: "outbox row \(id) has")
+        }
+        return OutboxEntry(id: id, key: statement.text(at: 1) ?? "", kind: statement.text(at: 2) ?? "",
+                           device: statement.text(at: 3) ?? "", localDate: statement.text(at: 4) ?? "",
+                           version: statement.int(at: 5) ?? 0, contentHash: statement.text(at: 6) ?? "",
+                           payload: statement.data(at: 7) ?? Data(), state: state,
+                           attempts: statement.int(at: 9) ?? 0, nextAttemptAt: statement.int64(at: 10) ?? 0,
+                           lastError: statement.text(at: 11), createdAt: statement.int64(at: 12) ?? 0,
+                           deliveredAt: statement.int64(at: 13), user: statement.text(at: 14))
     }
 
-    /// The earliest pending entry of every device, ordered by when each may next be attempted.
+    /// The error for rows whose state is none of the three: the file is damaged.
+    private func unknownState(_ state: String?, rows: String) -> StoreError {
+        StoreError.corrupt(path: path, detail: "\(rows) state \(state.map { "\"\($0)\"" } ?? "NULL"), not pending, delivered or dead")
+    }
+
+    /// SQL that is true when the row aliased `alias` is of a kind the filter bound as JSON array `?1`
+    /// takes (`NULL` takes all); see ``OutboxKindFilter``.
+    private static func takes(_ alias: String) -> String {
+        """
+        (?1 IS NULL OR \(alias).kind IN (SELECT value FROM json_each(?1))
+            OR (CASE WHEN \(alias).kind LIKE 'daily:%' THEN substr(\(alias).kind, 7)
+                     WHEN \(alias).kind = 'sleep_session' THEN 'sleep' END) IN (SELECT value FROM json_each(?1)))
+        """
+    }
+
+    /// The earliest pending entry of every device among the kinds `filter` takes, ordered by when
+    /// each may next be attempted.
     ///
     /// Only these heads may be attempted: a later entry of a device waits while an earlier one of the
     /// same device is pending, which keeps each device's queue in order.
-    public func pendingOutboxHeads() throws -> [OutboxEntry] {
+    public func pendingOutboxHeads(filter: OutboxKindFilter = .all) throws -> [OutboxEntry] {
         try locked { db in
-            let statement = try db.prepare("""
-                SELECT \(Store.entryColumns) FROM outbox o
-                WHERE o.state = 'pending'
-                  AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.device = o.device AND p.state = 'pending')
-                ORDER BY o.next_attempt_at, o.id
-                """)
+            let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox o WHERE \(Store.isHead) ORDER BY o.next_attempt_at, o.id")
+            statement.bind(filter.jsonArray, at: 1)
             var result: [OutboxEntry] = []
-            while try statement.step() { result.append(readEntry(statement)) }
+            while try statement.step() {
+                let entry = try readEntry(statement)
+                // The partial index says pending; the row must agree, or the file is damaged.
+                guard entry.state == .pending else {
+                    throw StoreError.corrupt(path: path, detail: "outbox entry \(entry.key) is listed as pending but its row says \(entry.state)")
+                }
+                result.append(entry)
+            }
             return result
         }
     }
@@ -75,7 +100,24 @@ extension Store {
             let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox WHERE ?1 IS NULL OR state = ?1 ORDER BY id")
             statement.bind(state?.rawValue, at: 1)
             var result: [OutboxEntry] = []
-            while try statement.step() { result.append(readEntry(statement)) }
+            while try statement.step() { result.append(try readEntry(statement)) }
+            return result
+        }
+    }
+
+    /// SQL that is true when row `o` is the earliest pending entry of its device among the kinds the
+    /// filter bound as `?1` takes: the only entries the forwarder may attempt.
+    private static let isHead = """
+        o.state = 'pending' AND \(takes("o"))
+        AND o.id = (SELECT min(p.id) FROM outbox p WHERE p.device = o.device AND p.state = 'pending' AND \(takes("p")))
+        """
+
+    /// The distinct kinds in the outbox (full names, e.g. `daily:daily`, `sleep_session`), sorted.
+    public func outboxKinds() throws -> [String] {
+        try locked { db in
+            let statement = try db.prepare("SELECT DISTINCT kind FROM outbox ORDER BY kind")
+            var result: [String] = []
+            while try statement.step() { if let kind = statement.text(at: 0) { result.append(kind) } }
             return result
         }
     }
@@ -91,16 +133,81 @@ extension Store {
                 case .pending: counts.pending = count
                 case .delivered: counts.delivered = count
                 case .dead: counts.dead = count
-                case nil: break
+                case nil:
+                    throw unknownState(statement.text(at: 0), rows: "\(count) outbox rows have")
                 }
             }
             return counts
         }
     }
 
+    /// Counts, pending entries per kind, the oldest pending entry, and the last success and failure
+    /// of any sink, for the entries `filter` takes.
+    public func outboxStatus(filter: OutboxKindFilter = .all) throws -> OutboxStatus {
+        try locked { db in
+            let statement = try db.prepare("""
+                SELECT o.state, o.kind, count(*), min(o.created_at) FROM outbox o
+                WHERE \(Store.takes("o")) GROUP BY o.state, o.kind
+                """)
+            statement.bind(filter.jsonArray, at: 1)
+            var status = OutboxStatus(counts: OutboxCounts(pending: 0, delivered: 0, dead: 0), pendingByKind: [:])
+            while try statement.step() {
+                let count = statement.int(at: 2) ?? 0
+                switch statement.text(at: 0).flatMap(OutboxState.init(rawValue:)) {
+                case .pending:
+                    status.counts.pending += count
+                    status.pendingByKind[OutboxEntry.shortKind(of: statement.text(at: 1) ?? ""), default: 0] += count
+                    status.oldestPendingCreatedAt = [status.oldestPendingCreatedAt, statement.int64(at: 3)].compactMap { $0 }.min()
+                case .delivered: status.counts.delivered += count
+                case .dead: status.counts.dead += count
+                case nil:
+                    throw unknownState(statement.text(at: 0), rows: "\(count) outbox rows have")
+                }
+            }
+            // Entries behind a device's head wait for it, whatever their own time says.
+            let next = try db.prepare("SELECT min(o.next_attempt_at) FROM outbox o WHERE \(Store.isHead)")
+            next.bind(filter.jsonArray, at: 1)
+            status.nextAttemptAt = try next.step() ? next.int64(at: 0) : nil
+            status.lastSuccess = try lastLogRecord(db, outcomes: "'delivered', 'already_had'")
+            status.lastFailure = try lastLogRecord(db, outcomes: "'transient_failure', 'configuration_failure', 'permanent_failure'")
+            return status
+        }
+    }
+
+    private func lastLogRecord(_ db: Database, outcomes: String) throws -> DeliveryLogRecord? {
+        let statement = try db.prepare("""
+            SELECT outbox_id, sink, attempt, at, outcome, http_status, error FROM delivery_log
+            WHERE outcome IN (\(outcomes)) ORDER BY id DESC LIMIT 1
+            """)
+        return try statement.step() ? readLogRecord(statement) : nil
+    }
+
+    /// Checks the outbox table and its index with SQLite's `PRAGMA integrity_check(outbox)`.
+    ///
+    /// A damaged outbox can list an entry as pending that its row no longer says is pending, and the
+    /// forwarder would then send it forever; checking before delivering turns that into a clear error.
+    /// The check reads the outbox table and its index once (the delivery log is not read).
+    ///
+    /// - Throws: ``StoreError/corrupt(path:detail:)`` with SQLite's findings.
+    public func checkOutboxIntegrity() throws {
+        try locked { db in
+            let statement = try db.prepare("PRAGMA integrity_check(outbox)")
+            var problems: [String] = []
+            while try statement.step() {
+                if let line = statement.text(at: 0), line != "ok", !line.hasPrefix("*** in database") { problems.append(line) }
+            }
+            if !problems.isEmpty {
+                throw StoreError.corrupt(path: path, detail: "outbox: " + problems.prefix(5).joined(separator: "; "))
+            }
+        }
+    }
+
     /// Records that `sink` confirmed entry `entryID` (delivered, or already had it): the entry
     /// becomes delivered and the attempt goes to the delivery log, in one transaction. Call it only
     /// after the sink confirmed.
+    ///
+    /// - Throws: ``StoreError/corrupt(path:detail:)`` when the entry is no longer pending (its row
+    ///   was damaged or changed underneath): recording nothing and going on would send it again.
     public func recordDelivered(entryID: Int64, sink: String, outcome: String, httpStatus: Int?, at: Int64) throws {
         try write { db in
             let attempt = try nextAttemptNumber(db, entryID: entryID)
@@ -112,6 +219,7 @@ extension Store {
             update.bind(attempt, at: 2)
             update.bind(at, at: 3)
             try update.run()
+            try requireOneChange(db, entryID: entryID)
             try log(db, entryID: entryID, sink: sink, attempt: attempt, at: at, outcome: outcome, httpStatus: httpStatus, error: nil)
         }
     }
@@ -119,6 +227,8 @@ extension Store {
     /// Records a failed attempt of entry `entryID`: the attempt count grows, `error` becomes the last
     /// error, and the entry either waits until `retryAt` (Unix ms) or, when `retryAt` is `nil`, moves
     /// to the dead letters. One transaction.
+    ///
+    /// - Throws: ``StoreError/corrupt(path:detail:)`` when the entry is no longer pending.
     public func recordFailedAttempt(entryID: Int64, sink: String, outcome: String, error: String, httpStatus: Int?,
                                     at: Int64, retryAt: Int64?) throws {
         try write { db in
@@ -133,19 +243,110 @@ extension Store {
             update.bind(error, at: 3)
             update.bind(retryAt, at: 4)
             try update.run()
+            try requireOneChange(db, entryID: entryID)
             try log(db, entryID: entryID, sink: sink, attempt: attempt, at: at, outcome: outcome, httpStatus: httpStatus, error: error)
         }
     }
 
-    /// Puts every dead entry back to pending with its attempt count reset, for after the cause was
-    /// fixed. Returns how many entries were requeued.
+    /// Moves every pending entry whose next attempt lies after `latest` (Unix ms) to `latest`, and
+    /// returns how many moved. No retry is ever scheduled further out than the longest backoff, so
+    /// a later time comes from a clock that was set back or a damaged value; left alone, it would
+    /// hold its device's queue for as long as that time says (for `Int64.max`, forever).
     @discardableResult
-    public func requeueDeadEntries() throws -> Int {
-        try write { db in
-            let statement = try db.prepare("UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?1 WHERE state = 'dead'")
-            statement.bind(now(), at: 1)
+    public func rescheduleOutbox(notAfter latest: Int64) throws -> Int {
+        let condition = "state = 'pending' AND (typeof(next_attempt_at) <> 'integer' OR next_attempt_at > ?1)"
+        // Read first: the forwarder asks every pass, and a write transaction would take the write lock
+        // from an ingest for nothing.
+        let any = try locked { db in
+            let probe = try db.prepare("SELECT 1 FROM outbox WHERE \(condition) LIMIT 1")
+            probe.bind(latest, at: 1)
+            return try probe.step()
+        }
+        guard any else { return 0 }
+        return try write { db in
+            let statement = try db.prepare("UPDATE outbox SET next_attempt_at = ?1 WHERE \(condition)")
+            statement.bind(latest, at: 1)
             try statement.run()
             return db.changes
+        }
+    }
+
+    /// Puts dead entries back to pending with their attempt count reset, for after the cause was
+    /// fixed: all of them, or only those with one of `keys`, and/or a local date in
+    /// `[fromDate, toDate]` (`YYYY-MM-DD`, inclusive). Returns how many entries were requeued.
+    @discardableResult
+    public func requeueDeadEntries(keys: [String]? = nil, fromDate: String? = nil, toDate: String? = nil) throws -> Int {
+        try reopen(state: .dead, keys: keys, fromDate: fromDate, toDate: toDate, filter: .all)
+    }
+
+    /// Puts delivered entries with a local date in `[fromDate, toDate]` (inclusive) of the kinds
+    /// `filter` takes back to pending, so they are sent again with the same key and bytes (for a
+    /// receiver that lost them; one that still has a key answers 409). Returns how many.
+    @discardableResult
+    public func resendDeliveredEntries(fromDate: String, toDate: String, filter: OutboxKindFilter = .all) throws -> Int {
+        try reopen(state: .delivered, keys: nil, fromDate: fromDate, toDate: toDate, filter: filter)
+    }
+
+    private func reopen(state: OutboxState, keys: [String]?, fromDate: String?, toDate: String?, filter: OutboxKindFilter) throws -> Int {
+        for date in [fromDate, toDate].compactMap({ $0 }) where !LocalDates.isValid(date) {
+            throw StoreError.invalidInput("date \"\(date)\" is not a calendar date written YYYY-MM-DD.")
+        }
+        let keyList = try keys.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        return try write { db in
+            let statement = try db.prepare("""
+                UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?2, last_error = NULL, delivered_at = NULL
+                WHERE state = ?3 AND \(Store.takes("outbox"))
+                  AND (?4 IS NULL OR key IN (SELECT value FROM json_each(?4)))
+                  AND (?5 IS NULL OR local_date >= ?5) AND (?6 IS NULL OR local_date <= ?6)
+                """)
+            statement.bind(filter.jsonArray, at: 1)
+            statement.bind(now(), at: 2)
+            statement.bind(state.rawValue, at: 3)
+            statement.bind(keyList, at: 4)
+            statement.bind(fromDate, at: 5)
+            statement.bind(toDate, at: 6)
+            try statement.run()
+            return db.changes
+        }
+    }
+
+    /// Assigns device `serial` to study participant `user` (see ``OutboxEntry/isValidUser(_:)``),
+    /// adding the device when the store has not seen it yet. Entries written from now on carry the
+    /// user; pending entries written while the device had no user get it too (those written under
+    /// an earlier user keep theirs: they were measured then). Returns how many pending entries
+    /// got the user.
+    @discardableResult
+    public func setUser(_ user: String, device serial: String) throws -> Int {
+        guard OutboxEntry.isValidUser(user) else {
+            throw StoreError.invalidInput("user id \"\(user)\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
+        }
+        guard !serial.isEmpty else { throw StoreError.invalidInput("device serial is empty; pass the bracelet's serial number.") }
+        return try write { db in
+            // A device assigned before any data arrived: its seen times are the assignment's until data comes.
+            let add = try db.prepare("""
+                INSERT INTO devices (serial, model, first_seen_at, last_seen_at) VALUES (?1, NULL, ?2, ?2) ON CONFLICT(serial) DO NOTHING
+                """)
+            add.bind(serial, at: 1)
+            add.bind(now() / 1000, at: 2)
+            try add.run()
+            let device = try db.prepare("UPDATE devices SET user_id = ?1 WHERE serial = ?2")
+            device.bind(user, at: 1)
+            device.bind(serial, at: 2)
+            try device.run()
+            let pending = try db.prepare("UPDATE outbox SET user_id = ?1 WHERE device = ?2 AND state = 'pending' AND user_id IS NULL")
+            pending.bind(user, at: 1)
+            pending.bind(serial, at: 2)
+            try pending.run()
+            return db.changes
+        }
+    }
+
+    /// The study participant device `serial` is assigned to, `nil` when none (or no such device).
+    public func user(ofDevice serial: String) throws -> String? {
+        try locked { db in
+            let statement = try db.prepare("SELECT user_id FROM devices WHERE serial = ?1")
+            statement.bind(serial, at: 1)
+            return try statement.step() ? statement.text(at: 0) : nil
         }
     }
 
@@ -157,21 +358,32 @@ extension Store {
                 """)
             statement.bind(entryID, at: 1)
             var result: [DeliveryLogRecord] = []
-            while try statement.step() {
-                result.append(DeliveryLogRecord(outboxID: statement.int64(at: 0) ?? 0, sink: statement.text(at: 1) ?? "",
-                                                attempt: statement.int(at: 2) ?? 0, at: statement.int64(at: 3) ?? 0,
-                                                outcome: statement.text(at: 4) ?? "", httpStatus: statement.int(at: 5),
-                                                error: statement.text(at: 6)))
-            }
+            while try statement.step() { result.append(readLogRecord(statement)) }
             return result
         }
     }
 
+    private func readLogRecord(_ statement: Statement) -> DeliveryLogRecord {
+        DeliveryLogRecord(outboxID: statement.int64(at: 0) ?? 0, sink: statement.text(at: 1) ?? "",
+                          attempt: statement.int(at: 2) ?? 0, at: statement.int64(at: 3) ?? 0,
+                          outcome: statement.text(at: 4) ?? "", httpStatus: statement.int(at: 5),
+                          error: statement.text(at: 6))
+    }
+
+    /// The number of the attempt being recorded. A stored count is only bookkeeping: a damaged one
+    /// (negative, or so large that adding one overflows) does not stop the delivery.
     private func nextAttemptNumber(_ db: Database, entryID: Int64) throws -> Int {
         let statement = try db.prepare("SELECT attempts FROM outbox WHERE id = ?1")
         statement.bind(entryID, at: 1)
         guard try statement.step() else { throw StoreError.noSuchOutboxEntry(id: entryID) }
-        return (statement.int(at: 0) ?? 0) + 1
+        let stored = max(0, statement.int(at: 0) ?? 0)
+        return stored == Int.max ? Int.max : stored + 1
+    }
+
+    private func requireOneChange(_ db: Database, entryID: Int64) throws {
+        guard db.changes == 1 else {
+            throw StoreError.corrupt(path: path, detail: "outbox entry \(entryID) was attempted as pending but its row is not pending")
+        }
     }
 
     private func log(_ db: Database, entryID: Int64, sink: String, attempt: Int, at: Int64, outcome: String,

@@ -4,10 +4,15 @@ import BraceletStore
 public enum ForwarderEvent: Sendable, Equatable {
     /// The sink confirmed the entry (`outcome` is `delivered` or `already_had`).
     case delivered(key: String, attempt: Int, outcome: String)
-    /// The attempt failed; the entry waits until `retryAt` (Unix ms).
+    /// The attempt failed transiently; the entry waits until `retryAt` (Unix ms).
     case retryScheduled(key: String, attempt: Int, retryAt: Int64, reason: String)
-    /// The entry became a dead letter.
+    /// The receiver refused the entry for good: it became a dead letter.
     case dead(key: String, attempt: Int, reason: String)
+    /// The sink cannot take anything as configured: nothing more is attempted until it is fixed
+    /// (`--follow` probes again after the longest backoff).
+    case paused(sink: String, reason: String)
+    /// Pending entries whose next attempt lay beyond the longest backoff were moved to now + cap.
+    case rescheduled(count: Int)
     /// Nothing is due; the forwarder waits `milliseconds`.
     case waiting(milliseconds: Int64, pending: Int)
 }
@@ -20,6 +25,8 @@ public struct ForwarderReport: Sendable, Equatable {
     public var retried = 0
     /// Entries that became dead letters.
     public var dead = 0
+    /// Why the sink paused, when it did (a configuration failure).
+    public var pausedReason: String?
 
     /// An empty report.
     public init() {}
@@ -28,29 +35,33 @@ public struct ForwarderReport: Sendable, Equatable {
         delivered += other.delivered
         retried += other.retried
         dead += other.dead
+        pausedReason = other.pausedReason ?? pausedReason
     }
 }
 
-/// Delivers pending outbox entries to one sink: in order per device, at least once, with backoff
-/// and dead letters.
+/// Delivers pending outbox entries to one sink: in order per device, at least once, with backoff,
+/// without ever giving up on a transient failure.
 ///
 /// Guarantees:
-/// - Order per device: only the earliest pending entry of a device is ever attempted
-///   (``Store/pendingOutboxHeads()``), so a later entry waits while an earlier one is pending.
-///   A dead entry no longer blocks its device.
+/// - Order per device: only the earliest pending entry of a device among the kinds the sink takes
+///   is ever attempted (``Store/pendingOutboxHeads(filter:)``). A dead entry no longer blocks its
+///   device; an entry of a kind the sink does not take never does.
 /// - At least once: an entry is recorded delivered (state + delivery log, one transaction) only
 ///   after the sink confirmed it. A crash in between re-delivers it on the next run; sinks dedupe
 ///   by ``OutboxEntry/key``.
-/// - Recomputed summaries: every version has its own entry and key with its own snapshot, so a
-///   summary recomputed while v1 waits is delivered as v1 then v2. The receiver keeps the highest
-///   version; nothing is skipped and no key is sent twice by design (only again after a crash).
+/// - Outages: transient failures back off up to the policy's cap and are retried for as long as
+///   they last. A configuration failure pauses the sink; a permanent refusal makes one dead letter.
+/// - Once per pass: a pass attempts each entry at most once, so a database that lies about an
+///   entry's state cannot make it be sent in a loop.
 public struct Forwarder: Sendable {
     /// The database with the outbox.
     public let store: Store
     /// Where entries go.
     public let sink: any OutboxSink
-    /// Backoff and dead-letter settings.
+    /// Backoff settings.
     public let policy: RetryPolicy
+    /// The kinds this sink takes.
+    public let filter: OutboxKindFilter
     /// Time source and sleeping.
     public let clock: any ForwarderClock
     /// A uniform random number in `[0, 1]` for the jitter.
@@ -59,40 +70,51 @@ public struct Forwarder: Sendable {
     public let onEvent: @Sendable (ForwarderEvent) -> Void
 
     /// Creates a forwarder.
-    public init(store: Store, sink: any OutboxSink, policy: RetryPolicy, clock: any ForwarderClock = SystemClock(),
+    public init(store: Store, sink: any OutboxSink, policy: RetryPolicy, filter: OutboxKindFilter = .all,
+                clock: any ForwarderClock = SystemClock(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
                 onEvent: @escaping @Sendable (ForwarderEvent) -> Void = { _ in }) {
         self.store = store
         self.sink = sink
         self.policy = policy
+        self.filter = filter
         self.clock = clock
         self.random = random
         self.onEvent = onEvent
     }
 
-    /// Attempts every entry that is due now, following each device's queue as entries get delivered,
-    /// without sleeping. Returns when no pending entry is due.
+    /// One pass: attempts every entry that is due now, each at most once, following each device's
+    /// queue as entries get delivered, without sleeping. Stops early when the sink pauses.
     public func deliverDue() async throws -> ForwarderReport {
         var report = ForwarderReport()
+        let now = clock.nowMilliseconds()
+        let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
+        let moved = try store.rescheduleOutbox(notAfter: overflow ? Int64.max : latest)
+        if moved > 0 { onEvent(.rescheduled(count: moved)) }
+        var attempted = Set<Int64>()
         while true {
             let now = clock.nowMilliseconds()
-            let due = try store.pendingOutboxHeads().filter { $0.nextAttemptAt <= now }
+            let due = try store.pendingOutboxHeads(filter: filter).filter { $0.nextAttemptAt <= now && !attempted.contains($0.id) }
             if due.isEmpty { return report }
             for entry in due {
                 try Task.checkCancellation()
+                attempted.insert(entry.id)
                 report.add(try await attempt(entry))
+                if report.pausedReason != nil { return report }
             }
         }
     }
 
-    /// Delivers until nothing is pending (every entry delivered or dead), sleeping through backoffs.
+    /// Delivers until nothing the sink takes is pending, sleeping through backoffs however long an
+    /// outage lasts. Returns early when the sink pauses (``ForwarderReport/pausedReason``).
     public func drain() async throws -> ForwarderReport {
         var report = ForwarderReport()
         while true {
             report.add(try await deliverDue())
-            let pending = try store.pendingOutboxHeads()
+            if report.pausedReason != nil { return report }
+            let pending = try store.pendingOutboxHeads(filter: filter)
             guard let next = pending.map(\.nextAttemptAt).min() else { return report }
-            let wait = next - clock.nowMilliseconds()
+            let wait = Self.milliseconds(until: next, now: clock.nowMilliseconds())
             if wait > 0 {
                 onEvent(.waiting(milliseconds: wait, pending: pending.count))
                 try await clock.sleep(milliseconds: wait)
@@ -101,23 +123,34 @@ public struct Forwarder: Sendable {
     }
 
     /// Delivers forever: whatever is due now, then polls every `pollMilliseconds` for new entries
-    /// (or sooner when a retry falls due). Stops only when the task is cancelled or the store fails
-    /// with anything but a lock held by another process (that one is waited out).
+    /// (or sooner when a retry falls due). A paused sink is probed again after the longest backoff.
+    /// Stops only when the task is cancelled or the store fails with anything but a lock held by
+    /// another process (that one is waited out).
     public func follow(pollMilliseconds: Int64) async throws {
         while true {
             try Task.checkCancellation()
             let nextRetry: Int64?
             do {
-                _ = try await deliverDue()
-                nextRetry = try store.pendingOutboxHeads().map(\.nextAttemptAt).min()
+                let report = try await deliverDue()
+                if report.pausedReason != nil {
+                    try await clock.sleep(milliseconds: policy.maxDelayMilliseconds)
+                    continue
+                }
+                nextRetry = try store.pendingOutboxHeads(filter: filter).map(\.nextAttemptAt).min()
             } catch let error as StoreError {
                 guard case .locked = error else { throw error }
                 try await clock.sleep(milliseconds: pollMilliseconds)
                 continue
             }
-            let untilRetry = nextRetry.map { $0 - clock.nowMilliseconds() } ?? pollMilliseconds
+            let untilRetry = nextRetry.map { Self.milliseconds(until: $0, now: clock.nowMilliseconds()) } ?? pollMilliseconds
             try await clock.sleep(milliseconds: max(1, min(pollMilliseconds, untilRetry)))
         }
+    }
+
+    /// How long from `now` until `time` (both Unix ms; negative when past). A stored time is only
+    /// trusted to be an integer: one before 1970 counts as 1970, so the difference cannot overflow.
+    package static func milliseconds(until time: Int64, now: Int64) -> Int64 {
+        max(time, 0) - max(now, 0)
     }
 
     /// One delivery attempt and its bookkeeping.
@@ -131,7 +164,7 @@ public struct Forwarder: Sendable {
             outcome = .transientFailure(reason: "\(error)", httpStatus: nil)
         }
         let at = clock.nowMilliseconds()
-        let attemptNumber = entry.attempts + 1
+        let attemptNumber = entry.attempts == Int.max ? Int.max : max(0, entry.attempts) + 1
         var report = ForwarderReport()
         switch outcome {
         case .delivered, .alreadyHad:
@@ -143,20 +176,18 @@ public struct Forwarder: Sendable {
                                           httpStatus: status, at: at, retryAt: nil)
             report.dead = 1
             onEvent(.dead(key: entry.key, attempt: attemptNumber, reason: reason))
+        case let .configurationFailure(reason, status):
+            // The entry is not at fault: it stays due, to go first once the sink works again.
+            try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
+                                          httpStatus: status, at: at, retryAt: min(at, entry.nextAttemptAt))
+            report.pausedReason = reason
+            onEvent(.paused(sink: sink.name, reason: reason))
         case let .transientFailure(reason, status):
-            if attemptNumber >= policy.maxAttempts {
-                let message = "gave up after \(attemptNumber) attempts; last error: \(reason)"
-                try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: message,
-                                              httpStatus: status, at: at, retryAt: nil)
-                report.dead = 1
-                onEvent(.dead(key: entry.key, attempt: attemptNumber, reason: message))
-            } else {
-                let retryAt = at + policy.delayMilliseconds(afterFailures: attemptNumber, unitRandom: random())
-                try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
-                                              httpStatus: status, at: at, retryAt: retryAt)
-                report.retried = 1
-                onEvent(.retryScheduled(key: entry.key, attempt: attemptNumber, retryAt: retryAt, reason: reason))
-            }
+            let (retryAt, overflow) = at.addingReportingOverflow(policy.delayMilliseconds(afterFailures: attemptNumber, unitRandom: random()))
+            try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
+                                          httpStatus: status, at: at, retryAt: overflow ? Int64.max : retryAt)
+            report.retried = 1
+            onEvent(.retryScheduled(key: entry.key, attempt: attemptNumber, retryAt: retryAt, reason: reason))
         }
         return report
     }

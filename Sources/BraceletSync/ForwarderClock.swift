@@ -18,9 +18,10 @@ public struct SystemClock: ForwarderClock {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// Sleeps for real.
+    /// Sleeps for real, at most one day per call (a longer wait is the caller's loop, and keeps the
+    /// conversion to nanoseconds far from overflow).
     public func sleep(milliseconds: Int64) async throws {
         guard milliseconds > 0 else { return }
-        try await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)
+        try await Task.sleep(nanoseconds: UInt64(min(milliseconds, 86_400_000)) * 1_000_000)
     }
 }

@@ -20,10 +20,30 @@ public final class JSONLinesSink: OutboxSink, @unchecked Sendable {
 
     /// Opens (creating with mode 0600) `path` for appending. When the file's last line is unfinished
     /// (a crash mid-write of another tool), a newline is added so the next line starts clean.
+    ///
+    /// - Throws: ``SyncError/cannotOpenJSONLines(path:reason:)`` when the file cannot be opened, or is
+    ///   not a regular file one can append to (a device, FIFO, socket, or a file like
+    ///   `/proc/self/mem` that cannot be positioned): each line is fsynced and cut back on a failed
+    ///   write, which only a regular file allows.
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let notRegular = "not a regular file (a device, FIFO or socket); give the path of a file"
+        var info = stat()
+        // Checked before opening too: opening a FIFO for writing would wait for a reader.
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            throw SyncError.cannotOpenJSONLines(path: path, reason: notRegular)
+        }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard fd >= 0 else { throw SyncError.cannotOpenJSONLines(path: path, reason: String(cString: strerror(errno))) }
+        if fstat(fd, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG {
+            close(fd)
+            throw SyncError.cannotOpenJSONLines(path: path, reason: notRegular)
+        }
+        if lseek(fd, 0, SEEK_END) < 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw SyncError.cannotOpenJSONLines(path: path, reason: "cannot position at its end (\(reason)); give the path of an ordinary file")
+        }
         self.fd = fd
         if let last = JSONLinesSink.lastByte(of: path), last != UInt8(ascii: "\n") {
             _ = JSONLinesSink.writeAll(fd, [UInt8(ascii: "\n")])
@@ -37,35 +57,50 @@ public final class JSONLinesSink: OutboxSink, @unchecked Sendable {
     /// `jsonl <path>`.
     public var name: String { "jsonl \(path)" }
 
-    /// Appends the payload and a newline, then fsyncs. A failed write is cut off again and reported
-    /// as a transient failure (e.g. disk full), so it is retried later.
+    /// Appends ``BraceletStore/OutboxEntry/deliveryBody`` and a newline, then fsyncs. A failed write
+    /// is cut off again. A full disk or quota is transient (retried later); any other write or fsync
+    /// error (an I/O error, a file that cannot be positioned) will not pass by waiting, so it pauses
+    /// the sink instead of being retried for ever.
     public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
-        var line = Array(entry.payload)
+        var line = Array(entry.deliveryBody)
         line.removeAll { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         line.append(UInt8(ascii: "\n"))
         return lock.withLock {
             let start = lseek(fd, 0, SEEK_END)
-            if let failure = JSONLinesSink.writeAll(fd, line) {
-                if start >= 0 { _ = ftruncate(fd, start) }
-                return .transientFailure(reason: "cannot append to \(path): \(failure)", httpStatus: nil)
+            guard start >= 0 else {
+                return .configurationFailure(reason: "cannot position at the end of \(path): \(String(cString: strerror(errno)))", httpStatus: nil)
+            }
+            if let code = JSONLinesSink.writeAll(fd, line) {
+                _ = ftruncate(fd, start)
+                return JSONLinesSink.outcome(of: code, doing: "append to \(path)")
             }
             if fsync(fd) != 0 {
-                let reason = String(cString: strerror(errno))
-                if start >= 0 { _ = ftruncate(fd, start) }
-                return .transientFailure(reason: "cannot fsync \(path): \(reason)", httpStatus: nil)
+                let code = errno
+                _ = ftruncate(fd, start)
+                return JSONLinesSink.outcome(of: code, doing: "fsync \(path)")
             }
             return .delivered(httpStatus: nil)
         }
     }
 
-    /// Writes every byte, retrying short writes and EINTR. Returns the error text on failure.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+    /// A write error as an outcome: out of space (ENOSPC, EDQUOT) or EAGAIN may pass, anything else
+    /// is the target's and pauses the sink.
+    static func outcome(of code: Int32, doing what: String) -> DeliveryOutcome {
+        let reason = "cannot \(what): \(String(cString: strerror(code)))"
+        switch code {
+        case ENOSPC, EDQUOT, EAGAIN: return .transientFailure(reason: reason, httpStatus: nil)
+        default: return .configurationFailure(reason: reason + " (fix the target file or pass another --jsonl)", httpStatus: nil)
+        }
+    }
+
+    /// Writes every byte, retrying short writes and EINTR. Returns the errno on failure.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                return String(cString: strerror(errno))
+                return errno
             }
             offset += written
         }

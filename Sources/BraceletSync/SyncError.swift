@@ -2,6 +2,8 @@
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The retry settings make no sense.
     case invalidRetryPolicy(String)
+    /// An option's value is out of range (not finite, too small, too large).
+    case invalidOption(name: String, value: String, rule: String)
     /// The webhook URL is not an absolute http or https URL.
     case invalidWebhookURL(String)
     /// The webhook secret is empty.
@@ -17,7 +19,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidRetryPolicy(message):
-            "invalid retry settings: \(message). Use --max-attempts >= 1 and a max delay at least the base delay."
+            "invalid retry settings: \(message). Use 0.001 s <= --base-delay <= --max-delay <= 86400 s."
+        case let .invalidOption(name, value, rule):
+            "\(name) \(value) is out of range: give \(rule)."
         case let .invalidWebhookURL(url):
             "webhook URL \"\(url)\" is not an absolute http:// or https:// URL. Pass e.g. --webhook https://example.org/bracelet."
         case .emptySecret:

@@ -6,12 +6,15 @@ import FoundationNetworking
 
 /// POSTs each entry's JSON payload to a URL.
 ///
-/// Headers: `Content-Type: application/json`, `Idempotency-Key: <entry key>` and
-/// `X-Bracelet-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>`.
+/// Headers: `Content-Type: application/json`, `Idempotency-Key: <entry key>`,
+/// `X-Bracelet-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>` and, when the device
+/// is assigned to a study participant, `X-Bracelet-User: <id>`. The body is
+/// ``BraceletStore/OutboxEntry/deliveryBody``.
 ///
 /// Answers: 2xx delivered; 409 the receiver already had the key; 408 and 429 retry (they mean
-/// "try again later"); any other 4xx is permanent (dead letter); 5xx, network errors, timeouts and
-/// answers that are not HTTP are retried.
+/// "try again later"); 401, 403, 404, 405 and 407 say the sink is set up wrong (secret, URL, proxy)
+/// and pause it; any other 4xx is a permanent refusal of this entry (dead letter); 5xx, network
+/// errors, timeouts and answers that are not HTTP are retried.
 public struct WebhookSink: OutboxSink {
     /// Where entries are POSTed.
     public let url: URL
@@ -23,15 +26,17 @@ public struct WebhookSink: OutboxSink {
     /// Creates a webhook sink.
     ///
     /// - Throws: ``SyncError/invalidWebhookURL(_:)`` unless `url` is absolute http(s),
-    ///   ``SyncError/emptySecret`` for an empty secret.
+    ///   ``SyncError/emptySecret`` for an empty secret, ``SyncError/invalidOption(name:value:rule:)``
+    ///   unless the timeout is a finite number of seconds from 0.001 to 3600.
     public init(url: String, secret: String, timeoutSeconds: Double = 10) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
               parsed.host != nil
         else { throw SyncError.invalidWebhookURL(url) }
         guard !secret.isEmpty else { throw SyncError.emptySecret }
+        _ = try SyncDuration.milliseconds(timeoutSeconds, option: "--timeout", upTo: WebhookSink.longestTimeoutSeconds)
         self.url = parsed
         self.secret = Array(secret.utf8)
-        self.timeoutSeconds = timeoutSeconds > 0 ? timeoutSeconds : 10
+        self.timeoutSeconds = timeoutSeconds
         let configuration = URLSessionConfiguration.ephemeral
         // Our own deadline in `send` is the exact one; URLSession's (whole seconds in libcurl, and
         // early for fractions on Linux) is only a backstop.
@@ -43,6 +48,9 @@ public struct WebhookSink: OutboxSink {
         session = URLSession(configuration: configuration)
     }
 
+    /// The longest request timeout: an hour. A receiver slower than that is down.
+    public static let longestTimeoutSeconds = 3_600.0
+
     /// `webhook <url>`.
     public var name: String { "webhook \(url.absoluteString)" }
 
@@ -50,10 +58,15 @@ public struct WebhookSink: OutboxSink {
     public func request(for entry: OutboxEntry) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (timeoutSeconds + 5).rounded(.up))
         request.httpMethod = "POST"
-        request.httpBody = entry.payload
+        let body = entry.deliveryBody
+        request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(entry.key, forHTTPHeaderField: "Idempotency-Key")
-        request.setValue(HMACSHA256.signatureHeader(body: Array(entry.payload), secret: secret), forHTTPHeaderField: "X-Bracelet-Signature")
+        request.setValue(HMACSHA256.signatureHeader(body: Array(body), secret: secret), forHTTPHeaderField: "X-Bracelet-Signature")
+        // Only an id that passes the store's rule goes into a header; the body carries it escaped anyway.
+        if let user = entry.user, OutboxEntry.isValidUser(user) {
+            request.setValue(user, forHTTPHeaderField: "X-Bracelet-User")
+        }
         return request
     }
 
@@ -71,6 +84,10 @@ public struct WebhookSink: OutboxSink {
             case 200..<300: return .delivered(httpStatus: status)
             case 409: return .alreadyHad(httpStatus: status)
             case 408, 429: return .transientFailure(reason: reason, httpStatus: status)
+            case 401, 403, 407:
+                return .configurationFailure(reason: reason + " (check --secret and the receiver's credentials)", httpStatus: status)
+            case 404, 405:
+                return .configurationFailure(reason: reason + " (check the --webhook URL: nothing there takes a POST)", httpStatus: status)
             case 400..<500: return .permanentFailure(reason: reason, httpStatus: status)
             default: return .transientFailure(reason: reason, httpStatus: status)
             }

@@ -22,12 +22,12 @@ import Testing
     let path = folder.path("a.db")
     do {
         let store = try Store(path: path)
-        #expect(try store.schemaVersion() == 4)
-        #expect(Store.currentSchemaVersion == 4)
+        #expect(try store.schemaVersion() == Store.currentSchemaVersion)
+        #expect(Store.currentSchemaVersion == 5)
         _ = try store.insertSlots([sampleSlot(start: 10)], device: "SN1", model: .v1)
     }
     let reopened = try Store(path: path)
-    #expect(try reopened.schemaVersion() == 4)
+    #expect(try reopened.schemaVersion() == Store.currentSchemaVersion)
     #expect(try reopened.slots(device: "SN1", from: 0, to: 100).map(\.start) == [10])
 }
 
@@ -42,7 +42,7 @@ import Testing
         #expect(throws: StoreError.self) { try old.outboxCounts() }
     }
     let store = try Store(path: path)
-    #expect(try store.schemaVersion() == 4)
+    #expect(try store.schemaVersion() == Store.currentSchemaVersion)
     #expect(try store.slots(device: "SN1", from: 0, to: 100).map(\.start) == [42])
     #expect(try store.outboxCounts() == OutboxCounts(pending: 0, delivered: 0, dead: 0))
 }

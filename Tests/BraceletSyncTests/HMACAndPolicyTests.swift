@@ -33,7 +33,7 @@ private func hex(_ text: String) -> [UInt8] {
 }
 
 @Test func backoffDoublesUpToTheCapWithJitterInTheUpperHalf() throws {
-    let policy = try RetryPolicy(baseDelayMilliseconds: 1_000, maxDelayMilliseconds: 8_000, maxAttempts: 5)
+    let policy = try RetryPolicy(baseDelayMilliseconds: 1_000, maxDelayMilliseconds: 8_000)
     #expect((1...6).map { policy.nominalDelayMilliseconds(afterFailures: $0) } == [1_000, 2_000, 4_000, 8_000, 8_000, 8_000])
     #expect((1...5).map { policy.delayMilliseconds(afterFailures: $0, unitRandom: 0) } == [500, 1_000, 2_000, 4_000, 4_000])
     #expect((1...5).map { policy.delayMilliseconds(afterFailures: $0, unitRandom: 1) } == [1_000, 2_000, 4_000, 8_000, 8_000])
@@ -43,5 +43,24 @@ private func hex(_ text: String) -> [UInt8] {
     #expect(policy.delayMilliseconds(afterFailures: 2, unitRandom: .nan) == 1_000)
     #expect(throws: SyncError.self) { try RetryPolicy(baseDelayMilliseconds: 0) }
     #expect(throws: SyncError.self) { try RetryPolicy(baseDelayMilliseconds: 10, maxDelayMilliseconds: 5) }
-    #expect(throws: SyncError.self) { try RetryPolicy(maxAttempts: 0) }
+    #expect(policy.delayMilliseconds(afterFailures: Int.max, unitRandom: 1) == 8_000)
+    #expect(throws: SyncError.self) { try RetryPolicy(maxDelayMilliseconds: 86_400_001) }
+}
+
+/// Option values a user types are refused with the option's name, never converted into a trap.
+@Test func delaysAndTimeoutsOutOfRangeAreClearErrors() throws {
+    for (base, max) in [(1.0, Double.infinity), (1e16, 1e16), (.nan, 10), (0, 10), (-1, 10), (1, 1e300)] {
+        #expect(throws: SyncError.self) { try RetryPolicy(baseDelaySeconds: base, maxDelaySeconds: max) }
+    }
+    #expect(throws: SyncError.invalidOption(name: "--max-delay", value: "inf", rule: "a number of seconds from 0.001 to 86400")) {
+        try RetryPolicy(baseDelaySeconds: 1, maxDelaySeconds: .infinity)
+    }
+    #expect(try RetryPolicy(baseDelaySeconds: 0.25, maxDelaySeconds: 86_400)
+        == RetryPolicy(baseDelayMilliseconds: 250, maxDelayMilliseconds: 86_400_000))
+    #expect(throws: SyncError.invalidOption(name: "--poll", value: "1e+300", rule: "a number of seconds from 0.001 to 86400")) {
+        try SyncDuration.milliseconds(1e300, option: "--poll", upTo: 86_400)
+    }
+    #expect(throws: SyncError.self) { try WebhookSink(url: "http://127.0.0.1:1/x", secret: "k", timeoutSeconds: .infinity) }
+    #expect(throws: SyncError.self) { try WebhookSink(url: "http://127.0.0.1:1/x", secret: "k", timeoutSeconds: 0) }
+    #expect(try WebhookSink(url: "http://127.0.0.1:1/x", secret: "k", timeoutSeconds: 3_600).timeoutSeconds == 3_600)
 }

@@ -3,25 +3,6 @@ import Foundation
 import Testing
 @testable import BraceletSync
 
-/// Runs `bracelet` with `arguments`; returns exit status, stdout and stderr.
-private func runBracelet(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
-    process.executableURL = try braceletExecutable()
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["BRACELET_WEBHOOK_SECRET"] = nil
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
-
 @Test func statusAsJSONCountsStatesAndGivesDeadReasons() throws {
     let folder = try TemporaryFolder()
     let path = folder.path("s.db")

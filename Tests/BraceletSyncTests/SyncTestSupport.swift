@@ -1,5 +1,8 @@
 import BraceletStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import BraceletSync
 
 /// A fresh temporary folder per test, removed when released.
@@ -75,6 +78,51 @@ final class ScriptedSink: OutboxSink, @unchecked Sendable {
 @discardableResult
 func enqueue(_ store: Store, device: String, date: String, value: Int, kind: String = "daily") throws -> String {
     let change = try store.upsertDailySummary(device: device, localDate: date, kind: kind, json: Data(#"{"value":\#(value)}"#.utf8))
+    guard case let .changed(_, key) = change else { throw StoreError.invalidInput("expected a change") }
+    return key
+}
+
+/// Runs `bracelet` with `arguments`; returns exit status, stdout and stderr.
+func runBracelet(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = try braceletExecutable()
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["BRACELET_WEBHOOK_SECRET"] = nil
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// A TCP port on 127.0.0.1 that nobody listens on now (bound once by the kernel's choice, then
+/// released): connecting to it is refused until a server binds it.
+func unusedLocalPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard ok else { throw POSIXError(.EADDRINUSE) }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// Writes a sleep session so that an outbox entry of kind `sleep_session` exists.
+@discardableResult
+func enqueueSleep(_ store: Store, device: String, date: String, start: Int64) throws -> String {
+    let change = try store.upsertSleepSession(device: device, start: start, stop: start + 28_800, localDate: date,
+                                              json: Data(#"{"minutes":480}"#.utf8))
     guard case let .changed(_, key) = change else { throw StoreError.invalidInput("expected a change") }
     return key
 }

@@ -30,8 +30,9 @@ final class TestHTTPServer: @unchecked Sendable {
     private var received: [Request] = []
     private var stopped = false
 
-    /// Starts listening; `handler` gets each request and its 0-based index.
-    init(handler: @escaping @Sendable (Request, Int) -> Action) throws {
+    /// Starts listening on `port` (0: one the kernel picks); `handler` gets each request and its
+    /// 0-based index.
+    init(port: UInt16 = 0, handler: @escaping @Sendable (Request, Int) -> Action) throws {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -39,7 +40,7 @@ final class TestHTTPServer: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -49,7 +50,7 @@ final class TestHTTPServer: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = UInt16(bigEndian: address.sin_port)
         listenFD = fd
         Thread.detachNewThread { [self] in acceptLoop() }
     }

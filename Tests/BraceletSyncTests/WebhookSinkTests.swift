@@ -21,7 +21,8 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(request.path == "/bracelet")
     #expect(request.headers["content-type"] == "application/json")
     #expect(request.headers["idempotency-key"] == "SN1/2024-03-01/daily/v1")
-    #expect(request.body == entry.payload)
+    #expect(request.body == entry.deliveryBody)
+    #expect(request.headers["x-bracelet-user"] == nil)
     // The receiver's check: HMAC-SHA256 of the exact body bytes with the shared secret.
     #expect(request.headers["x-bracelet-signature"] == "sha256=" + HMACSHA256.hex(key: Array("s3cret".utf8), message: Array(request.body)))
     #expect(request.headers["x-bracelet-signature"] != "sha256=" + HMACSHA256.hex(key: Array("other".utf8), message: Array(request.body)))
@@ -32,16 +33,20 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
 @Test func webhookStatusesMapToOutcomes() async throws {
     let folder = try TemporaryFolder()
     let (_, entry) = try oneEntry(folder)
-    let statuses = [201, 409, 422, 404, 500, 503, 429]
+    let statuses = [201, 409, 422, 400, 500, 503, 429, 401, 403, 404, 405, 408]
     let server = try TestHTTPServer { _, index in .respond(status: statuses[index % statuses.count], body: "answer \(index)") }
     defer { server.stop() }
     let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 5)
     var outcomes: [DeliveryOutcome] = []
     for _ in statuses { outcomes.append(try await sink.deliver(entry)) }
     #expect(outcomes.map(\.label) == ["delivered", "already_had", "permanent_failure", "permanent_failure",
-                                      "transient_failure", "transient_failure", "transient_failure"])
+                                      "transient_failure", "transient_failure", "transient_failure",
+                                      "configuration_failure", "configuration_failure", "configuration_failure",
+                                      "configuration_failure", "transient_failure"])
     #expect(outcomes.map(\.httpStatus) == statuses)
     #expect(outcomes[2].reason == "HTTP 422 from \(server.url): answer 2")
+    #expect(outcomes[7].reason == "HTTP 401 from \(server.url): answer 7 (check --secret and the receiver's credentials)")
+    #expect(outcomes[9].reason == "HTTP 404 from \(server.url): answer 9 (check the --webhook URL: nothing there takes a POST)")
 }
 
 @Test func webhook500Then200IsDeliveredOnTheRetryWithTheSameKeyAndSignature() async throws {

@@ -1,0 +1,24 @@
+import BraceletStore
+import Foundation
+
+extension OutboxEntry {
+    /// The bytes a sink delivers: the stored payload (the envelope snapshot) with `"user"` added, the
+    /// study participant of the device (`null` when none was set).
+    ///
+    /// The user goes into the delivery, not into the stored payload, so summaries and their content
+    /// hashes stay as they are. A payload that is not a JSON object (a damaged row) is sent as it is.
+    public var deliveryBody: Data {
+        guard payload.first == UInt8(ascii: "{") else { return payload }
+        var body = Data(#"{"user":"#.utf8)
+        body.append(userJSON)
+        body.append(payload.count > 2 ? Data(",".utf8) : Data())
+        body.append(payload.dropFirst())
+        return body
+    }
+
+    /// The user as a JSON value; escaped by JSONSerialization, since the id was read from a file.
+    private var userJSON: Data {
+        guard let user, let array = try? JSONSerialization.data(withJSONObject: [user]) else { return Data("null".utf8) }
+        return array.dropFirst().dropLast()
+    }
+}
