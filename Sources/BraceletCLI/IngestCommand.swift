@@ -60,8 +60,8 @@ struct IngestCommand: ParsableCommand {
             }
         }
         guard let configuration else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
-        if person.age == nil { printError("note: no --age given: vitality metrics are not computed (they depend on age); pass --age N") }
         let recomputer = SummaryRecomputer(configuration: configuration, age: person.age)
+        if let warning = recomputer.missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
         print("stored \(inserted) new slots (\(present) already present) and \(beatsInserted) new beats in \(db)")
         for (device, dates) in touched.sorted(by: { $0.key < $1.key }) {
             let report = try storeCall { try recomputer.recompute(device: device, dates: Array(dates), store: store) }

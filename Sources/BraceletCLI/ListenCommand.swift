@@ -92,6 +92,10 @@ struct ListenCommand: ParsableCommand {
         // Without a place to save files nothing is transferred (and so nothing is erased): live samples only.
         guard db == nil || saveDir == nil else { throw ValidationError("give --db PATH or --save-dir DIR, not both") }
         let summaryConfiguration = try db.map { _ in try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT()) }
+        if let db, let summaryConfiguration,
+           let warning = SummaryRecomputer(configuration: summaryConfiguration, age: person.age).missingZoneInputWarning(database: db) {
+            printError("warning: \(warning)")
+        }
         let store = try db.map { try openStore($0, mustExist: false) }
         let storeSink = store.map { StoreSink(store: $0, timeZone: summaryConfiguration?.timeZone ?? .current) }
         let sink: TransferSink = try storeSink ?? saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()

@@ -2,7 +2,7 @@ import BraceletDecoder
 
 /// How much of a local day the data covers, and whether the day is over: what tells a complete day
 /// from a partial one (see Definitions.md, "Coverage and complete days").
-public struct DayCoverage: Sendable, Equatable, Codable {
+public struct DayCoverage: Sendable, Hashable, Codable {
     /// First second of the next local day, Unix seconds: when the day is over.
     public var dayEnd: Int64
     /// Minutes in the local day (1380, 1440 or 1500 on daylight-saving days).

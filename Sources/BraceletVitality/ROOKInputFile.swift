@@ -44,11 +44,16 @@ public struct ROOKInputFile: Sendable, Hashable, Codable {
 
     /// Reads and decodes the file at `path`.
     public static func load(path: String) throws(ROOKInputError) -> ROOKInputFile {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable(path: path, detail: "there is no such file")
+        }
+        guard !isDirectory.boolValue else { throw .unreadable(path: path, detail: "it is a directory, not a JSON file") }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .unreadable(path: path, detail: trimmedSentence((error as NSError).localizedDescription))
+            throw .unreadable(path: path, detail: "the file cannot be opened for reading (permissions?)")
         }
         return try decode(data)
     }
