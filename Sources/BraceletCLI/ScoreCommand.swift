@@ -15,6 +15,8 @@ struct ScoreCommand: ParsableCommand {
             excluded from scoring, never counted as 0. The window needs sleep, steps, and HRV or resting \
             heart rate on at least --min-days days (default: half the window); a lower --min-days \
             scores with a warning.
+            ROOK keys in snake_case or the ROOK SDK's camelCase; unknown keys are warned about; a 0 in \
+            any ROOK field means "not measured". \
             ROOK file shape: {"days": [{"date": "2026-01-05", "sleep_summary": {...}, \
             "physical_summary": {...}, "activity_events": [...]}]}.
             """
@@ -68,6 +70,7 @@ struct ScoreCommand: ParsableCommand {
         if let rook {
             let file: ROOKInputFile
             do { file = try ROOKInputFile.load(path: rook) } catch { throw ScoreReportError.input(error) }
+            for warning in file.warnings { printError("warning: \(rook): \(warning)") }
             report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
         } else {
             let path = db ?? ""
