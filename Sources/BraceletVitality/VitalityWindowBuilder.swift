@@ -73,7 +73,8 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
         }
         let start = windowEnd.adding(days: -(length - 1))
         let inWindow = usable.filter { $0.date >= start && $0.date <= windowEnd }.sorted { $0.date < $1.date }
-        let skipped = incomplete.filter { $0.date >= start && $0.date <= windowEnd }.sorted { $0.date < $1.date }
+        // Without --end, incomplete days after the window are what kept it from ending later: listed too.
+        let skipped = incomplete.filter { $0.date >= start && ($0.date <= windowEnd || end == nil) }.sorted { $0.date < $1.date }
 
         var notes: [String] = []
         if !skipped.isEmpty {
