@@ -19,6 +19,7 @@ struct Bracelet: AsyncParsableCommand {
             SummarizeCommand.self,
             HRVCommand.self,
             IngestCommand.self,
+            RecomputeCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
             DbCommand.self,

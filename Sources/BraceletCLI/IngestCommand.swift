@@ -3,6 +3,7 @@ import BraceletCapture
 import BraceletIngest
 import BraceletStore
 import BraceletSummaries
+import BraceletVitality
 import Foundation
 
 /// `bracelet ingest`: store captures in the database and recompute the days they touch.
@@ -56,7 +57,9 @@ struct IngestCommand: ParsableCommand {
             files += VerifiedFile.files(of: replayed)
         }
         guard let configuration else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
-        if person.age == nil { printError("note: no --age given: vitality metrics are not computed (they depend on age); pass --age N") }
+        if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: db) {
+            printError("warning: \(warning)")
+        }
         // All captures in one call: their rows, the days they touch and the outbox entries commit
         // together, and a day touched by two captures is recomputed once.
         let report = try storeCall { try IngestPipeline(store: store, configuration: configuration, age: person.age).ingest(files) }

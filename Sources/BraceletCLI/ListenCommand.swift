@@ -5,6 +5,7 @@ import BraceletSummaries
 import BraceletCapture
 import BraceletProtocol
 import BraceletTransport
+import BraceletVitality
 import Foundation
 import Synchronization
 
@@ -158,6 +159,10 @@ extension ListenCommand {
     /// entries as the file arrives (the session erases a file only after that commit).
     func ingestPipeline(database: String) throws -> IngestPipeline {
         let configuration = try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT())
+        // Said before anything is transferred: the bracelet erases what the database committed.
+        if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: database) {
+            printError("warning: \(warning)")
+        }
         let quiet = self.quiet
         return IngestPipeline(store: try openStore(database, mustExist: false), configuration: configuration, age: person.age) { report in
             guard !quiet else { return }

@@ -10,10 +10,15 @@ struct ScoreCommand: ParsableCommand {
         commandName: "score",
         abstract: "Average 7-30 days of vitality metrics, report coverage and score sleep, movement and stress/recovery.",
         discussion: """
-            Reads days from a ROOK JSON file (--rook) or from the bracelet database (--db). The window \
-            ends at --end or at the latest day with data. Each metric is averaged over the days that \
-            have it; a metric no day has is excluded from scoring, never counted as 0. The window needs \
-            sleep, steps, and HRV or resting heart rate on at least --min-days days.
+            Reads days from a ROOK JSON file (--rook) or from the bracelet database (--db). Only \
+            complete bracelet days are used (over in their own time zone, at least 90 % of the minutes \
+            recorded); the days left out are listed. The window ends at --end or at the latest complete \
+            day with data. Each metric is averaged over the days that have it; a metric no day has is \
+            excluded from scoring, never counted as 0. The window needs sleep, steps, and HRV or resting \
+            heart rate on at least --min-days days (default: half the window); a lower --min-days \
+            scores with a warning.
+            ROOK keys in snake_case or the ROOK SDK's camelCase; unknown keys are warned about; a 0 in \
+            any ROOK field means "not measured". \
             ROOK file shape: {"days": [{"date": "2026-01-05", "sleep_summary": {...}, \
             "physical_summary": {...}, "activity_events": [...]}]}.
             """
@@ -42,8 +47,11 @@ struct ScoreCommand: ParsableCommand {
     @Option(name: .long, help: "Last day of the window, YYYY-MM-DD (default: latest day with data).")
     var end: String?
 
-    @Option(name: .customLong("min-days"), help: "Days each required metric (sleep, steps, HRV or resting HR) must have.")
-    var minDays: Int = 1
+    @Option(name: .customLong("min-days"), help: "Days each required metric (sleep, steps, HRV or resting HR) must have (default: half the window).")
+    var minDays: Int?
+
+    @Flag(name: .customLong("include-incomplete"), help: "Also use days that are not over or not fully recorded.")
+    var includeIncomplete = false
 
     @Option(name: .long, help: "Output format: table or json.")
     var format: Format = .table
@@ -58,13 +66,15 @@ struct ScoreCommand: ParsableCommand {
     }
 
     func run() throws {
-        let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays)
+        let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays,
+                                            includeIncompleteDays: includeIncomplete)
         let report: ScoreReport
         if let rook {
             let file: ROOKInputFile
             let bytes: [UInt8]
             do { bytes = try InputFile.read(path: rook, what: "ROOK JSON file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
             do { file = try ROOKInputFile.decode(Data(bytes)) } catch { throw ScoreReportError.input(error) }
+            for warning in file.warnings { printError("warning: \(rook): \(warning)") }
             report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
         } else {
             let path = db ?? ""
@@ -77,12 +87,13 @@ struct ScoreCommand: ParsableCommand {
             }
             var days: [DatedVitalityMetrics] = []
             for row in rows {
-                do { days.append(try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json)) } catch {
-                    throw CLIError("\(path): stored vitality metrics of \(row.localDate) are unreadable: \(error)")
+                do { days.append(try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json, age: age)) } catch {
+                    throw CLIError("\(path): \(error)")
                 }
             }
             report = try ScoreReport.make(days: days, age: age, builder: builder, source: "db:\(path) device \(serial)")
         }
+        for warning in report.window.warnings { printError("warning: \(warning)") }
         print(format == .json ? report.json() : report.table())
     }
 }

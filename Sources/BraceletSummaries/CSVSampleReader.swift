@@ -53,12 +53,18 @@ public enum CSVSampleReader {
                                       "active_cal", "skin_temp_c", "core_temp_c", "spo2", "spo2_q", "eda_us",
                                       "sleep_stage", "wearing", "battery", "rr_ms"]
 
+    /// Cell ranges of the non-physiological columns. The physiological columns (heart rate, breath,
+    /// SpO2, temperatures, EDA) take any number that fits: their ranges live in one place,
+    /// ``PhysiologicalRanges``, where the summary treats a value outside as missing and counts it
+    /// per day.
     private static let ranges: [String: ClosedRange<Double>] = [
-        "bpm": 0...255, "bpm_q": 0...4, "breath": 0...100, "breath_q": 0...4, "steps": 0...65_535,
+        "bpm": physiological, "bpm_q": 0...4, "breath": physiological, "breath_q": 0...4, "steps": 0...65_535,
         "activity": 0...255, "speed": 0...100, "energy_cal": 0...10_000_000, "active_cal": 0...10_000_000,
-        "skin_temp_c": 0...50, "core_temp_c": 0...50, "spo2": 0...255, "spo2_q": 0...4, "eda_us": 0...1000,
-        "sleep_stage": 0...4, "wearing": 0...4, "battery": 0...100, "rr_ms": 0...65_535,
+        "skin_temp_c": physiological, "core_temp_c": physiological, "spo2": physiological, "spo2_q": 0...4,
+        "eda_us": physiological, "sleep_stage": 0...4, "wearing": 0...4, "battery": 0...100, "rr_ms": 0...65_535,
     ]
+    /// What a physiological cell may hold to be stored at all (finite and representable).
+    private static let physiological: ClosedRange<Double> = -1e9...1e9
     private static let decimalColumns: Set<String> = ["breath", "speed", "skin_temp_c", "core_temp_c", "eda_us"]
 
     /// Parses CSV text.

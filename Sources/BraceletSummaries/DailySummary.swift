@@ -26,4 +26,8 @@ public struct DailySummary: Sendable, Equatable, Codable {
     @Nullable public var sleepHRV: NightlyHRV?
     /// Start of the main sleep ending this day (Unix seconds); nil without one.
     @Nullable public var mainSleepStart: Int64?
+    /// How much of the day the data covers and whether the day is over.
+    public var coverage: DayCoverage
+    /// What was wrong with the day's samples (out-of-range values, treated as missing).
+    public var diagnostics: DayDiagnostics
 }

@@ -25,7 +25,7 @@ struct DaySummarizer {
     func distance(steps: Int) -> Double { Double(steps) * configuration.heightCm * 0.414 / 100 }
 
     /// Summarises `samples` (sorted by start, all starting inside `day`).
-    func summarize(day: LocalDay, samples: [Slot], mainSleep: MainSleepInput?) -> DailySummary {
+    func summarize(day: LocalDay, samples: [Slot], mainSleep: MainSleepInput?, now: Int64) -> DailySummary {
         let slotSeconds = Int64(configuration.summarySlotSeconds)
         var hr = WeightedStats(), breath = WeightedStats(), spo2 = WeightedStats()
         var skin = WeightedStats(), core = WeightedStats(), eda = WeightedStats()
@@ -39,6 +39,7 @@ struct DaySummarizer {
         var skinSlots: [BodyTempSlot] = [], coreSlots: [CoreBodyTemperatureSlot] = [], edaSlots: [EmographySlot] = []
         var stepSlots: [StepsSlot] = [], activitySlots: [ActivitySlot] = []
         var activeSlots: [(index: Int64, bpm: Double?, activity: Int?, steps: Int?)] = []
+        var outOfRange = OutOfRangeCounter()
 
         var index = 0
         while index < samples.count {
@@ -52,6 +53,7 @@ struct DaySummarizer {
             while index < samples.count, (samples[index].start - day.start) / slotSeconds == slotIndex {
                 let s = samples[index]
                 index += 1
+                outOfRange.record(s)
                 if rules.countsHeartRate(s), let bpm = s.bpm {
                     hr.add(Double(bpm), start: s.start, seconds: s.intervalSeconds)
                     bpmMean.add(Double(bpm))
@@ -65,15 +67,15 @@ struct DaySummarizer {
                     spo2.add(Double(o), start: s.start, seconds: s.intervalSeconds)
                     spo2Mean.add(Double(o))
                 }
-                if rules.countsValue(s.skinTempC, s), let t = s.skinTempC {
+                if rules.countsValue(s.skinTempC, .skinTempC, s), let t = s.skinTempC {
                     skin.add(t, start: s.start, seconds: s.intervalSeconds)
                     skinMean.add(t)
                 }
-                if rules.countsValue(s.coreTempC, s), let t = s.coreTempC {
+                if rules.countsValue(s.coreTempC, .coreTempC, s), let t = s.coreTempC {
                     core.add(t, start: s.start, seconds: s.intervalSeconds)
                     coreMean.add(t)
                 }
-                if rules.countsValue(s.edaMicrosiemens, s), let e = s.edaMicrosiemens {
+                if rules.countsValue(s.edaMicrosiemens, .edaMicrosiemens, s), let e = s.edaMicrosiemens {
                     eda.add(e, start: s.start, seconds: s.intervalSeconds)
                     edaMean.add(e)
                 }
@@ -198,7 +200,10 @@ struct DaySummarizer {
         return DailySummary(date: day.date, dayStart: day.start, dayEnd: day.end, bpm: bpmSummary, breath: breathSummary,
                             steps: stepsSummary, activity: activitySummary, bodyTemp: skinSummary,
                             coreBodyTemperature: coreSummary, spo2: spo2Summary, emography: edaSummary,
-                            sleepHRV: sleepHRV, mainSleepStart: mainSleep?.session.startSession)
+                            sleepHRV: sleepHRV, mainSleepStart: mainSleep?.session.startSession,
+                            coverage: DayCoverage.measure(samples: samples, dayStart: day.start, dayEnd: day.end, now: now,
+                                                          isWorn: rules.isWorn),
+                            diagnostics: outOfRange.diagnostics)
     }
 
     /// Workouts: runs of adjacent active summary slots lasting at least 10 minutes.

@@ -48,6 +48,6 @@ enum RestingHeartRate {
                 best = m
             }
         }
-        return best.map { Int($0.rounded()) }
+        return best.map(roundedInt)
     }
 }

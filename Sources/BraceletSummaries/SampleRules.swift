@@ -7,20 +7,22 @@ struct SampleRules: Sendable {
     /// Worn, or wearing unknown (a source without a wearing column).
     func isWorn(_ s: Slot) -> Bool { s.wearing.map { $0 > 0 } ?? true }
 
-    /// Heart rate counts with quality >= threshold and worn.
+    /// Heart rate counts inside its physiological range, with quality >= threshold and worn.
     func countsHeartRate(_ s: Slot) -> Bool {
-        s.bpm != nil && (s.bpmQuality ?? -1) >= qualityThreshold && isWorn(s)
+        guard let bpm = s.bpm, PhysiologicalRanges.accepts(Double(bpm), .bpm) else { return false }
+        return (s.bpmQuality ?? -1) >= qualityThreshold && isWorn(s)
     }
 
-    /// Breath rate counts with quality >= threshold and worn.
+    /// Breath rate counts inside its physiological range, with quality >= threshold and worn.
     func countsBreath(_ s: Slot) -> Bool {
-        guard let b = s.breath, b.isFinite else { return false }
+        guard let b = s.breath, PhysiologicalRanges.accepts(b, .breath) else { return false }
         return (s.breathQuality ?? -1) >= qualityThreshold && isWorn(s)
     }
 
-    /// SpO2 counts with quality >= threshold and worn.
+    /// SpO2 counts inside its physiological range, with quality >= threshold and worn.
     func countsSpo2(_ s: Slot) -> Bool {
-        s.spo2 != nil && (s.spo2Quality ?? -1) >= qualityThreshold && isWorn(s)
+        guard let o = s.spo2, PhysiologicalRanges.accepts(Double(o), .spo2) else { return false }
+        return (s.spo2Quality ?? -1) >= qualityThreshold && isWorn(s)
     }
 
     /// Steps per sample are counted in 0...65 535 (the bracelet's range); other values are ignored.
@@ -28,9 +30,9 @@ struct SampleRules: Sendable {
     /// Energy per sample is counted in 0...10 000 000 cal; other values are ignored.
     static let energyRange = 0...10_000_000
 
-    /// Temperatures and EDA have no quality: they count when finite and worn.
-    func countsValue(_ value: Double?, _ s: Slot) -> Bool {
-        guard let value, value.isFinite else { return false }
+    /// Temperatures and EDA have no quality: they count inside their physiological range and worn.
+    func countsValue(_ value: Double?, _ field: PhysiologicalRanges.Field, _ s: Slot) -> Bool {
+        guard let value, PhysiologicalRanges.accepts(value, field) else { return false }
         return isWorn(s)
     }
 }
@@ -71,8 +73,8 @@ struct SlotMean {
     var mean: Double? { count > 0 ? sum / Double(count) : nil }
 }
 
-/// Rounds half away from zero to an Int; values beyond +-1e12 (never physiological) are clamped
-/// so that bad input cannot trap.
+/// Rounds half away from zero to an Int. Callers pass range-checked values; values beyond +-1e12
+/// are clamped only so that a future caller's bad input cannot trap.
 func roundedInt(_ value: Double) -> Int {
     guard value.isFinite else { return 0 }
     return Int(min(max(value, -1e12), 1e12).rounded())

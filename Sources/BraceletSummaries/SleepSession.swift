@@ -53,8 +53,15 @@ public struct SleepSession: Sendable, Equatable, Codable {
     @Nullable public var restorativeSleepPercent: Int?
     /// round(totalSecsAwake / timeInBed x 100); nil when timeInBed is 0.
     @Nullable public var awakePercent: Int?
-    /// True for the longest total sleep among the sessions of ``recordDate``; the others are naps.
+    /// True for the main sleep of ``recordDate``: the longest total sleep among its sessions that
+    /// have at least 3 h of sleep and are not ``truncated``. The others are naps; a date may have no
+    /// main sleep.
     public var isMainSleep: Bool
+    /// The recorded stage data begins or ends while the wearer sleeps: no awake or sleep sample lies
+    /// before the first sleep sample, or after the last one, so the sleep may have begun earlier or
+    /// gone on longer. A truncated session is
+    /// never a main sleep (it is not scored as a night).
+    public var truncated: Bool
     /// The stage samples of the session, as recorded (no averaging).
     public var slots: [SleepSlot]
 }

@@ -5,9 +5,17 @@ struct StageSample: Sendable, Equatable {
     var start: Int64
     var interval: Int64
     var stage: Int
+    /// The wearer was still in bed: activity "rest" (7), or a source that reports no activity.
+    /// Awake samples are attached to a session only while in bed; awake while up and about
+    /// (any other activity) is daytime.
+    var inBed: Bool = true
     var end: Int64 { start + interval }
     var isSleep: Bool { stage >= 2 && stage <= 4 }
     var isAwake: Bool { stage == 1 }
+    /// Awake while lying in bed: what can be attached to a session.
+    var isAwakeInBed: Bool { stage == 1 && inBed }
+    /// A scored stage (awake or asleep), as opposed to 0, "undefined".
+    var isScored: Bool { stage >= 1 && stage <= 4 }
 }
 
 /// A group of sleep samples separated by at most 60 minutes, with the awake it absorbed at either
@@ -30,6 +38,9 @@ enum SleepSessionDetector {
     static let maximumAttachedAwakeSeconds: Int64 = 3600
     /// Least sleep a session needs.
     static let minimumSleepSeconds: Int64 = 900
+    /// Least sleep a main sleep needs (3 h, the rule Oura uses for a "long sleep"): a shorter
+    /// session is a nap however the day's data looks.
+    static let mainSleepMinimumSeconds = 3 * 3600
 
     /// All clusters in `samples` (sorted by start), sorted by start.
     static func clusters(in samples: ArraySlice<StageSample>) -> [SleepCluster] {
@@ -66,7 +77,7 @@ enum SleepSessionDetector {
         // Leading awake: contiguous awake samples right before the first sleep.
         var boundary = firstSleep
         var j = first - 1
-        while j >= samples.startIndex, firstSleep - boundary <= maximumAttachedAwakeSeconds, samples[j].isAwake, samples[j].end >= boundary, samples[j].start < boundary {
+        while j >= samples.startIndex, firstSleep - boundary <= maximumAttachedAwakeSeconds, samples[j].isAwakeInBed, samples[j].end >= boundary, samples[j].start < boundary {
             boundary = samples[j].start
             j -= 1
         }
@@ -76,7 +87,7 @@ enum SleepSessionDetector {
         j = last + 1
         while j < samples.endIndex, boundary - lastSleepEnd <= maximumAttachedAwakeSeconds, samples[j].start <= boundary {
             if samples[j].end > boundary {
-                guard samples[j].isAwake else { break }
+                guard samples[j].isAwakeInBed else { break }
                 boundary = samples[j].end
             }
             j += 1
@@ -88,7 +99,7 @@ enum SleepSessionDetector {
 
     /// Builds the session of a cluster from the stage samples inside it (`isMainSleep` false).
     static func session(for cluster: SleepCluster, samples: ArraySlice<StageSample>, recordDate: String,
-                        tzOffset: Int) -> SleepSession {
+                        tzOffset: Int, truncated: Bool) -> SleepSession {
         var secs = [Int64](repeating: 0, count: 5)
         var waso: Int64 = 0
         var transitions = [Int](repeating: 0, count: 8)
@@ -128,7 +139,7 @@ enum SleepSessionDetector {
             sleepEfficiency: percent(totalSleep, of: timeInBed),
             restorativeSleepPercent: percent(Int(secs[3] + secs[4]), of: totalSleep),
             awakePercent: percent(Int(secs[1]), of: timeInBed),
-            isMainSleep: false, slots: slots)
+            isMainSleep: false, truncated: truncated, slots: slots)
     }
 }
 

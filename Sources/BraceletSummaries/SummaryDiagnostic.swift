@@ -21,6 +21,8 @@ public struct SummaryDiagnostic: Sendable, Equatable, CustomStringConvertible {
         case slotNotDividingDay
         /// The source's UTC offset changed within one local day (summaries still use the configured zone).
         case timeZoneChanged
+        /// A value outside its physiological range (treated as missing, counted in the day's diagnostics).
+        case outOfRange
         /// A CSV cell that is not a number in range (used as nil).
         case csvBadCell
         /// A CSV row that cannot be used at all (bad timestamp).

@@ -25,6 +25,11 @@ public struct SummaryEngine: Sendable {
     private var summaries: [Int: DailySummary] = [:]
     private var offsetsByDay: [Int: Int] = [:]
     private var warnedAboutSlot = false
+    /// The "now" of the latest ``add(slots:beats:sourceOffsetSeconds:now:)``: whether a day is over.
+    private var now: Int64 = .min
+    /// First start and last end of the scored (awake or sleep) stage samples: the edges of the
+    /// recorded data, at which sessions are truncated.
+    private var stageEdges: (first: Int64, end: Int64)?
 
     /// Dates (`YYYY-MM-DD`) whose daily summary the last ``add(slots:beats:sourceOffsetSeconds:now:)``
     /// recomputed, sorted; shows that work stays local.
@@ -89,6 +94,7 @@ public struct SummaryEngine: Sendable {
     public mutating func add(slots: [Slot], beats newBeatsInput: [Beat] = [], sourceOffsetSeconds: Int? = nil,
                              now: Int64 = Int64(Date().timeIntervalSince1970)) -> [SummaryDiagnostic] {
         var report = DiagnosticCollector()
+        self.now = now
         if !warnedAboutSlot, 86_400 % configuration.summarySlotSeconds != 0 {
             warnedAboutSlot = true
             report.add(SummaryDiagnostic(kind: .slotNotDividingDay, message:
@@ -132,6 +138,11 @@ public struct SummaryEngine: Sendable {
                     "sample at \(utcText(slot.start)) has an interval of \(slot.intervalSeconds) s, which does not divide a day: it is used, but samples do not line up with midnight; prefer 1, 10, 30 or 60 s"))
             }
             samplesByKey[key] = slot
+            for field in PhysiologicalRanges.violations(in: slot) {
+                let value = field.value(in: slot).map { formatValue($0) } ?? "?"
+                report.add(SummaryDiagnostic(kind: .outOfRange, time: slot.start, message:
+                    "sample at \(utcText(slot.start)) has \(field.rawValue) \(value) \(field.unit), outside \(formatValue(field.range.lowerBound))...\(formatValue(field.range.upperBound)) \(field.unit): treated as missing (not clamped, not 0) and counted in that day's diagnostics; check the sensor or the source"))
+            }
             let dayNumber = calendar.dayNumber(of: slot.start)
             if let offset = sourceOffsetSeconds {
                 if let known = offsetsByDay[dayNumber], known != offset {
@@ -145,7 +156,8 @@ public struct SummaryEngine: Sendable {
             dirtyDays.insert(dayNumber)
             accepted.append(slot)
             if let stage = slot.sleepStage {
-                newStages.append(StageSample(start: slot.start, interval: Int64(slot.intervalSeconds), stage: stage))
+                newStages.append(StageSample(start: slot.start, interval: Int64(slot.intervalSeconds), stage: stage,
+                                             inBed: slot.activity.map { $0 == 7 } ?? true))
             }
         }
         if duplicates > 0, let firstDuplicate {
@@ -178,9 +190,19 @@ public struct SummaryEngine: Sendable {
         let newBeats = mergeBeats(incoming)
         var sessionDays: Set<Int> = []
         if !newStages.isEmpty {
+            let oldEdges = stageEdges
             stages.append(contentsOf: newStages)
             stages.sort { ($0.start, $0.interval) < ($1.start, $1.interval) }
+            for s in newStages where s.isScored {
+                stageEdges = (min(stageEdges?.first ?? s.start, s.start), max(stageEdges?.end ?? s.end, s.end))
+            }
             sessionDays = updateClusters(around: newStages)
+            // Sessions at the old edges of the data may no longer be truncated.
+            if let oldEdges, let stageEdges, oldEdges != stageEdges {
+                for cluster in clusters where cluster.isSession && (cluster.firstSleep <= oldEdges.first || cluster.lastSleepEnd >= oldEdges.end) {
+                    sessionDays.insert(stopDay(cluster))
+                }
+            }
         }
         // Days whose main sleep contains new samples or beats.
         for slot in accepted {
@@ -205,6 +227,10 @@ public struct SummaryEngine: Sendable {
     /// Throws every derived result away and recomputes it from the stored samples.
     public mutating func recomputeAll() {
         clusters = SleepSessionDetector.clusters(in: stages[...])
+        stageEdges = nil
+        for s in stages where s.isScored {
+            stageEdges = (min(stageEdges?.first ?? s.start, s.start), max(stageEdges?.end ?? s.end, s.end))
+        }
         sessionsByDay = [:]
         summaries = [:]
         let sessionDays = Set(clusters.filter(\.isSession).map { stopDay($0) })
@@ -290,13 +316,17 @@ public struct SummaryEngine: Sendable {
         for cluster in clusters where cluster.isSession && stopDay(cluster) == day {
             let from = stages.partitioningIndex { $0.start >= cluster.start }
             let to = stages.partitioningIndex { $0.start >= cluster.stop }
+            let truncated = stageEdges.map { cluster.firstSleep <= $0.first || cluster.lastSleepEnd >= $0.end } ?? true
             sessions.append(SleepSessionDetector.session(
                 for: cluster, samples: stages[from..<to], recordDate: calendar.day(number: day).date,
-                tzOffset: calendar.offset(at: cluster.stop - 1)))
+                tzOffset: calendar.offset(at: cluster.stop - 1), truncated: truncated))
         }
         sessions.sort { $0.startSession < $1.startSession }
+        // Main sleep: the longest whole session with at least 3 h of sleep (ties: the earlier).
         var main: Int?
-        for (i, s) in sessions.enumerated() where main.map({ s.totalSleepDuration > sessions[$0].totalSleepDuration }) ?? true {
+        for (i, s) in sessions.enumerated()
+        where !s.truncated && s.totalSleepDuration >= SleepSessionDetector.mainSleepMinimumSeconds
+            && (main.map { s.totalSleepDuration > sessions[$0].totalSleepDuration } ?? true) {
             main = i
         }
         if let main { sessions[main].isMainSleep = true }
@@ -332,7 +362,7 @@ public struct SummaryEngine: Sendable {
             mainInput = MainSleepInput(session: main, samples: inside, beats: Array(beats[from..<to]))
         }
         let day = calendar.day(number: dayNumber)
-        summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput)
+        summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput, now: now)
     }
 }
 

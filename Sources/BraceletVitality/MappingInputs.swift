@@ -4,15 +4,17 @@
 struct NamedInput: Sendable {
     let name: String
     let value: Double?
+    /// The source writes 0 for "not measured" (ROOK does, for every field): a 0 is read as missing.
+    let zeroMeansMissing: Bool
 
-    init(_ name: String, _ value: Double?) {
+    init(_ name: String, _ value: Double?, zeroMeansMissing: Bool = false) {
         self.name = name
         self.value = value
+        self.zeroMeansMissing = zeroMeansMissing
     }
 
-    init(_ name: String, _ value: Int?) {
-        self.name = name
-        self.value = value.map(Double.init)
+    init(_ name: String, _ value: Int?, zeroMeansMissing: Bool = false) {
+        self.init(name, value.map(Double.init), zeroMeansMissing: zeroMeansMissing)
     }
 }
 

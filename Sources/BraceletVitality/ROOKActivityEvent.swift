@@ -10,7 +10,7 @@ public struct ROOKActivityEvent: Sendable, Hashable, Codable {
     public var caloriesBurnedKcal: Double?
 
     /// The seed's snake_case JSON names.
-    enum CodingKeys: String, CodingKey, Sendable {
+    enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case type
         case durationSecondsInt = "duration_seconds_int"
         case caloriesBurnedKcal = "calories_burned_kcal"

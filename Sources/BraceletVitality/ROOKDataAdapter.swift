@@ -7,6 +7,11 @@
 /// physical summary's daily `hrv_sdnn_avg_ms`, then `hrv_rmssd_avg_ms` (nightly before daily, SDNN
 /// before RMSSD, the type kept and never converted); resting HR from the sleep summary, then the
 /// physical summary; breathing rate from the sleep summary only (ROOK's physical summary has none).
+///
+/// Zero rule: ROOK sources write 0 for "not measured", so a 0 in any field (a summary value or an
+/// event's duration) is read as missing, never scored. Movement fallback: activity events of a light
+/// intensity (type `light`, `low`, `sedentary`, `rest` or `inactive`) are left out, because movement
+/// minutes are scored on a moderate-to-vigorous curve.
 public enum ROOKDataAdapter {
     /// The seed's entry point: the metrics only.
     public static func mapToVitalityRawMetrics(
@@ -34,20 +39,26 @@ public enum ROOKDataAdapter {
             activityEvents: day.activityEvents)
     }
 
+    /// Event types of a light intensity: not movement minutes.
+    static let lightIntensityTypes: Set<String> = ["light", "low", "sedentary", "rest", "inactive"]
+
     static func inputs(sleep: ROOKSleepSummary?, physical: ROOKPhysicalSummary?, events: [ROOKActivityEvent]?) -> MappingInputs {
         // A whole summary being absent reads better in reasons than each of its fields.
         func s(_ key: ROOKSleepSummary.CodingKeys, _ value: Int?) -> NamedInput {
-            NamedInput(sleep == nil ? "sleep_summary (absent).\(key.rawValue)" : "sleep_summary.\(key.rawValue)", value)
+            s(key, value.map(Double.init))
         }
         func s(_ key: ROOKSleepSummary.CodingKeys, _ value: Double?) -> NamedInput {
-            NamedInput(sleep == nil ? "sleep_summary (absent).\(key.rawValue)" : "sleep_summary.\(key.rawValue)", value)
+            NamedInput(sleep == nil ? "sleep_summary (absent).\(key.rawValue)" : "sleep_summary.\(key.rawValue)", value,
+                       zeroMeansMissing: true)
         }
         func p(_ key: ROOKPhysicalSummary.CodingKeys, _ value: Int?) -> NamedInput {
-            NamedInput(physical == nil ? "physical_summary (absent).\(key.rawValue)" : "physical_summary.\(key.rawValue)", value)
+            p(key, value.map(Double.init))
         }
         func p(_ key: ROOKPhysicalSummary.CodingKeys, _ value: Double?) -> NamedInput {
-            NamedInput(physical == nil ? "physical_summary (absent).\(key.rawValue)" : "physical_summary.\(key.rawValue)", value)
+            NamedInput(physical == nil ? "physical_summary (absent).\(key.rawValue)" : "physical_summary.\(key.rawValue)", value,
+                       zeroMeansMissing: true)
         }
+        let moving = (events ?? []).filter { !lightIntensityTypes.contains($0.type.lowercased()) }
         return MappingInputs(
             totalSleepSeconds: s(.sleepDurationSecondsInt, sleep?.sleepDurationSecondsInt),
             deepSleepSeconds: s(.deepSleepDurationSecondsInt, sleep?.deepSleepDurationSecondsInt),
@@ -55,8 +66,8 @@ public enum ROOKDataAdapter {
             awakeSeconds: s(.timeAwakeDuringSleepSecondsInt, sleep?.timeAwakeDuringSleepSecondsInt),
             timeInBedSeconds: s(.timeInBedSecondsInt, sleep?.timeInBedSecondsInt),
             movementMinutes: p(.activeMinutesTotalInt, physical?.activeMinutesTotalInt),
-            workoutsName: "activity_events[].duration_seconds_int",
-            workoutSeconds: (events ?? []).map { $0.durationSecondsInt.map(Double.init) },
+            workoutsName: "activity_events[].duration_seconds_int (light-intensity events left out)",
+            workoutSeconds: moving.map { event in event.durationSecondsInt.flatMap { $0 == 0 ? nil : Double($0) } },
             steps: p(.stepsInt, physical?.stepsInt),
             activeEnergyKcal: p(.activeCaloriesKcalDouble, physical?.activeCaloriesKcalDouble),
             totalEnergyKcal: p(.totalCaloriesKcalDouble, physical?.totalCaloriesKcalDouble),

@@ -10,27 +10,41 @@ import Foundation
 ///    "activity_events": [{"type": "moderate", "duration_seconds_int": 1800}]}
 /// ]}
 /// ```
-/// Days may come in any order and may have gaps; a date may appear only once.
+/// Days may come in any order and may have gaps; a date may appear only once. The ROOK SDK's
+/// camelCase keys (`sleepSummary`, `sleepDurationSecondsInt`, ...) are read too; unknown keys are
+/// ignored and listed in ``warnings`` with the nearest known key.
 public struct ROOKInputFile: Sendable, Hashable, Codable {
     /// The days in the file, in file order.
     public var days: [ROOKDay]
+    /// Keys that were not understood and were ignored, each with the nearest known key.
+    public var warnings: [String] = []
+
+    /// JSON names (the warnings are not part of the file).
+    enum CodingKeys: String, CodingKey { case days }
 
     /// Creates a file value.
-    public init(days: [ROOKDay]) { self.days = days }
+    public init(days: [ROOKDay], warnings: [String] = []) {
+        self.days = days
+        self.warnings = warnings
+    }
 
     /// Decodes and checks a ROOK input file. Wrong types, missing required keys, bad dates and
     /// repeated dates are errors that name the place in the file (for example
     /// `days[3].sleep_summary.hr_resting_bpm_int`).
     public static func decode(_ data: Data) throws(ROOKInputError) -> ROOKInputFile {
-        let file: ROOKInputFile
+        var file: ROOKInputFile
         do {
-            file = try JSONDecoder().decode(ROOKInputFile.self, from: data)
+            // Both shapes (snake_case and the SDK's camelCase) are read; unknown keys are warned about.
+            let normalized = ROOKKeys.normalize(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+            file = try JSONDecoder().decode(ROOKInputFile.self, from: JSONSerialization.data(withJSONObject: normalized.json,
+                                                                                           options: [.fragmentsAllowed]))
+            file.warnings = normalized.warnings
         } catch let error as DecodingError {
             let converted = ROOKInputError(decodingError: error)
             if case .notJSON = converted { throw .notJSON(detail: syntaxErrorLocation(in: data)) }
             throw converted
         } catch {
-            throw .notJSON(detail: String(describing: error))
+            throw .notJSON(detail: syntaxErrorLocation(in: data))
         }
         var firstIndex: [LocalDate: Int] = [:]
         for (index, day) in file.days.enumerated() {
@@ -44,11 +58,16 @@ public struct ROOKInputFile: Sendable, Hashable, Codable {
 
     /// Reads and decodes the file at `path`.
     public static func load(path: String) throws(ROOKInputError) -> ROOKInputFile {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable(path: path, detail: "there is no such file")
+        }
+        guard !isDirectory.boolValue else { throw .unreadable(path: path, detail: "it is a directory, not a JSON file") }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .unreadable(path: path, detail: trimmedSentence((error as NSError).localizedDescription))
+            throw .unreadable(path: path, detail: "the file cannot be opened for reading (permissions?)")
         }
         return try decode(data)
     }

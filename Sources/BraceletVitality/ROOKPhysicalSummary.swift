@@ -17,7 +17,7 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
     public var hrvRmssdAvgMs: Double?
 
     /// The seed's snake_case JSON names.
-    enum CodingKeys: String, CodingKey, Sendable {
+    enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case stepsInt = "steps_int"
         case activeMinutesTotalInt = "active_minutes_total_int"
         case activeCaloriesKcalDouble = "active_calories_kcal_double"

@@ -28,7 +28,7 @@ public struct ROOKSleepSummary: Sendable, Hashable, Codable {
     public var breathsAvgPerMinInt: Int?
 
     /// The seed's snake_case JSON names.
-    enum CodingKeys: String, CodingKey, Sendable {
+    enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case sleepDurationSecondsInt = "sleep_duration_seconds_int"
         case timeInBedSecondsInt = "time_in_bed_seconds_int"
         case timeAwakeDuringSleepSecondsInt = "time_awake_during_sleep_seconds_int"

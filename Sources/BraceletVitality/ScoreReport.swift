@@ -45,8 +45,9 @@ public struct ScoreReport: Sendable, Hashable, Codable {
 
     /// The JSON document: `source`, `age`, `window` {start, end, days, daysWithAnyData}, `metrics`
     /// (VitalityRawMetrics, 2 decimals), `coverage`, `scores` {total, pillars[{pillar, score,
-    /// metrics[{field, value, score, weight, ageBand, source, curve}], excluded}]}, `notes` and
-    /// `missingByDay` [{date, missing[{field, reason}]}]. Keys sorted, nil written as null.
+    /// metrics[{field, value, score, weight, ageBand, source, curve}], excluded}]}, `notes`,
+    /// `warnings`, `skippedDays` [{date, reason}] and `missingByDay` [{date, missing[{field,
+    /// reason}]}]. Keys sorted, nil written as null.
     public func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -94,6 +95,8 @@ public struct ScoreReport: Sendable, Hashable, Codable {
         let coverage: [FieldCoverage]
         let scores: Scores
         let notes: [String]
+        let warnings: [String]
+        let skippedDays: [SkippedDay]
         let missingByDay: [DayMissing]
 
         init(_ r: ScoreReport) {
@@ -115,6 +118,8 @@ public struct ScoreReport: Sendable, Hashable, Codable {
                            excluded: p.excluded)
                 })
             notes = r.window.notes
+            warnings = r.window.warnings
+            skippedDays = r.window.skippedDays
             missingByDay = r.window.days.filter { !$0.missing.isEmpty }.map { DayMissing(date: $0.date, missing: $0.missing) }
         }
     }
@@ -164,6 +169,11 @@ public struct ScoreReport: Sendable, Hashable, Codable {
         let used = scores.pillars.filter { $0.score != nil }.count
         lines.append(pad("Total", 22) + lpad(scores.total.map { formatFixed($0, 1) } ?? "-", 8)
                      + "  (mean of \(used) of \(scores.pillars.count) pillars with data)")
+        if !window.warnings.isEmpty {
+            lines.append("")
+            lines.append("Warnings:")
+            lines.append(contentsOf: window.warnings.map { "  - " + $0 })
+        }
         if !window.notes.isEmpty {
             lines.append("")
             lines.append("Notes:")

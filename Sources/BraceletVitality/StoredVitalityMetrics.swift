@@ -1,21 +1,62 @@
+import BraceletSummaries
 import Foundation
 
 /// Reads one stored day of vitality metrics (a `vitality_metrics` row: local date + the JSON of
-/// ``VitalityRawMetrics``) back into a ``DatedVitalityMetrics`` for the window builder.
+/// ``VitalityRawMetrics``, with `age` null when it was not known, and the day's `coverage`) back
+/// into a ``DatedVitalityMetrics`` for the window builder.
 ///
 /// Kept free of store types so `bracelet score --db` can be wired by passing the rows the store
 /// returns straight through this function.
 public enum StoredVitalityMetrics {
-    /// Decodes one row. `localDate` is `YYYY-MM-DD`; `json` is a `VitalityRawMetrics` object.
-    public static func decode(localDate: String, json: Data) throws(StoredVitalityMetricsError) -> DatedVitalityMetrics {
+    /// Decodes one row. `localDate` is `YYYY-MM-DD`; `json` is a `VitalityRawMetrics` object whose
+    /// `age` may be null (then `age` is used) and which may carry the day's `coverage`.
+    public static func decode(localDate: String, json: Data, age: Int? = nil) throws(StoredVitalityMetricsError) -> DatedVitalityMetrics {
         guard let date = LocalDate(iso: localDate) else { throw .badDate(localDate) }
+        guard var object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+            throw .badJSON(localDate: localDate, detail: "the row is not a JSON object")
+        }
+        if object["age"] == nil || object["age"] is NSNull {
+            guard let age else { throw .badJSON(localDate: localDate, detail: "the row has no age and none was given") }
+            object["age"] = age
+        }
         do {
-            let metrics = try JSONDecoder().decode(VitalityRawMetrics.self, from: json)
-            return DatedVitalityMetrics(date: date, metrics: metrics)
+            let patched = try JSONSerialization.data(withJSONObject: object)
+            let metrics = try JSONDecoder().decode(VitalityRawMetrics.self, from: patched)
+            var coverage: DayCoverage?
+            if let value = object["coverage"], !(value is NSNull) {
+                coverage = try JSONDecoder().decode(DayCoverage.self, from: JSONSerialization.data(withJSONObject: value))
+            }
+            return DatedVitalityMetrics(date: date, metrics: metrics, coverage: coverage)
         } catch let error as DecodingError {
-            throw .badJSON(localDate: localDate, detail: ROOKInputError(decodingError: error).description)
+            throw .badJSON(localDate: localDate, detail: describe(error))
         } catch {
             throw .badJSON(localDate: localDate, detail: String(describing: error))
+        }
+    }
+
+    /// Encodes a day for the store: the metrics with `age` null when it is not known (the age is
+    /// given when scoring) and the day's coverage.
+    static func encode(_ metrics: VitalityRawMetrics, age: Int?, coverage: DayCoverage) -> Data {
+        guard var object = (try? JSONSerialization.jsonObject(with: encode(metrics))) as? [String: Any],
+              let coverageObject = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(coverage)) else { return encode(metrics) }
+        object["age"] = age.map { $0 as Any } ?? NSNull()
+        object["coverage"] = coverageObject
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? encode(metrics)
+    }
+
+    /// A decoding error as "field: what was wrong", without the ROOK file's advice.
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case let .typeMismatch(type, context):
+            return "\(ROOKInputError.path(context.codingPath)) is not \(ROOKInputError.jsonKind(of: type))"
+        case let .valueNotFound(type, context):
+            return "\(ROOKInputError.path(context.codingPath)) is null where \(ROOKInputError.jsonKind(of: type)) belongs"
+        case let .keyNotFound(key, context):
+            return "\(ROOKInputError.path(context.codingPath + [key])) is missing"
+        case let .dataCorrupted(context):
+            return "\(ROOKInputError.path(context.codingPath)): \(trimmedSentence(context.debugDescription))"
+        @unknown default:
+            return String(describing: error)
         }
     }
 
@@ -39,9 +80,9 @@ public enum StoredVitalityMetricsError: Error, Sendable, Hashable, CustomStringC
     public var description: String {
         switch self {
         case let .badDate(text):
-            return "stored vitality row has local date \"\(text)\", not YYYY-MM-DD. The database row is damaged; re-run sync to rewrite it."
+            return "stored vitality row has local date \"\(text)\", not YYYY-MM-DD. The database row is damaged; run bracelet recompute --db PATH to rewrite the stored days."
         case let .badJSON(date, detail):
-            return "stored vitality metrics for \(date) cannot be read: \(detail) Re-run sync to rewrite that day."
+            return "stored vitality metrics for \(date) in the database cannot be read (\(detail)). The row is damaged; run bracelet recompute --db PATH to rewrite it."
         }
     }
 }

@@ -30,14 +30,30 @@ public struct RecomputeReport: Sendable {
 public struct SummaryRecomputer: Sendable {
     /// Summary rules (time zone, zones, quality threshold).
     public var configuration: SummaryConfiguration
-    /// Age for the vitality metrics; without it no vitality metrics are computed (the adapter's
-    /// output carries the age, and an assumed one would be invented).
+    /// Age stored with the vitality metrics; nil stores them with `age` null (the metrics do not
+    /// depend on it; scoring takes the age when it runs).
     public var age: Int?
+    /// The current time, Unix seconds: whether a day is over, and which samples lie in the future.
+    public var now: Int64
 
     /// A recomputer with these rules.
-    public init(configuration: SummaryConfiguration, age: Int?) {
+    public init(configuration: SummaryConfiguration, age: Int?, now: Int64 = Int64(Date().timeIntervalSince1970)) {
         self.configuration = configuration
         self.age = age
+        self.now = now
+    }
+
+    /// Whether the heart-rate zones rest on the wearer's own age or maximum heart rate (not the
+    /// assumed default age): movement minutes need them.
+    public var zonesAreKnown: Bool { configuration.age != nil || configuration.hrMax != nil }
+
+    /// What to tell the user when data is stored without what the zones need, or nil when nothing
+    /// is missing. `listen` and `ingest` print it as a warning.
+    public func missingZoneInputWarning(database: String) -> String? {
+        guard !zonesAreKnown else { return nil }
+        return "no --age or --hr-max given: the heart-rate zones assume age \(SummaryConfiguration.defaultAge) and the vitality "
+            + "metrics are stored without movement minutes (they depend on the zones); everything else is stored. "
+            + "Run `bracelet recompute --db \(database) --age N` (or --hr-max N) to complete them."
     }
 
     /// The summary kind under which a day's summaries are stored and forwarded.
@@ -65,7 +81,7 @@ public struct SummaryRecomputer: Sendable {
             let slots = try store.slots(device: device, from: from, to: to)
             let beats = try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)
             var engine = SummaryEngine(configuration: configuration)
-            report.diagnostics += engine.add(slots: slots, beats: beats, now: to + 86_400)
+            report.diagnostics += engine.add(slots: slots, beats: beats, now: now)
             for (date, _) in run {
                 try save(date: date, of: engine, device: device, into: store, report: &report)
             }
@@ -88,10 +104,25 @@ public struct SummaryRecomputer: Sendable {
                 report.changedSleepSessions += 1
             }
         }
-        guard let age, let input = BraceletDay(summary: day, sleepSessions: sessions,
-                                               summarySlotSeconds: configuration.summarySlotSeconds) else { return }
-        let (metrics, missing) = vitalityMetrics(for: input, age: age)
-        if try store.upsertVitalityMetrics(device: device, localDate: date, json: StoredVitalityMetrics.encode(metrics)) {
+        guard var input = BraceletDay(summary: day, sleepSessions: sessions,
+                                      summarySlotSeconds: configuration.summarySlotSeconds) else { return }
+        if !zonesAreKnown {
+            // Movement minutes and workouts count heart rate at or above the fat-burn zone.
+            input.movementMinutes = nil
+            input.workoutDurationsSeconds = []
+        }
+        // The mapping copies the age into the metrics and uses it for nothing else; the stored row
+        // carries the real (possibly unknown) age.
+        var (metrics, missing) = vitalityMetrics(for: input, age: age ?? ReferenceRanges.supportedAges.lowerBound)
+        if !zonesAreKnown {
+            missing = missing.map { m in
+                m.field == .movementMinutes
+                    ? MissingField(field: .movementMinutes, reason: "needs the heart-rate zones: give --age or --hr-max (bracelet recompute --age N)")
+                    : m
+            }
+        }
+        let json = StoredVitalityMetrics.encode(metrics, age: age, coverage: day.coverage)
+        if try store.upsertVitalityMetrics(device: device, localDate: date, json: json) {
             report.changedVitalityDays += 1
         }
         report.missingVitalityFields[date] = missing

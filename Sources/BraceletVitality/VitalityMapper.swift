@@ -138,6 +138,9 @@ enum VitalityMapper {
     static func usable(_ input: NamedInput, in range: ClosedRange<Double>, unit: String) -> Checked {
         guard let v = input.value else { return Checked(value: nil, problem: "\(input.name) is missing") }
         guard v.isFinite else { return Checked(value: nil, problem: "\(input.name) is not a finite number") }
+        if input.zeroMeansMissing, v == 0 {
+            return Checked(value: nil, problem: "\(input.name) is 0, which this source writes for \"not measured\"; treated as missing")
+        }
         guard range.contains(v) else {
             return Checked(value: nil, problem: "\(input.name) is \(fmt(v)) \(unit), outside the plausible range \(fmt(range.lowerBound))-\(fmt(range.upperBound)) \(unit); treated as missing")
         }

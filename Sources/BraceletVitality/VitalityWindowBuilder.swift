@@ -1,10 +1,16 @@
+import Foundation
+
 /// Builds a ``VitalityWindow`` from daily metrics (issue 4 item 5).
 ///
-/// The window has `length` days (7-30) ending at `end`, or at the latest day that has any metric
-/// when `end` is nil. Each metric is averaged over the window days that have it (nil when none);
-/// coverage is days with data / days in the window. Minimum coverage: sleep duration, steps, and HRV
-/// or resting heart rate, each on at least `minimumDays` days; otherwise an error lists every
-/// shortfall. HRV values of different types are never averaged together: the type present on most
+/// Only complete days are used (see Definitions.md, "Coverage and complete days"): a bracelet day
+/// that is not over, or on which less than 90 % of the minutes were recorded, is skipped and listed
+/// in ``VitalityWindow/skippedDays`` (unless `includeIncompleteDays`). The window has `length` days
+/// (7-30) ending at `end`, or at the latest used day that has any metric when `end` is nil. Each
+/// metric is averaged over the window days that have it (nil when none); coverage is days with
+/// data / days in the window. Minimum coverage: sleep duration, steps, and HRV or resting heart
+/// rate, each on at least `minimumDays` days (default: half the window, rounded up); otherwise an
+/// error lists every shortfall. A `minimumDays` below that default is allowed, with a warning
+/// whenever a requirement is met on fewer days than the default. HRV values of different types are never averaged together: the type present on most
 /// days wins (SDNN on a tie) and the other days are left out of the HRV average, with a note.
 public struct VitalityWindowBuilder: Sendable, Hashable {
     /// Allowed window lengths in days.
@@ -14,36 +20,67 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
     public var length: Int
     /// Last day of the window; nil = the latest day with data.
     public var end: LocalDate?
-    /// How many days each required metric must have.
-    public var minimumDays: Int
+    /// How many days each required metric must have; nil = ``defaultMinimumDays(length:)``.
+    public var minimumDays: Int?
+    /// Use days that are not complete too.
+    public var includeIncompleteDays: Bool
+    /// The time (Unix seconds) at which a day must be over to be complete.
+    public var now: Int64
 
-    /// Creates a builder (7 days ending at the latest day with data, 1 day minimum by default).
-    public init(length: Int = 7, end: LocalDate? = nil, minimumDays: Int = 1) {
+    /// Creates a builder (7 days ending at the latest complete day with data, half the window as
+    /// the minimum by default).
+    public init(length: Int = 7, end: LocalDate? = nil, minimumDays: Int? = nil, includeIncompleteDays: Bool = false,
+                now: Int64 = Int64(Date().timeIntervalSince1970)) {
         self.length = length
         self.end = end
         self.minimumDays = minimumDays
+        self.includeIncompleteDays = includeIncompleteDays
+        self.now = now
     }
+
+    /// The default minimum: half the window's days, rounded up (4 of 7, 15 of 30).
+    public static func defaultMinimumDays(length: Int) -> Int { (length + 1) / 2 }
 
     /// Builds the window. `age` goes into the averaged metrics.
     public func build(from days: [DatedVitalityMetrics], age: Int) throws(VitalityWindowError) -> VitalityWindow {
         guard Self.allowedLengths.contains(length) else { throw .lengthOutOfRange(length) }
+        let defaultMinimum = Self.defaultMinimumDays(length: length)
+        let minimumDays = self.minimumDays ?? defaultMinimum
         guard (1...length).contains(minimumDays) else { throw .minimumDaysOutOfRange(minimumDays: minimumDays, length: length) }
         var seen = Set<LocalDate>()
         for day in days {
             guard seen.insert(day.date).inserted else { throw .duplicateDate(day.date) }
         }
+        var usable: [DatedVitalityMetrics] = []
+        var incomplete: [SkippedDay] = []
+        for day in days {
+            if !includeIncompleteDays, let coverage = day.coverage, !coverage.isComplete(at: now) {
+                let why = now < coverage.dayEnd
+                    ? "incomplete: the day is not over yet"
+                    : "incomplete: \(coverage.recordedMinutes) of \(coverage.dayMinutes) minutes recorded (a complete day needs 90 %)"
+                incomplete.append(SkippedDay(date: day.date, reason: why))
+            } else {
+                usable.append(day)
+            }
+        }
         let windowEnd: LocalDate
         if let end {
             windowEnd = end
-        } else if let latest = days.filter({ $0.metrics.hasAnyMetric }).map(\.date).max() {
+        } else if let latest = usable.filter({ $0.metrics.hasAnyMetric }).map(\.date).max() {
             windowEnd = latest
         } else {
             throw .noData
         }
         let start = windowEnd.adding(days: -(length - 1))
-        let inWindow = days.filter { $0.date >= start && $0.date <= windowEnd }.sorted { $0.date < $1.date }
+        let inWindow = usable.filter { $0.date >= start && $0.date <= windowEnd }.sorted { $0.date < $1.date }
+        // Without --end, incomplete days after the window are what kept it from ending later: listed too.
+        let skipped = incomplete.filter { $0.date >= start && ($0.date <= windowEnd || end == nil) }.sorted { $0.date < $1.date }
 
         var notes: [String] = []
+        if !skipped.isEmpty {
+            notes.append("left out \(skipped.count) incomplete day(s): " + skipped.map { "\($0.date) (\($0.reason))" }.joined(separator: "; ")
+                + "; pass --include-incomplete to use them")
+        }
         var coverage: [FieldCoverage] = []
         var averages: [VitalityField: Double] = [:]
 
@@ -98,9 +135,18 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
         guard shortfalls.isEmpty else {
             throw .insufficientCoverage(start: start, end: windowEnd, minimumDays: minimumDays, shortfalls: shortfalls)
         }
+        var warnings: [String] = []
+        let thin = [("sleep duration", sleepDays), ("steps", stepDays), ("HRV or resting heart rate", recoveryDays)]
+            .filter { $0.1 < defaultMinimum }
+        if !thin.isEmpty {
+            warnings.append("scored on fewer days than half the window (\(defaultMinimum) of \(length)): "
+                + thin.map { "\($0.0) on \($0.1) day(s)" }.joined(separator: "; ")
+                + "; the score may not represent the window")
+        }
 
         return VitalityWindow(
             start: start, end: windowEnd, length: length, metrics: metrics, coverage: coverage,
-            daysWithAnyData: inWindow.filter { $0.metrics.hasAnyMetric }.count, notes: notes, days: inWindow)
+            daysWithAnyData: inWindow.filter { $0.metrics.hasAnyMetric }.count, notes: notes, days: inWindow,
+            skippedDays: skipped, warnings: warnings)
     }
 }

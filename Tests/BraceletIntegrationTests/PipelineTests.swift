@@ -42,9 +42,13 @@ enum Bundled {
     let percentages = [bpm.percentageRestZone, bpm.percentageWarmUpZone, bpm.percentageFatBurnZone, bpm.percentageEnduranceZone,
                        bpm.percentagePerformanceZone, bpm.percentageMaxZone].compactMap { $0 }
     #expect((98...102).contains(percentages.reduce(0, +)))
-    // The night: one main sleep of 6-9 hours with every stage, ending that morning.
-    let main = try #require(document.sleepSessions.first { $0.recordDate == "2026-06-15" && $0.isMainSleep })
-    #expect((6 * 3600...9 * 3600).contains(main.totalSleepDuration))
+    // The night ending that morning: the capture begins while the wearer sleeps, so it is cut by
+    // the start of the data: truncated, not scored as the main sleep, and the day has none.
+    let main = try #require(document.sleepSessions.first { $0.recordDate == "2026-06-15" && $0.totalSleepDuration >= 3 * 3600 })
+    #expect(main.truncated)
+    #expect(main.isMainSleep == false)
+    #expect(day.mainSleepStart == nil)
+    #expect((3 * 3600...9 * 3600).contains(main.totalSleepDuration))
     #expect(main.totalSecsDeep > 0 && main.totalSecsREM > 0 && main.totalSecsLight > 0)
     #expect(main.totalSecsLight + main.totalSecsDeep + main.totalSecsREM == main.totalSleepDuration)
     // Steps, distance (steps x 170 cm x 0.414 / 100) and V1 fields only.
@@ -125,7 +129,7 @@ enum Bundled {
     #expect(day.nightlySDNNMs == nil)
 }
 
-@Test func withoutAnAgeNoVitalityMetricsAreInvented() throws {
+@Test func withoutAnAgeTheAgeFreeVitalityMetricsAreStored() throws {
     let path = Bundled.temporaryDatabase()
     defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
     let store = try Store(path: path)
@@ -133,9 +137,27 @@ enum Bundled {
     let zone = try SummaryConfiguration.timeZone(named: "Europe/Amsterdam")
     let file = try #require(replayed.metricsFiles.first)
     let dates = try store.insertSlots(file.slots, device: file.header.serial, model: file.header.model).touchedLocalDates(in: zone)
-    let report = try SummaryRecomputer(configuration: try SummaryConfiguration(timeZone: zone), age: nil)
-        .recompute(device: file.header.serial, dates: dates, store: store)
+    let recomputer = SummaryRecomputer(configuration: try SummaryConfiguration(timeZone: zone), age: nil)
+    #expect(recomputer.missingZoneInputWarning(database: path)?.contains("bracelet recompute --db \(path) --age N") == true)
+    let report = try recomputer.recompute(device: file.header.serial, dates: dates, store: store)
     #expect(report.changedSummaries == 1)
-    #expect(report.changedVitalityDays == 0)
-    #expect(try store.vitalityMetrics(device: file.header.serial, fromDate: "2026-01-01", toDate: "2026-12-31").isEmpty)
+    #expect(report.changedVitalityDays == 1)
+    #expect(report.missingVitalityFields["2026-06-15"]?.first { $0.field == .movementMinutes }?.reason.contains("--age") == true)
+    let rows = try store.vitalityMetrics(device: file.header.serial, fromDate: "2026-01-01", toDate: "2026-12-31")
+    #expect(rows.count == 1)
+    let row = try #require(rows.first)
+    #expect(String(decoding: row.json, as: UTF8.self).contains(#""age":null"#))
+    let stored = try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json, age: 35)
+    #expect(stored.metrics.age == 35)                // the scoring age, given when reading
+    #expect(try #require(stored.metrics.steps) > 5000) // age-free metrics are there
+    #expect(stored.metrics.movementMinutes == nil)     // needs the zones
+    #expect(stored.coverage?.dayMinutes == 1440)
+
+    // Given an age later, every stored day is recomputed with it: movement minutes appear.
+    let again = try SummaryRecomputer(configuration: try SummaryConfiguration(age: 35, timeZone: zone), age: 35)
+        .recompute(device: file.header.serial, dates: try store.summaryDates(device: file.header.serial), store: store)
+    #expect(again.dates == ["2026-06-15"])
+    #expect(again.changedVitalityDays == 1)
+    let completed = try store.vitalityMetrics(device: file.header.serial, fromDate: "2026-01-01", toDate: "2026-12-31")
+    #expect(try StoredVitalityMetrics.decode(localDate: "2026-06-15", json: completed[0].json).metrics.movementMinutes != nil)
 }

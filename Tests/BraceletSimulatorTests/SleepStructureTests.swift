@@ -45,13 +45,17 @@ import Testing
         for night in try nights() {
             // Each cycle ends with REM: the spacing between REM ends is the cycle length (plus any
             // brief awakening). A last REM cut short by the alarm is not a cycle end.
-            let remEnds = night.segments.filter { $0.stage == .rem && $0.end < night.end }.map(\.end)
+            // The night ends with minutes of lying awake before getting up.
+            let lyingAwake = try #require(night.segments.last)
+            #expect(lyingAwake.stage == .awake)
+            #expect((120...840).contains(lyingAwake.end - lyingAwake.start)) // 2-10 min, plus a brief awakening just before
+            let remEnds = night.segments.filter { $0.stage == .rem && $0.end < lyingAwake.start }.map(\.end)
             let hours = Double(night.end - night.start) / 3_600
             #expect(remEnds.count >= Int(hours / 1.5) - 1 && remEnds.count <= Int(hours / 1.5) + 1)
             let gaps = zip(remEnds, remEnds.dropFirst()).map { Double($1 - $0) / 60 }
             #expect((80...100).contains(TestSupport.mean(gaps)))
             #expect(gaps.allSatisfy { (65...120).contains($0) })
-            let awakenings = night.segments.dropFirst().filter { $0.stage == .awake }
+            let awakenings = night.segments.dropFirst().dropLast().filter { $0.stage == .awake }
             #expect(!awakenings.isEmpty)
             #expect(awakenings.allSatisfy { $0.end - $0.start <= 240 })
         }

@@ -97,7 +97,10 @@ import Testing
         #expect(day.steps.stepCalories == nil)
         #expect(day.activity.calories == nil)
         #expect(day.bodyTemp.averageTemp == nil) // NaN is not a temperature
-        #expect(day.bpm.maxDayBPM != nil)        // counted (quality 4), clamped instead of trapping
+        #expect(day.bpm.maxDayBPM == nil)        // outside 30...220: missing, never clamped
+        #expect(day.breath.maxDayBreath == nil)  // 1e300 is outside 5...45
+        #expect(day.spo2.maxDaySpo2 == nil)
+        #expect(day.diagnostics.outOfRange.map(\.field) == [.bpm, .breath, .spo2, .skinTempC])
     }
 
     @Test func clockNotSetIsReported() throws {

@@ -92,7 +92,7 @@ import Testing
         #expect(two.count == 2)
         #expect(two.map(\.startSession) == [at(0, 0), at(2, 1)])
         #expect(two.map(\.stopSession) == [at(1, 0), at(3, 1)]) // 61 min of awake is not attached to either
-        #expect(two.map(\.isMainSleep) == [true, false])        // equal sleep: the earlier one is main
+        #expect(two.map(\.isMainSleep) == [false, false])       // 1 h of sleep each: naps, not a night
     }
 
     @Test func noDataGapOfMoreThanAnHourSplits() throws {

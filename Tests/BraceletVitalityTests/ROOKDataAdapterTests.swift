@@ -97,10 +97,13 @@ import Testing
             age: 40, sleepSummary: nil, physicalSummary: ROOKPhysicalSummary(stepsInt: 5000), activityEvents: events)
         #expect(fallback.movementMinutes == 40)
 
-        // Minute data present, even 0, wins over events: 0 measured minutes is a value, not "missing".
-        let measuredZero = ROOKDataAdapter.mapToVitalityRawMetrics(
+        // Minute data wins over events, but a 0 is ROOK's "not measured": the events are used.
+        let placeholderZero = ROOKDataAdapter.mapToVitalityRawMetrics(
             age: 40, sleepSummary: nil, physicalSummary: ROOKPhysicalSummary(activeMinutesTotalInt: 0), activityEvents: events)
-        #expect(measuredZero.movementMinutes == 0)
+        #expect(placeholderZero.movementMinutes == 40)
+        let measured = ROOKDataAdapter.mapToVitalityRawMetrics(
+            age: 40, sleepSummary: nil, physicalSummary: ROOKPhysicalSummary(activeMinutesTotalInt: 12), activityEvents: events)
+        #expect(measured.movementMinutes == 12)
 
         // Neither: nil, not 0.
         let (none, missing) = ROOKDataAdapter.map(age: 40, sleepSummary: nil, physicalSummary: nil, activityEvents: [])
@@ -116,8 +119,8 @@ import Testing
         #expect(m.awakePercent == nil)
         #expect(m.sleepDurationHours == 7.5)         // unaffected
         #expect(close(m.restorativeSleepPercent, 35)) // unaffected
-        #expect(missing.contains { $0.field == .sleepEfficiencyPercent && $0.reason.contains("time_in_bed_seconds_int is 0 s") })
-        #expect(missing.contains { $0.field == .awakePercent && $0.reason.contains("is 0 s") })
+        #expect(missing.contains { $0.field == .sleepEfficiencyPercent && $0.reason.contains("time_in_bed_seconds_int is 0, which this source writes for \"not measured\"") })
+        #expect(missing.contains { $0.field == .awakePercent && $0.reason.contains("time_in_bed_seconds_int is 0") })
     }
 
     @Test func activeCaloriesAreNotSubstitutedByTotal() {
@@ -145,7 +148,7 @@ import Testing
         #expect(m.restorativeSleepPercent == nil)     // (15000 + 9000) / 20000 = 120 %
         #expect(m.sleepEfficiencyPercent == nil)      // 20000 / 18000 = 111 %
         #expect(m.sleepDurationHours == 20000.0 / 3600)
-        #expect(missing.contains { $0.field == .restingHeartRate && $0.reason.contains("outside the plausible range") })
+        #expect(missing.contains { $0.field == .restingHeartRate && $0.reason.contains("hr_resting_bpm_int is 0, which this source writes") })
         #expect(missing.contains { $0.field == .restorativeSleepPercent && $0.reason.contains("inconsistent") })
         #expect(missing.contains { $0.field == .steps && $0.reason.contains("-5") })
     }

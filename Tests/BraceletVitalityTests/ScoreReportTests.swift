@@ -8,7 +8,7 @@ import Testing
         let report = try ScoreReport.make(rook: try loadFixture("rook_sample_fitbit_rmssd"), age: 40,
                                           builder: VitalityWindowBuilder(), source: "rook:fitbit")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["source", "age", "window", "metrics", "coverage", "scores", "notes", "missingByDay"])
+        #expect(Set(object.keys) == ["source", "age", "window", "metrics", "coverage", "scores", "notes", "warnings", "skippedDays", "missingByDay"])
         let metrics = try #require(object["metrics"] as? [String: Any])
         #expect(metrics["hrvType"] as? String == "rmssd")
         #expect(metrics["hrvMs"] as? Double == 38)           // (35 + 38 + 40 + 36 + 41 + 39 + 37) / 7

@@ -71,7 +71,7 @@ import Testing
             DatedVitalityMetrics(date: date("2026-01-01").adding(days: i), metrics: VitalityRawMetrics(age: 30, breathingRate: 14))
         }
         #expect(throws: VitalityWindowError.insufficientCoverage(
-            start: date("2026-01-01"), end: date("2026-01-07"), minimumDays: 1,
+            start: date("2026-01-01"), end: date("2026-01-07"), minimumDays: 4, // half of 7, rounded up
             shortfalls: [CoverageShortfall(requirement: "sleep duration", daysWithData: 0),
                          CoverageShortfall(requirement: "steps", daysWithData: 0),
                          CoverageShortfall(requirement: "HRV or resting heart rate", daysWithData: 0)])) {
@@ -103,7 +103,7 @@ import Testing
     @Test func hrvOrRestingHeartRateEitherSatisfiesTheRecoveryRequirement() throws {
         let days = [DatedVitalityMetrics(date: date("2026-01-07"), metrics: VitalityRawMetrics(
             age: 30, sleepDurationHours: 7, steps: 5000, hrvMs: 40, hrvType: .rmssd))]
-        let w = try VitalityWindowBuilder(length: 7).build(from: days, age: 30)
+        let w = try VitalityWindowBuilder(length: 7, minimumDays: 1).build(from: days, age: 30)
         #expect(w.metrics.hrvMs == 40)
         #expect(w.metrics.restingHeartRate == nil)
         #expect(w.coverage(of: .restingHeartRate).daysWithData == 0)
@@ -115,7 +115,7 @@ import Testing
             DatedVitalityMetrics(date: base, metrics: VitalityRawMetrics(age: 30, sleepDurationHours: 7, steps: 1, hrvMs: 40, hrvType: .rmssd)),
             DatedVitalityMetrics(date: base.adding(days: 1), metrics: VitalityRawMetrics(age: 30, hrvMs: 60, hrvType: .sdnn)),
         ]
-        let w = try VitalityWindowBuilder(length: 7).build(from: days, age: 30)
+        let w = try VitalityWindowBuilder(length: 7, minimumDays: 1).build(from: days, age: 30)
         #expect(w.metrics.hrvMs == 60)
         #expect(w.metrics.hrvType == .sdnn)
     }

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import BraceletVitality
+
+/// Both ROOK shapes, unknown keys, the zero rule and the movement fallback.
+@Suite struct ROOKShapesTests {
+    @Test func theSDKsCamelCaseShapeReadsLikeTheAPIsSnakeCase() throws {
+        let snake = try loadFixture("rook_sample_fitbit_rmssd")
+        let camel = try loadFixture("rook_sample_sdk_camelcase")
+        #expect(camel.warnings.isEmpty)
+        #expect(camel.days == snake.days)
+        #expect(camel.days.first?.sleepSummary?.timeInBedSecondsInt == 29_000)
+        let report = try ScoreReport.make(rook: camel, age: 40, builder: VitalityWindowBuilder(), source: "rook:camel")
+        #expect(report.window.metrics.hrvMs == 38) // (35 + 38 + 40 + 36 + 41 + 39 + 37) / 7, as from the snake file
+    }
+
+    @Test func aMisspelledKeyIsWarnedAboutWithTheNearestKnownKey() throws {
+        let json = #"{"days": [{"date": "2026-01-05", "sleep_summary": {"sleep_duration_seconds_int": 27000, "time_in_bed_secs_int": 28800}, "phys_summary": {}}]}"#
+        let file = try ROOKInputFile.decode(Data(json.utf8))
+        #expect(file.warnings == [
+            #"days[0]: unknown key "phys_summary" was ignored; did you mean "physical_summary"?"#,
+            #"days[0].sleep_summary: unknown key "time_in_bed_secs_int" was ignored; did you mean "time_in_bed_seconds_int"?"#,
+        ])
+        #expect(file.days.first?.sleepSummary?.timeInBedSecondsInt == nil)
+        #expect(file.days.first?.sleepSummary?.sleepDurationSecondsInt == 27_000)
+    }
+
+    @Test func zeroIsMissingForEveryROOKField() throws {
+        // sleep_duration 0 and time_in_bed 0 scored a sleep pillar of 0; steps 0 and RHR 0 alike.
+        let sleep = ROOKSleepSummary(sleepDurationSecondsInt: 0, timeInBedSecondsInt: 0, hrvSdnnMsDouble: 0, hrRestingBpmInt: 0)
+        let physical = ROOKPhysicalSummary(stepsInt: 0, activeMinutesTotalInt: 0, activeCaloriesKcalDouble: 0)
+        let (metrics, missing) = ROOKDataAdapter.map(age: 40, sleepSummary: sleep, physicalSummary: physical, activityEvents: nil)
+        #expect(metrics.sleepDurationHours == nil)
+        #expect(metrics.sleepEfficiencyPercent == nil)
+        #expect(metrics.steps == nil)
+        #expect(metrics.movementMinutes == nil)
+        #expect(metrics.activeCalories == nil)
+        #expect(metrics.hrvMs == nil)
+        #expect(metrics.restingHeartRate == nil)
+        let reason = missing.first { $0.field == .sleepDurationHours }?.reason ?? ""
+        #expect(reason.contains("sleep_summary.sleep_duration_seconds_int is 0"))
+        #expect(reason.contains("not measured"))
+        let score = try VitalityScoringEngine.score(metrics)
+        #expect(score.pillar(.sleep)?.score == nil) // excluded, not 0
+    }
+
+    @Test func lightEventsAreNotMovementMinutes() {
+        let events = [ROOKActivityEvent(type: "light", durationSecondsInt: 3600),
+                      ROOKActivityEvent(type: "moderate", durationSecondsInt: 1500),
+                      ROOKActivityEvent(type: "Vigorous", durationSecondsInt: 900),
+                      ROOKActivityEvent(type: "moderate", durationSecondsInt: 0)]
+        let (metrics, _) = ROOKDataAdapter.map(age: 40, sleepSummary: nil, physicalSummary: nil, activityEvents: events)
+        #expect(metrics.movementMinutes == 40) // (1500 + 900) / 60; the light hour and the 0 are left out
+        let (onlyLight, missing) = ROOKDataAdapter.map(age: 40, sleepSummary: nil, physicalSummary: nil,
+                                                       activityEvents: [ROOKActivityEvent(type: "light", durationSecondsInt: 3600)])
+        #expect(onlyLight.movementMinutes == nil)
+        #expect(missing.first { $0.field == .movementMinutes }?.reason.contains("light-intensity events left out") == true)
+    }
+
+    @Test func aDirectoryIsNotAROOKFile() throws {
+        do {
+            _ = try ROOKInputFile.load(path: FileManager.default.temporaryDirectory.path)
+            Issue.record("a directory must not load")
+        } catch {
+            #expect(error.description.contains("it is a directory"))
+            #expect(error.description.contains("NSCocoaErrorDomain") == false)
+        }
+    }
+}
