@@ -13,6 +13,7 @@
 //   BraceletStore      SQLite persistence (migrations, idempotent slots, outbox tables)
 //   BraceletSync       outbox forwarder and sinks (webhook, JSON Lines)
 //   BraceletVitality   VitalityRawMetrics adapters, windows and scoring
+//   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
 import PackageDescription
 
@@ -43,11 +44,13 @@ let package = Package(
         .target(name: "BraceletStore", dependencies: ["BraceletDecoder", "BraceletSummaries", "CSQLite"]),
         .target(name: "BraceletSync", dependencies: ["BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletSummaries", "BraceletStore", "BraceletSync"]),
+        .target(name: "BraceletExport", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletVitality"]),
         .executableTarget(
             name: "BraceletCLI",
             dependencies: [
                 "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
                 "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality",
+                "BraceletExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,6 +71,7 @@ let package = Package(
             name: "BraceletIntegrationTests",
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality"]
         ),
+        .testTarget(name: "BraceletExportTests", dependencies: ["BraceletExport", "BraceletStore", "BraceletSummaries", "BraceletVitality"]),
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
     ]
 )

@@ -21,6 +21,7 @@ struct Bracelet: AsyncParsableCommand {
             IngestCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
+            ExportCommand.self,
             SimulateCommand.self,
             BenchCommand.self,
             VersionCommand.self,
