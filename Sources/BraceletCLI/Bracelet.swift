@@ -22,6 +22,7 @@ struct Bracelet: AsyncParsableCommand {
             SyncCommand.self,
             ScoreCommand.self,
             ExportCommand.self,
+            ReportCommand.self,
             SimulateCommand.self,
             BenchCommand.self,
             VersionCommand.self,
