@@ -16,13 +16,15 @@ public enum CSVExport {
 
     /// The table `table` of `dataset` as CSV text.
     public static func text(_ dataset: ExportDataset, table: Table) -> String {
-        let rows: [[String?]]
-        let header: [String]
         switch table {
-        case .daily: (header, rows) = daily(dataset)
-        case .sleep: (header, rows) = sleep(dataset)
-        case .slots: (header, rows) = slots(dataset)
+        case .daily: let (header, rows) = daily(dataset); return text(header: header, rows: rows)
+        case .sleep: return text(header: sleepHeader, rows: dataset.days.flatMap { $0.sleepSessions.map { sleepRow($0, dataset) } })
+        case .slots: let (header, rows) = slots(dataset); return text(header: header, rows: rows)
         }
+    }
+
+    /// A header line and the rows, missing cells empty.
+    static func text(header: [String], rows: [[String?]]) -> String {
         var out = header.joined(separator: ",") + "\r\n"
         for row in rows { out += row.map { field($0 ?? "") }.joined(separator: ",") + "\r\n" }
         return out
@@ -61,22 +63,17 @@ public enum CSVExport {
         return (header, rows)
     }
 
-    static func sleep(_ ds: ExportDataset) -> ([String], [[String?]]) {
-        let header = ["device", "record_date", "start", "stop", "main_sleep", "time_in_bed_s", "total_sleep_s",
-                      "light_s", "deep_s", "rem_s", "awake_s", "time_to_sleep_s", "time_to_wake_up_s", "waso_s",
-                      "efficiency_pct", "restorative_pct", "awake_pct", "awakenings", "stage_runs"]
-        var rows: [[String?]] = []
-        for day in ds.days {
-            for s in day.sleepSessions {
-                rows.append([ds.device, s.recordDate, ds.clock.timestamp(s.startSession), ds.clock.timestamp(s.stopSession),
-                             s.isMainSleep ? "true" : "false", n(s.timeInBed), n(s.totalSleepDuration),
-                             n(s.totalSecsLight), n(s.totalSecsDeep), n(s.totalSecsREM), n(s.totalSecsAwake),
-                             n(s.timeToSleep), n(s.timeToWakeUp), n(s.wakeAfterSleepOnset),
-                             n(s.sleepEfficiency), n(s.restorativeSleepPercent), n(s.awakePercent),
-                             n(s.totalSleepToAwakeTransitions), n(s.stageRuns.count)])
-            }
-        }
-        return (header, rows)
+    static let sleepHeader = ["device", "record_date", "start", "stop", "main_sleep", "time_in_bed_s", "total_sleep_s",
+                              "light_s", "deep_s", "rem_s", "awake_s", "time_to_sleep_s", "time_to_wake_up_s", "waso_s",
+                              "efficiency_pct", "restorative_pct", "awake_pct", "awakenings", "stage_runs"]
+
+    static func sleepRow(_ s: SleepSession, _ ds: ExportDataset) -> [String?] {
+        [ds.device, s.recordDate, ds.clock.timestamp(s.startSession), ds.clock.timestamp(s.stopSession),
+         s.isMainSleep ? "true" : "false", n(s.timeInBed), n(s.totalSleepDuration),
+         n(s.totalSecsLight), n(s.totalSecsDeep), n(s.totalSecsREM), n(s.totalSecsAwake),
+         n(s.timeToSleep), n(s.timeToWakeUp), n(s.wakeAfterSleepOnset),
+         n(s.sleepEfficiency), n(s.restorativeSleepPercent), n(s.awakePercent),
+         n(s.totalSleepToAwakeTransitions), n(s.stageRuns.count)]
     }
 
     static func slots(_ ds: ExportDataset) -> ([String], [[String?]]) {

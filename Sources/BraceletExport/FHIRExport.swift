@@ -11,6 +11,11 @@ public enum FHIRExport {
 
     /// The bundle of `dataset`; `user` is the Patient id the observations are about.
     public static func bundle(_ dataset: ExportDataset, user: String?) -> JSONValue {
+        bundle(dataset, user: user, sessions: [])
+    }
+
+    /// The bundle of `dataset` plus `sessions` filed under no day of it (an outbox sleep entry).
+    static func bundle(_ dataset: ExportDataset, user: String?, sessions: [SleepSession]) -> JSONValue {
         let writer = DataPointWriter(dataset: dataset)
         let deviceURL = "urn:uuid:" + uuid("\(dataset.device)|Device")
         let device = JSONValue.compact([
@@ -40,6 +45,10 @@ public enum FHIRExport {
                                      start: day.summary.dayStart, end: day.summary.dayEnd)
             panel["hasMember"] = .array(members.map { ["reference": .string($0)] })
             entries.append(["fullUrl": .string(url), "resource": .object(panel)])
+        }
+        for session in sessions {
+            let (url, resource) = sleep(session, context)
+            entries.append(["fullUrl": .string(url), "resource": resource])
         }
         return ["resourceType": "Bundle", "type": "collection", "entry": .array(entries)]
     }
