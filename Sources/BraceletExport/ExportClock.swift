@@ -30,7 +30,8 @@ public struct ExportClock: Sendable, Equatable {
             for day in days {
                 let range = LocalDates.unixSecondsRange(of: day.date, in: requested)
                 guard range == day.dayStart..<day.dayEnd else {
-                    throw .timeZone("day \(day.date) was not cut in \(requested.identifier) (stored \(day.dayStart)..<\(day.dayEnd)); pass the --tz that ingest used, or leave --tz out to use the stored offset")
+                    let stored = ExportClock(timeZone: utc, named: false)
+                    throw .timeZone("day \(day.date) was not cut in \(requested.identifier): it is stored as \(stored.timestamp(day.dayStart)) to \(stored.timestamp(day.dayEnd)); pass the --tz that ingest used, or leave --tz out to use the stored offset")
                 }
             }
             return ExportClock(timeZone: requested, named: true)
