@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "BraceletStore", dependencies: ["BraceletDecoder", "BraceletSummaries", "CSQLite"]),
         .target(name: "BraceletSync", dependencies: ["BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletSummaries", "BraceletStore", "BraceletSync"]),
-        .target(name: "BraceletExport", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletVitality"]),
+        .target(name: "BraceletExport", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
         .executableTarget(
             name: "BraceletCLI",
             dependencies: [
@@ -71,7 +71,7 @@ let package = Package(
             name: "BraceletIntegrationTests",
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality"]
         ),
-        .testTarget(name: "BraceletExportTests", dependencies: ["BraceletExport", "BraceletStore", "BraceletSummaries", "BraceletVitality"]),
+        .testTarget(name: "BraceletExportTests", dependencies: ["BraceletExport", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
     ]
 )

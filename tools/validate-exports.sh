@@ -5,12 +5,15 @@
 # reading it back.
 #
 # Usage: tools/validate-exports.sh            (uses .build/release/bracelet, else .build/debug/bracelet)
-# Env:   BRACELET_BIN=path   VENV=path (default .build-venv, git-ignored)   TZ_NAME (default America/New_York)
+# Env:   BRACELET_BIN=path   VENV=path (default .build-venv, git-ignored)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=${VENV:-.build-venv}
-TZ_NAME=${TZ_NAME:-America/New_York}
+# Each capture in the zone it was recorded in; the daylight-saving capture crosses the October change
+# in Europe, so its exports carry both offsets.
+declare -A ZONES=([v1-day]=America/New_York [v1-faulty-transfer]=America/New_York
+                  [v2-three-days]=America/New_York [v2-daylight-saving]=Europe/Amsterdam)
 BIN=${BRACELET_BIN:-}
 if [[ -z "$BIN" ]]; then
     for candidate in .build/release/bracelet .build/debug/bracelet; do
@@ -32,6 +35,7 @@ trap 'rm -rf "$WORK"' EXIT
 total=0
 for capture in captures/*.btsnoop; do
     name=$(basename "$capture" .btsnoop)
+    TZ_NAME=${ZONES[$name]:-UTC}
     db="$WORK/$name.db"
     out="$WORK/$name"
     "$BIN" ingest "$capture" --db "$db" --tz "$TZ_NAME" --age 35 > /dev/null 2> "$out.ingest.log"

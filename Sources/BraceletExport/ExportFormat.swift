@@ -31,11 +31,14 @@ public struct ExportOptions: Sendable, Equatable {
     public var user: String?
     /// The CSV table.
     public var table: CSVExport.Table
+    /// Indented JSON for people; false writes one line (a JSON Lines record, a request body).
+    public var prettyPrinted: Bool
 
     /// Creates options.
-    public init(user: String? = nil, table: CSVExport.Table = .daily) {
+    public init(user: String? = nil, table: CSVExport.Table = .daily, prettyPrinted: Bool = true) {
         self.user = user
         self.table = table
+        self.prettyPrinted = prettyPrinted
     }
 }
 
@@ -43,10 +46,10 @@ extension ExportDataset {
     /// The dataset written in `format`: JSON (pretty-printed, sorted keys) or CSV text, as bytes.
     public func rendered(as format: ExportFormat, options: ExportOptions = ExportOptions()) throws -> Data {
         switch format {
-        case .omh: try OMHExport.document(self).jsonData()
-        case .ieee1752: try IEEE1752Export.document(self).jsonData()
-        case .fhir: try FHIRExport.bundle(self, user: options.user).jsonData()
-        case .rook: try ROOKExport.jsonData(self)
+        case .omh: try OMHExport.document(self).jsonData(prettyPrinted: options.prettyPrinted)
+        case .ieee1752: try IEEE1752Export.document(self).jsonData(prettyPrinted: options.prettyPrinted)
+        case .fhir: try FHIRExport.bundle(self, user: options.user).jsonData(prettyPrinted: options.prettyPrinted)
+        case .rook: try ROOKExport.jsonData(self, prettyPrinted: options.prettyPrinted)
         case .csv: Data(CSVExport.text(self, table: options.table).utf8)
         }
     }

@@ -61,20 +61,20 @@ public enum OutboxPayload {
         let writer = DataPointWriter(dataset: dataset)
         switch format {
         case .omh:
-            return try JSONValue.array([OMHExport.sleepEpisode(s, writer)]).jsonData()
+            return try JSONValue.array([OMHExport.sleepEpisode(s, writer)]).jsonData(prettyPrinted: options.prettyPrinted)
         case .ieee1752:
             return try JSONValue.array([IEEE1752Export.sleepEpisode(s, writer), IEEE1752Export.stageSummary(s, writer),
-                                        IEEE1752Export.totalSleepTime(s, writer)]).jsonData()
+                                        IEEE1752Export.totalSleepTime(s, writer)]).jsonData(prettyPrinted: options.prettyPrinted)
         case .fhir:
-            return try FHIRExport.bundle(dataset, user: options.user, sessions: [s]).jsonData()
+            return try FHIRExport.bundle(dataset, user: options.user, sessions: [s]).jsonData(prettyPrinted: options.prettyPrinted)
         case .rook:
-            guard s.isMainSleep, let date = LocalDate(iso: s.recordDate) else { return try ExportJSON.encode(ROOKInputFile(days: []), prettyPrinted: true) }
+            guard s.isMainSleep, let date = LocalDate(iso: s.recordDate) else { return try ExportJSON.encode(ROOKInputFile(days: []), prettyPrinted: options.prettyPrinted) }
             let sleep = ROOKSleepSummary(
                 sleepDurationSecondsInt: s.totalSleepDuration, timeInBedSecondsInt: s.timeInBed,
                 timeAwakeDuringSleepSecondsInt: s.totalSecsAwake, remSleepDurationSecondsInt: s.totalSecsREM,
                 deepSleepDurationSecondsInt: s.totalSecsDeep, lightSleepDurationSecondsInt: s.totalSecsLight,
                 sleepEfficiency1To100ScoreInt: s.sleepEfficiency)
-            return try ExportJSON.encode(ROOKInputFile(days: [ROOKDay(date: date, source: "bracelet \(device)", sleepSummary: sleep)]), prettyPrinted: true)
+            return try ExportJSON.encode(ROOKInputFile(days: [ROOKDay(date: date, source: "bracelet \(device)", sleepSummary: sleep)]), prettyPrinted: options.prettyPrinted)
         case .csv:
             return Data(CSVExport.text(header: CSVExport.sleepHeader, rows: [CSVExport.sleepRow(s, dataset)]).utf8)
         }

@@ -1,5 +1,6 @@
 import BraceletExport
 import BraceletStore
+import BraceletSync
 import Foundation
 import Testing
 
@@ -29,5 +30,38 @@ import Testing
 
     @Test func anUnknownKindIsRefusedWithWhatToDo() {
         #expect(throws: ExportError.self) { try OutboxPayload.render(entry(kind: "daily:heart_rate", summary: "{}"), as: .omh) }
+    }
+}
+
+/// A sink that keeps what it is given (a test peer for the wrapper).
+final class KeepingSink: OutboxSink, @unchecked Sendable {
+    var bodies: [Data] = []
+    var name: String { "keeping" }
+    func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
+        bodies.append(entry.payload)
+        return .delivered(httpStatus: nil)
+    }
+}
+
+@Suite struct ExportingSinkTests {
+    @Test func deliversTheEntryAsOneLineOfTheFormat() async throws {
+        let inner = KeepingSink()
+        let sink = try ExportingSink(inner: inner, format: .ieee1752)
+        let entry = OutboxPayloadTests().entry(kind: "sleep_session", summary: Fixture.sessionJSON)
+        let outcome = try await sink.deliver(entry)
+        #expect(outcome == .delivered(httpStatus: nil))
+        let body = String(decoding: try #require(inner.bodies.first), as: UTF8.self)
+        #expect(!body.contains("\n"))
+        #expect(body.contains("\"sleep-stage-summary\""))
+        #expect(sink.name == "keeping as ieee1752")
+    }
+
+    @Test func anEntryThatCannotBeRenderedFailsPermanently() async throws {
+        let inner = KeepingSink()
+        let sink = try ExportingSink(inner: inner, format: .omh)
+        let outcome = try await sink.deliver(OutboxPayloadTests().entry(kind: "daily:heart_rate", summary: "{}"))
+        guard case .permanentFailure = outcome else { Issue.record("expected a permanent failure, got \(outcome)"); return }
+        #expect(inner.bodies.isEmpty)
+        #expect(throws: ExportError.self) { try ExportingSink(inner: inner, format: .csv) }
     }
 }
