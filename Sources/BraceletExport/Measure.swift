@@ -4,7 +4,28 @@
 /// values are taken from the summaries in exactly one place (``Measure/all(of:slotSeconds:)``) and
 /// no format converts them again, so a value cannot be scaled twice.
 public enum ExportUnit: String, Sendable, CaseIterable {
-    case beatsPerMinute, breathsPerMinute, percent, celsius, seconds, milliseconds, steps, kilocalories, metres, minutes, microsiemens
+    /// Heartbeats per minute.
+    case beatsPerMinute
+    /// Breaths per minute.
+    case breathsPerMinute
+    /// Percent (0-100).
+    case percent
+    /// Degrees Celsius.
+    case celsius
+    /// Seconds.
+    case seconds
+    /// Milliseconds.
+    case milliseconds
+    /// Steps (a count).
+    case steps
+    /// Kilocalories.
+    case kilocalories
+    /// Metres.
+    case metres
+    /// Minutes.
+    case minutes
+    /// Microsiemens (skin conductance).
+    case microsiemens
 
     /// The Open mHealth / IEEE 1752 unit string.
     public var omh: String {
@@ -57,8 +78,32 @@ public enum ExportUnit: String, Sendable, CaseIterable {
 
 /// What a measure is, which fixes its unit.
 public enum MeasureKind: String, Sendable, CaseIterable {
-    case heartRate, restingHeartRate, respiratoryRate, oxygenSaturation, skinTemperature, coreTemperature
-    case steps, distance, activeEnergy, totalEnergy, skinConductance, hrvSDNN, hrvRMSSD
+    /// Heart rate.
+    case heartRate
+    /// Resting heart rate (lowest 30-minute mean).
+    case restingHeartRate
+    /// Breath (respiratory) rate.
+    case respiratoryRate
+    /// Blood oxygen saturation (SpO2).
+    case oxygenSaturation
+    /// Skin temperature at the wrist.
+    case skinTemperature
+    /// Core body temperature (estimated).
+    case coreTemperature
+    /// Steps.
+    case steps
+    /// Distance walked.
+    case distance
+    /// Active energy.
+    case activeEnergy
+    /// Total (active + resting) energy.
+    case totalEnergy
+    /// Skin conductance (EDA).
+    case skinConductance
+    /// SDNN of the night's beat intervals.
+    case hrvSDNN
+    /// RMSSD of the night's beat intervals.
+    case hrvRMSSD
 
     /// The unit the summaries hold this measure in.
     public var unit: ExportUnit {
@@ -78,7 +123,14 @@ public enum MeasureKind: String, Sendable, CaseIterable {
 
 /// How a measure summarises its interval.
 public enum MeasureStatistic: String, Sendable {
-    case average, minimum, maximum, sum
+    /// Time-weighted mean.
+    case average
+    /// Lowest value.
+    case minimum
+    /// Highest value.
+    case maximum
+    /// Total over the interval.
+    case sum
     /// Standard deviation (SDNN of beat intervals).
     case standardDeviation = "standard deviation"
     /// Root mean square of successive differences (RMSSD).
