@@ -15,6 +15,7 @@
 //   BraceletVitality   VitalityRawMetrics adapters, windows and scoring
 //   BraceletIngest     the one ingest pipeline: verified files (capture, live link, CSV) -> store,
 //                      transfer progress, recomputed summaries, outbox
+//   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
 import PackageDescription
 
@@ -50,11 +51,13 @@ let package = Package(
             dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture", "BraceletSummaries",
                            "BraceletStore", "BraceletVitality"]
         ),
+        .target(name: "BraceletExport", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
         .executableTarget(
             name: "BraceletCLI",
             dependencies: [
                 "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
                 "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality", "BraceletIngest",
+                "BraceletExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,6 +79,7 @@ let package = Package(
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",
                            "BraceletIngest", "BraceletTransport"]
         ),
+        .testTarget(name: "BraceletExportTests", dependencies: ["BraceletExport", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BraceletCLITests", dependencies: ["BraceletCLI"]),
     ]

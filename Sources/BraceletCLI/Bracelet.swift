@@ -23,6 +23,8 @@ struct Bracelet: AsyncParsableCommand {
             SyncCommand.self,
             ScoreCommand.self,
             DbCommand.self,
+            ExportCommand.self,
+            ReportCommand.self,
             SimulateCommand.self,
             BenchCommand.self,
             VersionCommand.self,

@@ -1,0 +1,62 @@
+import ArgumentParser
+import BraceletExport
+import BraceletStore
+import Foundation
+
+/// `bracelet report`: one day (and its week) as a self-contained HTML page.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write a day (and its week) as one self-contained HTML page that prints on A4.",
+        discussion: """
+            The page has no script and loads nothing from the network: the night's hypnogram, heart \
+            rate over the zones with gaps where the bracelet was not worn, zone minutes, steps per \
+            hour, breath rate, skin and core temperature, SpO2 and skin conductance (V2). With \
+            --days N (2-31) a week view adds each day's values and the 7-day vitality score with its \
+            pillars. Times are local, in the zone the days were cut in.
+
+            Example:
+              bracelet report --db bracelet.db --day 2026-06-17 --days 7 --tz America/New_York -o day.html
+            """
+    )
+
+    @Option(help: "The database to read.")
+    var db: String
+
+    @Option(help: "The day to report, YYYY-MM-DD.")
+    var day: String
+
+    @Option(help: "Device serial (default: the only one in the database).")
+    var device: String?
+
+    @Option(help: "Days in the week view, ending on --day (1 = the day alone).")
+    var days: Int = 1
+
+    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.")
+    var tz: String?
+
+    @Option(name: [.short, .customLong("output")], help: "The HTML file to write (default: standard output).")
+    var output: String?
+
+    func validate() throws {
+        guard LocalDates.isValid(day) else { throw ValidationError("--day \(day) is not a date written YYYY-MM-DD") }
+        guard (1...31).contains(days) else { throw ValidationError("--days must be 1-31, not \(days)") }
+    }
+
+    func run() throws {
+        let first = LocalDates.unixSecondsRange(of: day, in: TimeZone(secondsFromGMT: 0) ?? .current)
+            .map { LocalDates.dates(ofUnixSeconds: [$0.lowerBound - Int64(days - 1) * 86_400], in: TimeZone(secondsFromGMT: 0) ?? .current) }?
+            .first ?? day
+        let dataset = try loadExportDataset(db: db, device: device, from: first, to: day, tz: tz)
+        var scores: [WeekScore] = []
+        if days > 1 {
+            let store = try openStore(db, mustExist: true)
+            scores = try WeekScore.load(store: store, device: dataset.device, dates: dataset.days.map(\.summary.date))
+        }
+        let html: String
+        do { html = try DayReport(dataset: dataset, date: day, scores: scores).html() } catch { throw CLIError("\(error)", exitCode: 2) }
+        let out = try TextOutput(path: output)
+        out.write(html)
+        try out.flush()
+    }
+}
