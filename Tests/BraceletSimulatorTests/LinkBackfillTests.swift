@@ -28,6 +28,8 @@ extension LinkSessionTests {
         #expect(progress.filesDone == truth.count)
         #expect(progress.filesTotal == truth.count)
         #expect(progress.bytesDone == truth.reduce(0) { $0 + $1.1.count })
+        #expect(progress.bytesTotal == progress.bytesDone)
+        #expect(progress.secondsLeft == 0)
         #expect(progress.current == nil)
     }
 

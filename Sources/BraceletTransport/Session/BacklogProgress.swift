@@ -32,11 +32,17 @@ public struct BacklogProgress: Sendable {
     public var filesTotal: Int? {
         totals.isEmpty ? nil : max(totals.values.reduce(0) { $0 + $1.files }, filesDone + (current == nil ? 0 : 1))
     }
-    /// Bytes in the whole backlog, when the bracelet said (`nil`: unknown).
+    /// Bytes in the whole backlog, when the bracelet said (`nil`: unknown). Exact once every file
+    /// of a kind is done (the bracelet counts whole KiB).
     public var bytesTotal: Int? {
         guard !totals.isEmpty else { return nil }
-        let announced = totals.values.reduce(0) { $0 + $1.bytes }
-        return max(announced, done.values.reduce(0) { $0 + $1.bytes } + (current?.size ?? 0))
+        var sum = 0
+        for kind in Set(totals.keys).union(done.keys) {
+            let d = done[kind] ?? (0, 0)
+            let known = d.bytes + (current?.kind == kind ? current?.size ?? 0 : 0)
+            if let t = totals[kind], d.files < t.files { sum += max(t.bytes, known) } else { sum += known }
+        }
+        return sum
     }
 
     /// Bytes per second since the first transfer started (`nil` before a second has passed).
