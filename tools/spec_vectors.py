@@ -115,6 +115,7 @@ def main():
            "read_file kind=metrics offset=46116 length=158")
     vector("command", "erase 46116 bytes of metrics", frame(struct.pack("<BBI", 0x12, 1, 46116)),
            "erase_file kind=metrics size=46116")
+    vector("command", "queue status of beats", frame(bytes([0x13, 0x04])), "queue_status kind=beats")
 
     print("## Responses (bracelet to client)\n")
     vector("response", "time set", response(0x01, bytes(4)), "time_set")
@@ -133,6 +134,9 @@ def main():
     vector("response", "error: erase size mismatch (active file is 46116 bytes)",
            response(0xEE, bytes([0x12, 0x06]) + struct.pack("<H", 46116 & 0xFFFF)),
            "error command=0x12 code=erase_size_mismatch detail=46116")
+    vector("response", "queue status: 9 sealed files waiting, 88 120 KiB in all",
+           response(0x13, bytes([9]) + struct.pack("<I", 88120)[:3]), "queue_status files=9 kib=88120")
+    vector("response", "queue status: nothing waiting", response(0x13, bytes(4)), "queue_status files=0 kib=0")
     vector("response", "error: busy, retry", response(0xEE, bytes([0x11, 0x04, 0, 0])), "error command=0x11 code=busy detail=0")
 
     print("## Data packets\n")
@@ -149,6 +153,11 @@ def main():
     vector("header", "V2 beats file, serial BR200007, UTC+02:00, 30000 beats",
            header(b"BRCR", 2, 8, "BR200007", t, 120, 0, 30000),
            f"header kind=beats version=1 model=v2 record_size=8 serial=BR200007 base={t} tz_offset_min=120 interval_s=0 records=30000")
+    # Section 6.3: the largest V2 metrics file, (16777215 - 36) // 32 records, 16777188 bytes in all.
+    cap_v2 = (0xFFFFFF - 36) // 32
+    vector("header", f"V2 metrics file at the 24-bit size limit: {cap_v2} records ({36 + cap_v2 * 32} bytes), sealed",
+           header(b"BRCM", 2, 32, "BR200007", t, 60, 60, cap_v2),
+           f"header kind=metrics version=1 model=v2 record_size=32 serial=BR200007 base={t} tz_offset_min=60 interval_s=60 records={cap_v2}")
 
     print("## Metrics records\n")
     vector("record-v1", "V1 slot asleep: 52 bpm q4, 13.25 brpm q3, rest, 0 steps, deep sleep",

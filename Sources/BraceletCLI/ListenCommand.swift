@@ -29,6 +29,10 @@ struct ListenCommand: ParsableCommand {
             without --save-dir no file is transferred or erased and only live samples are printed. \
             --record FILE writes a btsnoop capture that `bracelet replay` and tshark read.
 
+            Progress through the whole backlog (files, bytes, rate, time left) goes to standard error; \
+            with --format json it goes instead to standard output as JSON Lines, next to the live samples \
+            ("kind": backlog, file, progress, committed, erased, link_lost, size_mismatch, event, hr).
+
             Exit status: 0 synced; 2 Bluetooth unusable (message says what to do); 1 other failures.
             """
     )
@@ -56,7 +60,7 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Record the session's ATT traffic as a btsnoop file.")
     var record: String?
 
-    @Option(help: "Live sample format: jsonl or table.")
+    @Option(help: "Live sample format: jsonl or table; json = jsonl plus transfer progress events as JSON Lines on standard output.")
     var format: String = "jsonl"
 
     @Option(help: "Measurement plan to set (0-10).")
@@ -69,7 +73,7 @@ struct ListenCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        guard format == "jsonl" || format == "table" else { throw ValidationError("--format must be jsonl or table") }
+        guard ["jsonl", "table", "json"].contains(format) else { throw ValidationError("--format must be jsonl, table or json") }
         guard addressType == "random" || addressType == "public" else { throw ValidationError("--address-type must be random or public") }
         let connector: BraceletConnector
         if let via {
@@ -113,6 +117,7 @@ struct ListenCommand: ParsableCommand {
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
         }
         let quiet = self.quiet, table = format == "table"
+        let progress = TransferProgressOutput(style: format == "json" ? .json : quiet ? .quiet : .human)
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if case .device(_, let s, _) = event { serial = s }
             if case .erased(let kind, _) = event, let pipeline {
@@ -131,8 +136,8 @@ struct ListenCommand: ParsableCommand {
                 }
                 // Unbuffered, so a pipe sees each sample as it arrives.
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            } else if !quiet {
-                printError("listen: \(event)")
+            } else {
+                progress.handle(event)
             }
         }
         defer {

@@ -38,6 +38,10 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .customLong("fault"), help: "A fault to inject (repeatable).")
     var faults: [String] = []
 
+    // Test-only: a lower file size cap makes a short history arrive as many sealed files.
+    @Option(help: .hidden)
+    var maxFileSize: Int = Int(Response.maximumFileSize)
+
     @Flag(help: "Do not log commands and connections on standard error.")
     var quiet = false
 
@@ -64,7 +68,7 @@ struct SimulateCommand: ParsableCommand {
             throw ValidationError("cannot build the simulated history: \(error)")
         }
         let windows = history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) }
-        let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: injected)
+        let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: injected, maximumFileSize: maxFileSize)
         let quiet = self.quiet
         let server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: LiveHeartRateSource(model: history),
                                      onEvent: { event in

@@ -271,7 +271,7 @@ public struct TransferRecovery: Sendable {
             }
         case let .error(command, code, _):
             faults.append(.deviceError(at: event.position, command: command, code: code))
-        case .timeSet, .planSet, .status:
+        case .timeSet, .planSet, .status, .queueStatus:
             break
         }
     }

@@ -19,10 +19,14 @@ public enum Command: Sendable, Hashable {
     /// Erases the active sealed file; `size` must equal its size (code 0x12). Sent only after the
     /// client durably saved every byte.
     case eraseFile(FileKind, size: UInt32)
+    /// Asks how many sealed files of a kind wait and their total size (code 0x13), sealing the open
+    /// file under the same rule as ``fileSize(_:)``; the active file does not change. Lets a client
+    /// size a whole backlog before reading it.
+    case queueStatus(FileKind)
 
     /// The command codes.
     public enum Code: UInt8, Sendable {
-        case setTime = 0x01, setPlan = 0x02, status = 0x03, fileSize = 0x10, readFile = 0x11, eraseFile = 0x12
+        case setTime = 0x01, setPlan = 0x02, status = 0x03, fileSize = 0x10, readFile = 0x11, eraseFile = 0x12, queueStatus = 0x13
     }
 
     /// The largest `length` a read request may ask for.
@@ -37,6 +41,7 @@ public enum Command: Sendable, Hashable {
         case .fileSize: .fileSize
         case .readFile: .readFile
         case .eraseFile: .eraseFile
+        case .queueStatus: .queueStatus
         }
     }
 
@@ -51,7 +56,7 @@ public enum Command: Sendable, Hashable {
             out.append(plan.rawValue)
         case .status:
             break
-        case let .fileSize(kind):
+        case let .fileSize(kind), let .queueStatus(kind):
             out.append(kind.rawValue)
         case let .readFile(kind, offset, length):
             out.append(kind.rawValue)
@@ -74,6 +79,7 @@ public enum Command: Sendable, Hashable {
         case .fileSize: 3
         case .readFile: 9
         case .eraseFile: 7
+        case .queueStatus: 3
         }
     }
 
@@ -108,6 +114,8 @@ public enum Command: Sendable, Hashable {
             self = .readFile(try kind(at: 1), offset: frame.readLittleEndian(at: 2)!, length: frame.readLittleEndian(at: 6)!)
         case .eraseFile:
             self = .eraseFile(try kind(at: 1), size: frame.readLittleEndian(at: 2)!)
+        case .queueStatus:
+            self = .queueStatus(try kind(at: 1))
         }
     }
 }

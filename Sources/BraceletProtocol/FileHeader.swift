@@ -165,3 +165,69 @@ public enum FileFormatError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 }
+
+/// An announced file size that cannot belong to the file whose header arrived: the header's record
+/// count gives another length. Either the size wrapped past the 24 bits a response carries (the
+/// bracelet did not seal the file before 16 777 215 bytes) or the size or the header is corrupted.
+/// Re-reading cannot fix either, so a client says which it is instead of calling the file truncated.
+public struct AnnouncedSizeMismatch: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file kind.
+    public var kind: FileKind
+    /// The size the bracelet announced (file size response).
+    public var announced: Int
+    /// The header's record count.
+    public var recordCount: Int
+    /// The header's record size.
+    public var recordSize: Int
+
+    /// A mismatch between an announced size and a header's record count and size.
+    public init(kind: FileKind, announced: Int, recordCount: Int, recordSize: Int) {
+        self.kind = kind
+        self.announced = announced
+        self.recordCount = recordCount
+        self.recordSize = recordSize
+    }
+
+    /// The length the header implies: header, records and CRC-32.
+    public var headerLength: Int { FileHeader.length + recordCount * recordSize + FileHeader.trailerLength }
+
+    /// Whether the announced size is the header's length cut to 24 bits (a file past the size cap).
+    public var isWrapped: Bool {
+        headerLength > Int(Response.maximumFileSize) && headerLength & Int(Response.maximumFileSize) == announced
+    }
+
+    public var description: String {
+        let counted = "its header counts \(recordCount) records of \(recordSize) bytes, a \(headerLength)-byte file"
+        if isWrapped {
+            return "the bracelet announced the \(kind) file as \(announced) bytes but \(counted): the size wrapped past the "
+                + "24-bit limit of 16777215 bytes because the firmware did not seal the file in time. The file was not read "
+                + "further and nothing was erased; re-reading cannot fix it. Update the bracelet's firmware (or report this "
+                + "firmware version); the other file kinds are still transferred."
+        }
+        return "the bracelet announced the \(kind) file as \(announced) bytes but \(counted): the announced size or the "
+            + "header is corrupted. Nothing was erased and the file stays on the bracelet; sync again, and if it repeats "
+            + "report the bracelet's firmware version."
+    }
+}
+
+extension FileHeader {
+    /// Checks an announced file size against this header's record count.
+    ///
+    /// - Throws: ``AnnouncedSizeMismatch`` when `size` is not ``fileLength``.
+    public func check(announcedSize size: Int) throws(AnnouncedSizeMismatch) {
+        guard size != fileLength else { return }
+        throw AnnouncedSizeMismatch(kind: kind, announced: size, recordCount: recordCount, recordSize: recordSize)
+    }
+}
+
+extension FileHeader {
+    /// The most records of `recordSize` bytes one file of at most `limit` bytes holds, header and
+    /// CRC-32 included (spec §6.3: a file is sealed before it grows past the 24-bit size limit).
+    /// V1 metrics 699 049, V2 metrics 524 286, beats 2 097 147 at the spec's limit.
+    public static func recordCapacity(recordSize: Int, limit: Int = Int(Response.maximumFileSize)) -> Int {
+        max(0, (min(limit, Int(Response.maximumFileSize)) - length - trailerLength) / recordSize)
+    }
+
+    /// Beat times are u32 milliseconds after the base time: the last millisecond a beats file can hold.
+    public static let maximumBeatOffsetMilliseconds = Int64(UInt32.max)
+}

@@ -15,6 +15,9 @@ public enum Response: Sendable, Hashable {
     case readAccepted(length: UInt16, packetCount: UInt16)
     /// The active sealed file was erased (`size` bytes); storage use after the erase.
     case erased(size: UInt32, storageUsedPercent: UInt8)
+    /// Sealed files of the asked kind waiting to be read (255 means 255 or more) and their total size
+    /// in KiB (1024 bytes), rounded up.
+    case queueStatus(files: UInt8, kibibytes: UInt32)
     /// The command failed. `detail` carries a code-specific value (for `.offsetOutOfRange` and
     /// `.eraseSizeMismatch`, the low 16 bits of the active file size; otherwise 0).
     case error(command: UInt8, code: DeviceErrorCode, detail: UInt16)
@@ -60,6 +63,12 @@ public enum Response: Sendable, Hashable {
             out[0] = Command.Code.eraseFile.rawValue
             put24(size)
             out[4] = used
+        case let .queueStatus(files, kibibytes):
+            out[0] = Command.Code.queueStatus.rawValue
+            out[1] = files
+            out[2] = UInt8(truncatingIfNeeded: kibibytes)
+            out[3] = UInt8(truncatingIfNeeded: kibibytes >> 8)
+            out[4] = UInt8(truncatingIfNeeded: kibibytes >> 16)
         case let .error(command, code, detail):
             out[0] = Response.errorCode
             out[1] = command
@@ -102,6 +111,8 @@ public enum Response: Sendable, Hashable {
             self = .readAccepted(length: UInt16(frame[1]) | UInt16(frame[2]) << 8,
                                  packetCount: UInt16(frame[3]) | UInt16(frame[4]) << 8)
         case .eraseFile: self = .erased(size: size24, storageUsedPercent: frame[4])
+        case .queueStatus:
+            self = .queueStatus(files: frame[1], kibibytes: UInt32(frame[2]) | UInt32(frame[3]) << 8 | UInt32(frame[4]) << 16)
         }
     }
 }

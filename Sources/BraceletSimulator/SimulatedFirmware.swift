@@ -103,12 +103,19 @@ public struct SimulatedFirmware: Sendable {
     public private(set) var bytesStreamed = 0
     /// The offset in force for records not yet sealed, minutes.
     private var recordingOffsetMinutes: Int
+    /// The largest file the bracelet lets grow, header and CRC included: the spec's 16 777 215 bytes
+    /// (sizes travel as u24). Tests lower it to exercise many files with a short history.
+    public let maximumFileSize: Int
 
-    /// A bracelet holding `history`, recording beats within `beatWindows`.
-    public init(history: PhysiologyModel, beatWindows: [TimeSpan], faults: FirmwareFaults = FirmwareFaults()) {
+    /// A bracelet holding `history`, recording beats within `beatWindows`, sealing files before they
+    /// pass `maximumFileSize` bytes (capped at the spec's 16 777 215).
+    public init(history: PhysiologyModel, beatWindows: [TimeSpan], faults: FirmwareFaults = FirmwareFaults(),
+                maximumFileSize: Int = Int(Response.maximumFileSize)) {
         self.history = history
         self.beatWindows = beatWindows
         self.faults = faults
+        self.maximumFileSize = max(FileHeader.length + FileHeader.trailerLength + MetricsRecordLayout.size(for: .v2),
+                                   min(maximumFileSize, Int(Response.maximumFileSize)))
         isTimeSet = !faults.clockReset
         recordingOffsetMinutes = history.utcOffsetSeconds(at: history.start) / 60
         for kind in [FileKind.metrics, .beats] { sealedUntil[kind] = history.start }
@@ -166,6 +173,13 @@ public struct SimulatedFirmware: Sendable {
             guard length >= 1, length <= Command.maximumReadLength else { return fail(.badParameter) }
             guard Int(offset) < file.count else { return fail(.offsetOutOfRange, detail: UInt16(truncatingIfNeeded: file.count)) }
             return stream(file, from: Int(offset), length: min(Int(length), file.count - Int(offset)), mtu: mtu)
+        case let .queueStatus(kind):
+            guard isTimeSet else { return fail(.timeNotSet) }
+            if queues[kind, default: []].isEmpty { seal(kind, until: now) }
+            let files = queues[kind] ?? []
+            let kibibytes = (files.reduce(0) { $0 + $1.count } + 1023) / 1024
+            return FirmwareReply(response: Response.queueStatus(files: UInt8(clamping: files.count),
+                                                                kibibytes: UInt32(clamping: min(kibibytes, 0xFF_FFFF))).encode())
         case let .eraseFile(kind, size):
             guard isTimeSet else { return fail(.timeNotSet) }
             guard activeKind == kind, let file = queues[kind]?.first else { return fail(.fileNotActive) }
@@ -221,48 +235,72 @@ public struct SimulatedFirmware: Sendable {
         return reply
     }
 
-    /// Seals the history of `kind` recorded before `until` into files (split where the slot grid
-    /// would break), appending them to the queue.
+    /// Seals the history of `kind` recorded before `until` into files, appending them to the queue
+    /// oldest first. A file ends where the slot grid would break, before it would pass
+    /// ``maximumFileSize`` bytes, and (beats) before a beat time would pass 2^32 - 1 ms after its base
+    /// (spec §6.3), so a long history becomes several files of the same kind.
     mutating func seal(_ kind: FileKind, until: Int64) {
         let from = sealedUntil[kind] ?? history.start
         let end = min(until, history.end)
         guard end > from else { return }
         switch kind {
-        case .metrics:
-            let interval = Int64(history.slotIntervalSeconds)
-            let completeEnd = history.start + (end - history.start) / interval * interval
-            guard completeEnd > from else { return }
-            let slots = history.slots(from: from, to: completeEnd)
+        case .metrics: sealMetrics(from: from, end: end)
+        case .beats: sealBeats(from: from, end: end)
+        default: break
+        }
+    }
+
+    private mutating func sealMetrics(from: Int64, end: Int64) {
+        let interval = Int64(history.slotIntervalSeconds)
+        let completeEnd = history.start + (end - history.start) / interval * interval
+        let capacity = Int64(FileHeader.recordCapacity(recordSize: MetricsRecordLayout.size(for: model), limit: maximumFileSize))
+        var start = from
+        // One file's slots at a time: a year of history is never built as one array.
+        while start < completeEnd {
+            let slots = history.slots(from: start, to: min(completeEnd, start + capacity * interval))
             guard !slots.isEmpty else { return }
-            // The model's values fit the wire format by construction; a slot that does not is dropped
-            // from the file rather than written wrong.
+            // The model's values fit the wire format by construction; a slot that does not ends the
+            // file rather than being written wrong.
             let encoder = MetricsRecordEncoder(model: model)
             var records: [UInt8] = []
             var written = 0
             for slot in slots {
                 do { try encoder.append(slot, to: &records); written += 1 } catch { break }
             }
+            guard written > 0 else { return }
             let header = FileHeader(kind: .metrics, model: model, serial: serial, baseTime: slots[0].start,
                                     timeZoneOffsetMinutes: recordingOffsetMinutes, intervalSeconds: Int(interval),
                                     recordCount: written)
             queues[.metrics, default: []].append(SealedFile.seal(header: header, records: records))
             sealedUntil[.metrics] = slots[0].start + Int64(written) * interval
-        case .beats:
-            var beats: [Beat] = []
-            for window in beatWindows where window.end > from && window.start < end {
-                var windowBeats = history.beats(from: max(window.start, from), to: min(window.end, end))
-                // Nothing was recorded between windows: the first beat of a window starts after a gap.
-                if !windowBeats.isEmpty { windowBeats[0].rrMs = nil }
-                beats += windowBeats
-            }
-            sealedUntil[.beats] = end
-            guard !beats.isEmpty else { return }
-            let base = beats[0].timeMs / 1000
-            queues[.beats, default: []].append(BeatsCodec.sealedFile(model: model, serial: serial,
-                                                                     timeZoneOffsetMinutes: recordingOffsetMinutes,
-                                                                     baseTime: base, beats: beats))
-        default:
-            break
+            if written < slots.count { return }
+            start = slots[0].start + Int64(written) * interval
         }
+    }
+
+    private mutating func sealBeats(from: Int64, end: Int64) {
+        let capacity = FileHeader.recordCapacity(recordSize: BeatRecordLayout.size, limit: maximumFileSize)
+        var pending: [Beat] = []
+        func flush(_ firmware: inout SimulatedFirmware) {
+            guard let first = pending.first else { return }
+            firmware.queues[.beats, default: []].append(BeatsCodec.sealedFile(model: firmware.model, serial: firmware.serial,
+                                                                              timeZoneOffsetMinutes: firmware.recordingOffsetMinutes,
+                                                                              baseTime: first.timeMs / 1000, beats: pending))
+            pending.removeAll(keepingCapacity: true)
+        }
+        for window in beatWindows where window.end > from && window.start < end {
+            var windowBeats = history.beats(from: max(window.start, from), to: min(window.end, end))
+            // Nothing was recorded between windows: the first beat of a window starts after a gap.
+            if !windowBeats.isEmpty { windowBeats[0].rrMs = nil }
+            for beat in windowBeats {
+                if let first = pending.first,
+                   pending.count == capacity || beat.timeMs - first.timeMs / 1000 * 1000 > FileHeader.maximumBeatOffsetMilliseconds {
+                    flush(&self)
+                }
+                pending.append(beat)
+            }
+        }
+        flush(&self)
+        sealedUntil[.beats] = end
     }
 }

@@ -47,6 +47,7 @@ enum Canonical {
         case let .fileSize(k): "file_size kind=\(k)"
         case let .readFile(k, o, l): "read_file kind=\(k) offset=\(o) length=\(l)"
         case let .eraseFile(k, s): "erase_file kind=\(k) size=\(s)"
+        case let .queueStatus(k): "queue_status kind=\(k)"
         }
     }
 
@@ -72,6 +73,7 @@ enum Canonical {
         case let .fileSize(size, used): "file_size size=\(size) storage_used=\(used)"
         case let .readAccepted(length, packets): "read_accepted length=\(length) packets=\(packets)"
         case let .erased(size, used): "erased size=\(size) storage_used=\(used)"
+        case let .queueStatus(files, kib): "queue_status files=\(files) kib=\(kib)"
         case let .error(command, code, detail): "error command=0x\(hexString([command])) code=\(errorName(code)) detail=\(detail)"
         }
     }

@@ -12,6 +12,7 @@ import Testing
     let commands: [Command] = [
         .setTime(unixSeconds: 1_774_742_400, timeZoneOffsetMinutes: -330), .setPlan(.highResolution), .status,
         .fileSize(.beats), .readFile(.metrics, offset: 123_456, length: 10_000), .eraseFile(.logs, size: 77),
+        .queueStatus(.beats),
     ]
     for command in commands {
         let frame = command.encode()
@@ -42,6 +43,7 @@ import Testing
         .status(DeviceStatus(wearing: 3, mode: 1, batteryPercent: 100, isCharging: true, idleState: 4)),
         .fileSize(size: Response.maximumFileSize, storageUsedPercent: 100), .readAccepted(length: 10_000, packetCount: 64),
         .erased(size: 1, storageUsedPercent: 0), .error(command: 0x11, code: .offsetOutOfRange, detail: 0xBEEF),
+        .queueStatus(files: 9, kibibytes: 0xFF_FFFF),
     ]
     for response in responses {
         let frame = response.encode()

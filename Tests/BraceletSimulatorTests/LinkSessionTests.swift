@@ -10,11 +10,12 @@ struct LinkSessionTests {
     /// and the bracelet is empty afterwards.
     @discardableResult
     func syncAndCheck(_ served: ServedBracelet, truth: [(FileKind, [UInt8])]? = nil,
-                      tweak: (inout SessionConfiguration) -> Void = { _ in }) throws -> BraceletSession.Report {
+                      tweak: (inout SessionConfiguration) -> Void = { _ in },
+                      onEvent: @escaping (SessionEvent) -> Void = { _ in }) throws -> BraceletSession.Report {
         var configuration = served.configuration()
         tweak(&configuration)
         let session = BraceletSession(connector: UnixSocketConnector(path: served.path), sink: LoggingSink(log: served.log),
-                                      configuration: configuration)
+                                      configuration: configuration, onEvent: onEvent)
         let report = try session.run()
         let expected = truth ?? served.groundTruth()
         let commits = served.log.commits
@@ -214,25 +215,32 @@ struct LinkRefusalTests {
         #expect(served.log.all.first == .commit(.metrics, truth[0].1))
     }
 
-    @Test func fileThatNeverVerifiesIsNeverCommittedOrErased() throws {
+    @Test func anAnnouncedSizeThatDisagreesWithTheHeaderIsNamedAndNothingOfItErased() throws {
         let served = try ServedBracelet()
-        var failures = 0
+        var events: [SessionEvent] = []
+        // The relay announces metrics files 10 bytes shorter than their headers say.
         let connector = JunkInjectingConnector(path: served.path, shrinkMetricsSize: true)
-        var configuration = served.configuration()
-        configuration.kinds = [.metrics]
-        let session = BraceletSession(connector: connector, sink: LoggingSink(log: served.log), configuration: configuration) {
-            if case .verificationFailed = $0 { failures += 1 }
+        let session = BraceletSession(connector: connector, sink: LoggingSink(log: served.log), configuration: served.configuration()) {
+            events.append($0)
         }
         let error = #expect(throws: SessionError.self) { try session.run() }
-        if case let .verificationFailed(kind, attempts, _)? = error {
-            #expect(kind == .metrics)
-            #expect(attempts == 3)
-        } else {
-            Issue.record("expected verificationFailed, got \(String(describing: error))")
+        let truth = served.groundTruth()
+        let metrics = try #require(truth.first { $0.0 == .metrics }?.1)
+        guard case let .sizeMismatch(mismatch)? = error else {
+            Issue.record("expected sizeMismatch, got \(String(describing: error))")
+            return
         }
-        #expect(failures == 3)
-        #expect(served.log.all.isEmpty)
-        #expect(served.server.snapshot.firmware.queues[.metrics]?.count == 1)
+        #expect(mismatch == AnnouncedSizeMismatch(kind: .metrics, announced: metrics.count - 10, recordCount: 1_440, recordSize: 24))
+        #expect(!mismatch.isWrapped)
+        #expect(mismatch.description.contains("corrupted"))
+        #expect(!mismatch.description.contains("truncated"))
+        // Stopped at the header: never read to the end, never verified, committed or erased.
+        #expect(!events.contains { if case .verificationFailed = $0 { true } else { false } })
+        #expect(served.server.snapshot.firmware.queues[.metrics]?.first == metrics)
+        #expect(!served.log.commits.contains { $0.0 == .metrics })
+        // The other kind still arrived.
+        #expect(served.log.commits.map(\.1) == truth.filter { $0.0 == .beats }.map(\.1))
+        #expect(served.log.erases.map(\.1) == truth.filter { $0.0 == .beats }.map(\.1))
     }
 }
 

@@ -38,8 +38,11 @@ final class ServedBracelet: Sendable {
     let history: PhysiologyModel
     let now: Int64
     let log: LinkLog
+    let maximumFileSize: Int
 
-    init(model: DeviceModel = .v1, days: Int = 1, seed: UInt64 = 7, faults: [String] = [], log: LinkLog = LinkLog()) throws {
+    init(model: DeviceModel = .v1, days: Int = 1, seed: UInt64 = 7, faults: [String] = [], log: LinkLog = LinkLog(),
+         maximumFileSize: Int = Int(Response.maximumFileSize)) throws {
+        self.maximumFileSize = maximumFileSize
         let end: Int64 = 1_780_000_000
         history = try PhysiologyModel.simulatedHistory(model: model, serial: model == .v1 ? "V1LINK01" : "V2LINK01",
                                                        days: days, seed: seed, endingAt: end)
@@ -47,7 +50,7 @@ final class ServedBracelet: Sendable {
         var f = FirmwareFaults()
         for text in faults { try f.add(text) }
         let windows = history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) }
-        let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: f)
+        let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: f, maximumFileSize: maximumFileSize)
         let fixedNow = now
         self.log = log
         server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: LiveHeartRateSource(model: history),
@@ -93,7 +96,7 @@ final class ServedBracelet: Sendable {
     /// firmware state machine (no socket, no client code): the ground truth.
     func groundTruth() -> [(FileKind, [UInt8])] {
         let windows = history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) }
-        var firmware = SimulatedFirmware(history: history, beatWindows: windows)
+        var firmware = SimulatedFirmware(history: history, beatWindows: windows, maximumFileSize: maximumFileSize)
         _ = firmware.handle(frame: Command.setTime(unixSeconds: UInt32(now), timeZoneOffsetMinutes: Int16(offsetMinutes)).encode(), now: now, mtu: 247)
         var files: [(FileKind, [UInt8])] = []
         for kind in [FileKind.metrics, .beats, .logs] {

@@ -4,9 +4,11 @@ import Glibc
 /// Syncs one bracelet (protocol-specs/bracelet-protocol.md §8): connect -> Device Information (V1
 /// or V2) -> subscribe -> set time -> set plan -> for each file kind: size -> read in chunks of at
 /// most 10 000 bytes, re-requesting lost ranges -> verify header, length and CRC-32 -> commit via the
-/// ``TransferSink`` (one call per file) -> erase exactly the committed size. A link drop reconnects
-/// with exponential backoff and resumes from the first byte not yet received; nothing is erased
-/// before its commit returned.
+/// ``TransferSink`` (one call per file) -> erase exactly the committed size -> ask the size again
+/// until the kind's queue is empty, so a long absence's backlog of several files per kind arrives in
+/// one session, oldest first. A link drop reconnects with exponential backoff and resumes at the
+/// file and byte it reached (files already erased are gone from the queue); nothing is erased before
+/// its commit returned. One file is held in memory at a time.
 public final class BraceletSession {
     /// What a finished session did.
     public struct Report: Sendable {
@@ -36,6 +38,8 @@ public final class BraceletSession {
     private let onEvent: (SessionEvent) -> Void
     private var partial: [FileKind: PartialTransfer] = [:]
     private var verificationFailures: [FileKind: Int] = [:]
+    /// Kinds whose announced size cannot be right: skipped for the rest of the session.
+    private var sizeMismatches: [AnnouncedSizeMismatch] = []
     private var report = Report()
 
     /// A session that connects with `connector` and commits to `sink`.
@@ -54,8 +58,10 @@ public final class BraceletSession {
         var lastProblem = ""
         while true {
             let progressBefore = report.bytesReceived + report.committed.count
-            do {
+            do throws(SessionError) {
                 try connectAndSync()
+                // The other kinds were transferred; the one whose size cannot be right ends the run.
+                if let mismatch = sizeMismatches.first { throw SessionError.sizeMismatch(mismatch) }
                 return report
             } catch {
                 guard error.isRecoverable else { throw error }
@@ -116,9 +122,15 @@ public final class BraceletSession {
         }
         onEvent(.connected(attempt: report.connections))
         var link = try setUp(bearer)
-        for kind in configuration.kinds {
+        let kinds = configuration.kinds.filter { kind in !sizeMismatches.contains { $0.kind == kind } }
+        try announceBacklog(kinds, link: &link)
+        for kind in kinds {
             if configuration.shouldStop() { return }
-            try transferAll(kind, link: &link)
+            do { try transferAll(kind, link: &link) } catch {
+                guard case .sizeMismatch(let mismatch) = error else { throw error }
+                sizeMismatches.append(mismatch)
+                onEvent(.sizeMismatch(mismatch))
+            }
         }
         if configuration.liveDuration > .zero { try listenLive(link: link, for: configuration.liveDuration) }
     }
@@ -274,6 +286,28 @@ public final class BraceletSession {
 
     private enum ReadOutcome { case done, restartKind }
 
+    /// Asks the bracelet how many sealed files of each kind wait (spec §4, queue status) and reports
+    /// it, so progress can cover the whole backlog. A bracelet without the command answers
+    /// `unknown_command`: the backlog is then learnt one file at a time.
+    private func announceBacklog(_ kinds: [FileKind], link: inout Link) throws(SessionError) {
+        for kind in kinds {
+            if case let .queueStatus(files, kibibytes) = try command(.queueStatus(kind), link: &link) {
+                onEvent(.backlog(kind: kind, files: Int(files), bytes: Int(kibibytes) * 1024))
+            }
+        }
+    }
+
+    /// Throws when the header (once its 32 bytes arrived) implies another length than `state.size`:
+    /// a wrapped or corrupted size that re-reading cannot fix.
+    private func checkHeader(_ kind: FileKind, _ state: inout PartialTransfer) throws(SessionError) {
+        guard !state.headerChecked, kind == .metrics || kind == .beats, state.contiguous >= FileHeader.length else { return }
+        state.headerChecked = true
+        // A header that does not parse is left to verification, which names the field.
+        guard let header = state.bytes.withUnsafeBytes({ try? FileHeader(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<FileHeader.length])) })
+        else { return }
+        do { try header.check(announcedSize: state.size) } catch { throw .sizeMismatch(error) }
+    }
+
     private func transferAll(_ kind: FileKind, link: inout Link) throws(SessionError) {
         var restarts = 0
         while !configuration.shouldStop() {
@@ -303,6 +337,8 @@ public final class BraceletSession {
                     let before = state.received
                     let outcome = try read(kind, gap: gap, into: &state, link: &link)
                     if outcome == .restartKind { restart = true; break }
+                    try checkHeader(kind, &state)
+                    if state.received != before { onEvent(.transferProgress(kind: kind, received: state.received, size: size)) }
                     if state.received == before {
                         stalled += 1
                         if stalled >= 5 { throw .noProgress(kind: kind, offset: gap.lowerBound) }
@@ -311,7 +347,8 @@ public final class BraceletSession {
                     }
                 }
             } catch {
-                partial[kind] = state
+                // A size that cannot be right is not resumed: the file is asked for afresh next session.
+                if case .sizeMismatch = error {} else { partial[kind] = state }
                 throw error
             }
             if restart { partial[kind] = state }

@@ -1,28 +1,34 @@
 /// A file being received: its bytes so far and which of them arrived. Kept across link drops so a
-/// transfer resumes from the first byte it does not hold.
+/// transfer resumes from the first byte it does not hold. Holds one file (at most 16 MiB of bytes
+/// and a bit per byte), never a whole backlog.
 struct PartialTransfer {
     let size: Int
     var bytes: [UInt8]
-    private var have: [Bool]
+    /// One bit per byte of the file: set when the byte arrived.
+    private var have: [UInt64]
     /// Every byte before this offset has arrived.
     private(set) var contiguous = 0
     /// Bytes held.
     private(set) var received = 0
+    /// Whether the header was checked against the announced size.
+    var headerChecked = false
 
     init(size: Int) {
         self.size = size
         bytes = [UInt8](repeating: 0, count: size)
-        have = [Bool](repeating: false, count: size)
+        have = [UInt64](repeating: 0, count: (size + 63) / 64)
     }
 
     var isComplete: Bool { received == size }
+
+    private func holds(_ at: Int) -> Bool { have[at >> 6] & (1 << UInt64(at & 63)) != 0 }
 
     /// The first missing range, at most `limit` bytes long, ending before the next byte held.
     func firstGap(limit: Int) -> Range<Int>? {
         guard contiguous < size else { return nil }
         var end = contiguous
         let cap = min(size, contiguous + limit)
-        while end < cap && !have[end] { end += 1 }
+        while end < cap && !holds(end) { end += 1 }
         return contiguous..<end
     }
 
@@ -33,14 +39,14 @@ struct PartialTransfer {
         for (i, b) in payload.enumerated() {
             let at = offset + i
             guard at < size else { pastEnd = true; break }
-            if !have[at] {
-                have[at] = true
+            if !holds(at) {
+                have[at >> 6] |= 1 << UInt64(at & 63)
                 bytes[at] = b
                 new += 1
             }
         }
         received += new
-        while contiguous < size && have[contiguous] { contiguous += 1 }
+        while contiguous < size && holds(contiguous) { contiguous += 1 }
         return (new, pastEnd)
     }
 }

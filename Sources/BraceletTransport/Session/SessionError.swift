@@ -22,6 +22,8 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     case commandTimedOut(command: UInt8)
     /// Reads made no progress.
     case noProgress(kind: FileKind, offset: Int)
+    /// An announced file size disagrees with the file's header (wrapped or corrupted size).
+    case sizeMismatch(AnnouncedSizeMismatch)
 
     /// Whether reconnecting may fix it.
     var isRecoverable: Bool {
@@ -55,6 +57,7 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
             "no valid response to command 0x\(hex2(command)) within the timeout (sent twice); reconnecting"
         case let .noProgress(kind, offset):
             "reading the \(kind) file made no progress at byte \(offset); reconnecting"
+        case .sizeMismatch(let mismatch): mismatch.description
         }
     }
 }

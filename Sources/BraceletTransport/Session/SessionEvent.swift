@@ -8,8 +8,16 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
     case device(model: DeviceModel, serial: String, firmware: String?)
     /// The advertised or expected model disagreed with Device Information (which wins).
     case modelMismatch(expected: DeviceModel, reported: DeviceModel)
+    /// The bracelet holds `files` sealed files of `kind` waiting, `bytes` in all (rounded up to whole
+    /// KiB by the bracelet), counted at this connection (the queue status command).
+    case backlog(kind: FileKind, files: Int, bytes: Int)
     /// A file of `size` bytes is being transferred, resuming at `resumeAt`.
     case transferStarted(kind: FileKind, size: Int, resumeAt: Int)
+    /// `received` of the `size` bytes of the file being transferred are held (after each read).
+    case transferProgress(kind: FileKind, received: Int, size: Int)
+    /// The announced size cannot belong to the file (wrapped or corrupted size): the kind is skipped
+    /// for this session, nothing of it erased; the session ends with this error.
+    case sizeMismatch(AnnouncedSizeMismatch)
     /// Data packets lost (sequence/offset gap or bad CRC) in one read; they are re-requested.
     case packetsLost(kind: FileKind, count: Int)
     /// Repeated packets ignored in one read.
@@ -41,6 +49,9 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
         case .connected(let n): "connected (attempt \(n))"
         case let .device(model, serial, firmware): "bracelet \(model) serial \(serial) firmware \(firmware ?? "?")"
         case let .modelMismatch(expected, reported): "expected a \(expected) but Device Information says \(reported); using \(reported)"
+        case let .backlog(kind, files, bytes): "\(kind): \(files) sealed file(s) waiting, about \(bytes) bytes"
+        case let .transferProgress(kind, received, size): "\(kind): \(received) of \(size) bytes"
+        case .sizeMismatch(let mismatch): "\(mismatch)"
         case let .transferStarted(kind, size, resumeAt):
             resumeAt > 0 ? "\(kind): \(size) bytes, resuming at byte \(resumeAt)" : "\(kind): \(size) bytes"
         case let .packetsLost(kind, n): "\(kind): \(n) packet(s) lost, re-requesting"
