@@ -28,7 +28,10 @@ enum Fixture {
      "spo2": {"slots": []},
      "emography": {"slots": []},
      "sleepHRV": {"rmssdMs": 41.5, "sdnnMs": 55.25, "validWindows": 40, "windowsWithBeats": 42},
-     "mainSleepStart": \(sleepStart)}
+     "mainSleepStart": \(sleepStart),
+     "coverage": {"dayEnd": \(dayEnd), "dayMinutes": 1380, "recordedMinutes": 1380, "wornMinutes": 1300,
+                  "dayIsOver": true, "isComplete": true},
+     "diagnostics": {"outOfRange": []}}
     """
 
     static let sessionJSON = """
@@ -38,7 +41,7 @@ enum Fixture {
      "totalLightToDeepTransitions": 4, "totalLightToREMTransitions": 3, "totalREMToDeepTransitions": 0,
      "totalREMToLightTransitions": 2, "totalSleepToAwakeTransitions": 2, "totalAwakeToSleepTransitions": 2,
      "timeInBed": 28800, "wakeAfterSleepOnset": 0, "sleepEfficiency": 94, "restorativeSleepPercent": 47, "awakePercent": 6,
-     "isMainSleep": true,
+     "isMainSleep": true, "truncated": false,
      "slots": [{"date": \(sleepStart), "intervalSeconds": 600, "sleepType": 1},
                {"date": \(sleepStart + 600), "intervalSeconds": 1800, "sleepType": 2},
                {"date": \(sleepStart + 2400), "intervalSeconds": 1800, "sleepType": 2},
