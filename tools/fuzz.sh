@@ -76,7 +76,12 @@ regressions() {
   [ -n "$files" ] || return 0
   mkdir -p "$SCRATCH/crashes/$h"
   # shellcheck disable=SC2086
-  "$SCRATCH/release/$h" "${LIMITS[@]}" -artifact_prefix="$SCRATCH/crashes/$h/" $files 2>&1 | grep -E "^(Executed|==[0-9]+==ERROR|SUMMARY)" >&2
+  if ! "$SCRATCH/release/$h" "${LIMITS[@]}" -artifact_prefix="$SCRATCH/crashes/$h/" $files > "$SCRATCH/regressions-$h.log" 2>&1; then
+    echo "FAIL $h: a regression input fails again:" >&2
+    tail -n 40 "$SCRATCH/regressions-$h.log" >&2
+    return 1
+  fi
+  grep -E "^Executed" "$SCRATCH/regressions-$h.log" >&2 || true
 }
 
 run() {
@@ -102,7 +107,14 @@ case "${1:-}" in
     for h in "${HARNESSES[@]}"; do
       echo "== $h: regression inputs and seeds, then ${seconds} s of fuzzing" >&2
       regressions "$h"
-      run "$h" -max_total_time="$seconds" 2>&1 | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" >&2
+      # The fuzzer's own exit status decides; its log is kept and shown in full when it fails.
+      log="$SCRATCH/ci-$h.log"
+      if ! run "$h" -max_total_time="$seconds" > "$log" 2>&1; then
+        echo "FAIL $h: libFuzzer exited non-zero; its log ($log) ends:" >&2
+        tail -n 40 "$log" >&2
+        exit 1
+      fi
+      grep -E "^(Done|stat::number_of_executed_units)" "$log" >&2 || true
     done ;;
   *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac
