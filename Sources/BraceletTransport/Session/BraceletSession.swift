@@ -72,7 +72,9 @@ public final class BraceletSession {
             }
             if failures >= configuration.maximumReconnects { throw .gaveUp(attempts: report.connections, lastProblem: lastProblem) }
             onEvent(.reconnecting(afterMilliseconds: backoff.milliseconds))
-            sleepFor(backoff)
+            // In slices, so that a stop request (SIGINT/SIGTERM) ends the wait within 100 ms.
+            var waited = Duration.zero
+            while waited < backoff, !configuration.shouldStop() { sleepFor(min(.milliseconds(100), backoff - waited)); waited += .milliseconds(100) }
             backoff = min(backoff * 2, configuration.maximumBackoff)
         }
     }
