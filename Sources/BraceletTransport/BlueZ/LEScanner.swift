@@ -50,14 +50,21 @@ public struct LEScanner: Sendable {
         var found: [BluetoothAddress: DiscoveredBracelet] = [:]
         var names: [BluetoothAddress: String] = [:]
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+        var lastStart = ContinuousClock.now
         scanning: while !shouldStop() {
             let remaining = ContinuousClock.now.duration(to: deadline)
             if remaining <= .zero { break }
+            // Another program's discovery may end (or have been stopping) at any time: try ours again each second.
+            if !ownDiscovery, lastStart.duration(to: .now) >= .seconds(1) {
+                lastStart = .now
+                ownDiscovery = try startDiscovery(adapter, on: socket)
+            }
             guard let event = try socket.nextEvent(timeout: min(remaining, .milliseconds(100))), event.index == adapter.index else { continue }
             switch event.code {
             case ManagementEventCode.discovering:
                 // The kernel ends an LE discovery after about 10 s; start another while time remains.
-                if ownDiscovery, event.parameters.count >= 2, event.parameters[1] == 0 {
+                if event.parameters.count >= 2, event.parameters[1] == 0 {
+                    lastStart = .now
                     ownDiscovery = try startDiscovery(adapter, on: socket)
                 }
             case ManagementEventCode.deviceFound:

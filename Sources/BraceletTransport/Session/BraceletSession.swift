@@ -301,7 +301,7 @@ public final class BraceletSession {
             var stalled = 0
             var restart = false
             do throws(SessionError) {
-                while let gap = state.firstGap(limit: Int(Command.maximumReadLength)) {
+                while let gap = state.firstGap(limit: Int(Command.maximumReadLength)), !configuration.shouldStop() {
                     let before = state.received
                     let outcome = try read(kind, gap: gap, into: &state, link: &link)
                     if outcome == .restartKind { restart = true; break }
@@ -316,6 +316,8 @@ public final class BraceletSession {
                 partial[kind] = state
                 throw error
             }
+            // A stop request between reads keeps the partial file for a later resume, uncommitted and unerased.
+            if configuration.shouldStop(), state.firstGap(limit: Int(Command.maximumReadLength)) != nil { partial[kind] = state; return }
             if restart { partial[kind] = state }
             if restart {
                 restarts += 1
