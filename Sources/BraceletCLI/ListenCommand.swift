@@ -40,8 +40,8 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Bracelet address (AA:BB:CC:DD:EE:FF), connected over BlueZ L2CAP.")
     var device: String?
 
-    @Option(help: "Address type of --device: random or public.")
-    var addressType: String = "random"
+    @Option(help: "Address type of --device: random or public (default: what a short scan hears it advertise as).")
+    var addressType: String?
 
     @Option(help: "Adapter for --device (default: any).")
     var adapter: String?
@@ -74,7 +74,13 @@ struct ListenCommand: ParsableCommand {
 
     func run() throws {
         guard ["jsonl", "table", "json"].contains(format) else { throw ValidationError("--format must be jsonl, table or json") }
-        guard addressType == "random" || addressType == "public" else { throw ValidationError("--address-type must be random or public") }
+        guard addressType == nil || addressType == "random" || addressType == "public" else {
+            throw ValidationError("--address-type must be random or public")
+        }
+        // Installed first: SIGINT/SIGTERM must also end a scan or a pending connect at once.
+        signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
+        let interrupted: @Sendable () -> Bool = { listenInterrupted.load(ordering: .relaxed) }
         let connector: BraceletConnector
         if let via {
             guard via.hasPrefix("unix:"), via.count > 5 else { throw ValidationError("--via must be unix:PATH") }
@@ -85,7 +91,13 @@ struct ListenCommand: ParsableCommand {
                 printError("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
-            connector = L2CAPConnector(address: address, addressType: addressType == "public" ? .public : .random, adapter: adapter)
+            let type: LEAddressType
+            switch addressType {
+            case "public": type = .public
+            case "random": type = .random
+            default: type = try Self.advertisedAddressType(of: address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
+            }
+            connector = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
         } else {
             // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
             do { try LEScanner.checkKernelSupport() } catch {
@@ -98,8 +110,6 @@ struct ListenCommand: ParsableCommand {
         guard db == nil || saveDir == nil else { throw ValidationError("give --db PATH or --save-dir DIR, not both") }
         let pipeline = try db.map { try ingestPipeline(database: $0) }
         let sink: TransferSink = try pipeline ?? saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
-        signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
 
         var configuration = SessionConfiguration()
         configuration.plan = MeasurementPlan(rawValue: plan)
@@ -174,6 +184,32 @@ extension ListenCommand {
             let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
             printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats; recomputed \(days) days, \(report.outboxEntries) outbox entries written")
         }
+    }
+}
+
+extension ListenCommand {
+    /// How long listen scans for the device when --address-type is not given.
+    static let addressTypeScanSeconds = 10.0
+
+    /// The address type `address` advertises with, from a short scan on `adapter`; exits with status
+    /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
+    static func advertisedAddressType(of address: BluetoothAddress, adapter: String?, quiet: Bool,
+                                      shouldStop: @escaping @Sendable () -> Bool) throws -> LEAddressType {
+        if !quiet { printError("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
+        let heard: DiscoveredBracelet?
+        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).find(address, seconds: addressTypeScanSeconds) } catch {
+            printError("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
+                       + "Or give --address-type public|random (what `bracelet scan` shows).")
+            throw ExitCode(2)
+        }
+        if shouldStop() { throw ExitCode(130) }
+        guard let heard else {
+            printError("bracelet listen: \(address) was not heard advertising as a bracelet in \(Int(addressTypeScanSeconds)) s. "
+                       + "Check that it is near and advertising (`bracelet scan`), or give --address-type public|random.")
+            throw ExitCode(2)
+        }
+        if !quiet { printError("listen: \(address) advertises with a \(heard.addressType) address") }
+        return heard.addressType
     }
 }
 

@@ -2,6 +2,10 @@ import ArgumentParser
 import BraceletProtocol
 import BraceletTransport
 import Foundation
+import Synchronization
+
+/// Set by SIGINT/SIGTERM: the scan ends early and prints what it heard.
+private let scanInterrupted = Atomic<Bool>(false)
 
 /// `bracelet scan`: list the bracelets advertising nearby.
 struct ScanCommand: ParsableCommand {
@@ -11,7 +15,9 @@ struct ScanCommand: ParsableCommand {
         discussion: """
             Listens for LE advertisements for --timeout seconds and prints every bracelet heard (by the \
             0xFFFF service data): address and address type, RSSI, model, serial, pairing state and name. \
-            Needs root or CAP_NET_RAW + CAP_NET_ADMIN.
+            Discovers through the kernel's management interface, so it works where bluetoothd owns the \
+            adapter (when another program is discovering, it listens to that discovery). Needs root or \
+            CAP_NET_ADMIN; the adapter must be powered (`bluetoothctl power on` or `btmgmt power on`).
 
             Exit status: 0 when the scan ran (even if nothing was found), 2 when Bluetooth is not \
             usable (no kernel support, no adapter, adapter down, no permission); the message says what to do.
@@ -33,7 +39,9 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         let found: [DiscoveredBracelet]
-        do { found = try LEScanner(adapter: adapter).scan(seconds: timeout) } catch {
+        signal(SIGINT) { _ in scanInterrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in scanInterrupted.store(true, ordering: .relaxed) }
+        do { found = try LEScanner(adapter: adapter, shouldStop: { scanInterrupted.load(ordering: .relaxed) }).scan(seconds: timeout) } catch {
             printError("bracelet scan: \(error)")
             throw ExitCode(2)
         }

@@ -3,15 +3,23 @@ import BraceletProtocol
 import BraceletSimulator
 import BraceletTransport
 import Foundation
+import Synchronization
 
-/// `bracelet simulate`: serve a simulated bracelet on a Unix socket.
+/// Set by SIGINT/SIGTERM: the simulator stops advertising and exits.
+private let simulateInterrupted = Atomic<Bool>(false)
+
+/// `bracelet simulate`: serve a simulated bracelet on a Unix socket or as an LE peripheral.
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Serve a simulated V1/V2 bracelet (GATT server) on a Unix SOCK_SEQPACKET socket.",
+        abstract: "Serve a simulated V1/V2 bracelet (GATT server) on a Unix socket or as an LE peripheral.",
         discussion: """
-            The socket carries the same ATT PDUs as a BlueZ L2CAP ATT channel, so `bracelet listen --via \
-            unix:PATH` runs the real client stack against it. The bracelet holds --days of history from \
+            --serve unix:PATH: the socket carries the same ATT PDUs as a BlueZ L2CAP ATT channel, so \
+            `bracelet listen --via unix:PATH` runs the real client stack against it. --serve hci:hciN: the \
+            adapter becomes the bracelet: powered, connectable and advertising the bracelet service data \
+            through the kernel's management interface, serving LE connections on the ATT channel (CID 4), \
+            for `bracelet scan` and `bracelet listen --device ADDR` on another adapter or machine (needs \
+            root or CAP_NET_ADMIN). The same GATT database, transfer protocol and faults serve both. The bracelet holds --days of history from \
             the physiological model ending now, sends live Heart Rate notifications once a second while \
             subscribed, and keeps its files and faults across connections. Serves until Ctrl-C.
 
@@ -23,7 +31,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Bracelet model: v1 or v2.")
     var model: String = "v2"
 
-    @Option(help: "Where to serve: unix:PATH.")
+    @Option(help: "Where to serve: unix:PATH or hci:hciN.")
     var serve: String
 
     @Option(help: "Days of recorded history (1...400).")
@@ -52,10 +60,10 @@ struct SimulateCommand: ParsableCommand {
         case "v2": deviceModel = .v2
         default: throw ValidationError("--model must be v1 or v2, not '\(model)'")
         }
-        guard serve.hasPrefix("unix:"), serve.count > 5 else {
-            throw ValidationError("--serve must be unix:PATH (e.g. unix:/tmp/bracelet.sock), not '\(serve)'")
+        let isHCI = serve.hasPrefix("hci:")
+        guard (serve.hasPrefix("unix:") || isHCI), serve.count > (isHCI ? 4 : 5) else {
+            throw ValidationError("--serve must be unix:PATH (e.g. unix:/tmp/bracelet.sock) or hci:hciN (e.g. hci:hci1), not '\(serve)'")
         }
-        let path = String(serve.dropFirst(5))
         var injected = FirmwareFaults()
         for fault in faults {
             do { try injected.add(fault) } catch { throw ValidationError(error.description) }
@@ -76,14 +84,36 @@ struct SimulateCommand: ParsableCommand {
                                          if case .heartRate = event { return }
                                          printError("simulate: \(event)")
                                      })
-        let listener: SeqPacketListener
-        do { listener = try SeqPacketListener(unixPath: path) } catch {
-            printError("bracelet simulate: \(error)")
-            throw ExitCode(1)
+        signal(SIGINT) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
+        Thread.detachNewThread {
+            while !simulateInterrupted.load(ordering: .relaxed) { usleep(100_000) }
+            server.stop()
         }
-        printError("simulate: \(deviceModel) bracelet \(history.serial) with \(days) day(s) of history serving on unix:\(path)"
-                   + (faults.isEmpty ? "" : " with faults \(faults.joined(separator: ", "))"))
-        do { try server.serve(listener: listener) } catch {
+        let description = "\(deviceModel) bracelet \(history.serial) with \(days) day(s) of history"
+            + (faults.isEmpty ? "" : " with faults \(faults.joined(separator: ", "))")
+        do {
+            if isHCI {
+                let adapter = String(serve.dropFirst(4))
+                let advertisement = BraceletAdvertisement.simulated(model: deviceModel, serial: history.serial)
+                let peripheral: LEPeripheral
+                do {
+                    peripheral = try LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
+                                                  scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
+                } catch {
+                    printError("bracelet simulate: \(error)")
+                    throw ExitCode(2)
+                }
+                defer { peripheral.close() }
+                printError("simulate: \(description) advertising on \(adapter) as \(peripheral.address) (public)")
+                try server.serve(listener: peripheral)
+            } else {
+                let path = String(serve.dropFirst(5))
+                let listener = try SeqPacketListener(unixPath: path)
+                printError("simulate: \(description) serving on unix:\(path)")
+                try server.serve(listener: listener)
+            }
+        } catch let error as LinkError {
             printError("bracelet simulate: \(error)")
             throw ExitCode(1)
         }

@@ -2,6 +2,7 @@
 // do not import well, so the few we need are wrapped as static inline functions here.
 #pragma once
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <bluetooth/bluetooth.h>
@@ -59,4 +60,25 @@ static inline int cbluez_adapter_is_up(int dev_id) {
     memset(&di, 0, sizeof(di));
     if (hci_devinfo(dev_id, &di) < 0) return -1;
     return hci_test_bit(HCI_UP, &di.flags) ? 1 : 0;
+}
+
+/// Binds an HCI socket to a channel (HCI_CHANNEL_CONTROL = 3 for the management interface) of
+/// device `dev` (HCI_DEV_NONE = 0xFFFF for every adapter).
+static inline int cbluez_bind_hci_channel(int fd, uint16_t dev, uint16_t channel) {
+    struct sockaddr_hci a;
+    memset(&a, 0, sizeof(a));
+    a.hci_family = AF_BLUETOOTH;
+    a.hci_dev = dev;
+    a.hci_channel = channel;
+    return bind(fd, (const struct sockaddr *)&a, sizeof(a));
+}
+
+/// Accepts on a listening L2CAP socket; fills the peer's address bytes (wire order) and type.
+static inline int cbluez_accept_l2(int fd, uint8_t peer[6], uint8_t *peer_type) {
+    struct sockaddr_l2 a;
+    socklen_t length = sizeof(a);
+    memset(&a, 0, sizeof(a));
+    int client = accept(fd, (struct sockaddr *)&a, &length);
+    if (client >= 0) { fcntl(client, F_SETFD, FD_CLOEXEC); memcpy(peer, a.l2_bdaddr.b, 6); *peer_type = a.l2_bdaddr_type; }
+    return client;
 }

@@ -23,7 +23,7 @@ public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
         case .disconnected(let n): "connection \(n): client disconnected"
         case .droppedLink(let n): "connection \(n): link dropped by fault injection"
         case .command(let frame): "command " + frame.map { hex2($0) }.joined(separator: " ")
-        case let .erased(kind, file): "erased \(kind) file of \(file.count) bytes"
+        case let .erased(kind, file): "erased \(kind) file of \(file.count) bytes, trailing CRC-32 \(hexString(file.suffix(4)))"
         case .heartRate(let m): "heart rate \(m.bpm) bpm, \(m.rrIntervals1024.count) RR"
         }
     }

@@ -3,8 +3,8 @@ import BraceletTransport
 import Synchronization
 import Glibc
 
-/// Serves a ``SimulatedGATTServer`` over Unix SOCK_SEQPACKET connections (one ATT PDU per frame,
-/// exactly what an L2CAP ATT channel carries), one client at a time, keeping the bracelet's state
+/// Serves a ``SimulatedGATTServer`` over sequenced-packet links (one ATT PDU per frame): Unix
+/// SOCK_SEQPACKET connections or LE ATT channels of a kernel adapter (``LEPeripheral``), one client at a time, keeping the bracelet's state
 /// (files, clock, faults) across connections. Sends live Heart Rate notifications once a second
 /// while the client is subscribed, honours `slow:MS` before every notification, and closes the
 /// connection when a fault drops the link.
@@ -42,7 +42,7 @@ public final class SimulatorServer: Sendable {
     public var snapshot: SimulatedGATTServer { state.withLock { $0.server } }
 
     /// Accepts clients one after another until ``stop()``.
-    public func serve(listener: SeqPacketListener) throws(LinkError) {
+    public func serve(listener: some SeqPacketAcceptor) throws(LinkError) {
         while !isStopped {
             guard let fd = try listener.accept(timeout: .milliseconds(100)) else { continue }
             serve(connection: SeqPacketSocket(adopting: fd))

@@ -22,6 +22,10 @@ public enum BluetoothError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidAddress(String)
     /// Any other system error, with the call that failed and errno.
     case system(operation: String, errno: Int32)
+    /// The kernel's management interface refused a command with this status (BlueZ doc/mgmt-api.txt).
+    case management(operation: String, status: UInt8)
+    /// The user interrupted the operation (SIGINT or SIGTERM).
+    case interrupted(operation: String)
 
     /// Maps an errno from a Bluetooth call to the error a user can act on.
     public static func classify(errno code: Int32, operation: String, address: String? = nil,
@@ -50,11 +54,11 @@ public enum BluetoothError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no Bluetooth adapter\(name.map { " named \($0)" } ?? "") was found. Plug in an adapter, check "
                 + "`hciconfig -a` or `bluetoothctl list`, and pass the right one with --adapter hciN."
         case .adapterDown(let name):
-            return "Bluetooth adapter \(name) is down. Power it on with `bluetoothctl power on` or `sudo hciconfig \(name) up` "
-                + "(and `rfkill unblock bluetooth` if it is blocked)."
+            return "Bluetooth adapter \(name) is powered off. Power it on with `bluetoothctl power on` (when bluetoothd runs) or "
+                + "`sudo btmgmt --index \(name.hasPrefix("hci") ? String(name.dropFirst(3)) : name) power on` (and `rfkill unblock bluetooth` if it is blocked)."
         case .permissionDenied(let operation):
-            return "permission denied for \(operation): LE scanning and raw HCI access need root or the capabilities "
-                + "CAP_NET_RAW and CAP_NET_ADMIN. Run with sudo, or grant them once: "
+            return "permission denied for \(operation): scanning, advertising and adapter control through the kernel's "
+                + "management interface need root or the capabilities CAP_NET_RAW and CAP_NET_ADMIN. Run with sudo, or grant them once: "
                 + "`sudo setcap 'cap_net_raw,cap_net_admin+eip' $(which bracelet)`."
         case .deviceNotFound(let address):
             return "bracelet \(address) did not answer (host down or out of range). Check that it is charged, within a "
@@ -67,9 +71,24 @@ public enum BluetoothError: Error, Sendable, Equatable, CustomStringConvertible 
                 + "check that it still advertises (`bracelet scan`) and retry."
         case .invalidAddress(let text):
             return "'\(text)' is not a Bluetooth address; write six hex bytes separated by colons, e.g. C0:FF:EE:00:11:22."
+        case let .management(operation, status):
+            return "\(operation) failed: the kernel's Bluetooth management interface answered status 0x\(String(status, radix: 16)) "
+                + "(\(Self.statusName(status))). \(status == 0x0A ? "Another program (bluetoothd, btmgmt, a scanner) is using the adapter for the same thing; stop it or retry. " : "")"
+                + "Check `btmgmt info` and `dmesg`, then retry."
+        case .interrupted(let operation):
+            return "\(operation) was interrupted (SIGINT or SIGTERM)"
         case let .system(operation, code):
             return "\(operation) failed: \(String(cString: strerror(code))) (errno \(code)). Check `dmesg` and "
                 + "`journalctl -u bluetooth` for adapter problems, then retry."
         }
+    }
+
+    /// The name BlueZ's doc/mgmt-api.txt gives a management status code.
+    static func statusName(_ status: UInt8) -> String {
+        let names = ["success", "unknown command", "not connected", "failed", "connect failed", "authentication failed",
+                     "not paired", "no resources", "timeout", "already connected", "busy", "rejected", "not supported",
+                     "invalid parameters", "disconnected", "not powered", "cancelled", "invalid index", "RF-killed",
+                     "already paired", "permission denied"]
+        return Int(status) < names.count ? names[Int(status)] : "unknown status"
     }
 }

@@ -15,15 +15,20 @@ public struct L2CAPConnector: Sendable {
     public var security: LESecurityLevel?
     /// How long a connection attempt may take.
     public var timeout: Duration
+    /// Ends a connection attempt early (``BluetoothError/interrupted(operation:)``) when it returns
+    /// true, e.g. after SIGINT or SIGTERM; checked every 100 ms while connecting.
+    public var shouldStop: @Sendable () -> Bool
 
     /// Describes a connection to `address`.
     public init(address: BluetoothAddress, addressType: LEAddressType = .random, adapter: String? = nil,
-                security: LESecurityLevel? = nil, timeout: Duration = .seconds(10)) {
+                security: LESecurityLevel? = nil, timeout: Duration = .seconds(10),
+                shouldStop: @escaping @Sendable () -> Bool = { false }) {
         self.address = address
         self.addressType = addressType
         self.adapter = adapter
         self.security = security
         self.timeout = timeout
+        self.shouldStop = shouldStop
     }
 
     /// Connects; returns the socket (one ATT PDU per frame). Throws a ``BluetoothError`` saying what
@@ -58,13 +63,20 @@ public struct L2CAPConnector: Sendable {
             guard code == EINPROGRESS || code == EAGAIN else {
                 throw BluetoothError.classify(errno: code, operation: "connecting to \(text)", address: text, adapter: adapter)
             }
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&pfd, 1, Int32(timeout.milliseconds))
-            if ready == 0 {
-                let (s, atto) = timeout.components
-                throw .connectionTimedOut(address: text, seconds: Double(s) + Double(atto) / 1e18)
+            // Wait in short slices so that SIGINT/SIGTERM ends a pending connect at once.
+            let deadline = ContinuousClock.now + timeout
+            while true {
+                if shouldStop() { throw .interrupted(operation: "connecting to \(text)") }
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                if remaining <= .zero {
+                    let (s, atto) = timeout.components
+                    throw .connectionTimedOut(address: text, seconds: Double(s) + Double(atto) / 1e18)
+                }
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                let ready = poll(&pfd, 1, Int32(min(100, max(1, remaining.milliseconds))))
+                if ready > 0 { break }
+                if ready < 0 && errno != EINTR { throw BluetoothError.classify(errno: errno, operation: "waiting to connect", address: text) }
             }
-            if ready < 0 { throw BluetoothError.classify(errno: errno, operation: "waiting to connect", address: text) }
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)

@@ -1,10 +1,9 @@
 import BraceletProtocol
 
-/// One LE advertising report from an HCI LE Meta event (subevent 0x02): who advertised, how
-/// strongly it was heard, and the payload.
+/// One device heard while discovering: a Device Found event of the kernel's management interface
+/// (BlueZ doc/mgmt-api.txt): who advertised, how strongly it was heard, and the payload (the
+/// advertisement and, when active scanning got one, the scan response).
 public struct LEAdvertisingReport: Sendable, Hashable {
-    /// Event type: 0 ADV_IND, 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND, 3 ADV_NONCONN_IND, 4 SCAN_RSP.
-    public var eventType: UInt8
     /// The advertiser's address.
     public var address: BluetoothAddress
     /// Its address type.
@@ -18,51 +17,37 @@ public struct LEAdvertisingReport: Sendable, Hashable {
     public var bracelet: BraceletAdvertisement? { BraceletAdvertisement(advertisingData: data) }
 
     /// Creates a report.
-    public init(eventType: UInt8, address: BluetoothAddress, addressType: LEAddressType, rssi: Int?, data: [UInt8]) {
-        self.eventType = eventType
+    public init(address: BluetoothAddress, addressType: LEAddressType, rssi: Int?, data: [UInt8]) {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
         self.data = data
     }
 
-    /// Decodes the reports in one HCI event packet as read from an HCI socket:
-    /// `[0x04 packet type][0x3E event][length][0x02 subevent][count]` then per report
-    /// `[event type][address type][address, 6][data length][data][RSSI i8]`.
+    /// Decodes the parameters of a Device Found event: `[address, 6][address type: 0 BR/EDR,
+    /// 1 LE public, 2 LE random][RSSI i8][flags u32][data length u16][data]`.
     ///
-    /// Returns no reports for other events. Throws ``LEAdvertisingReportError`` when a report runs
-    /// past the end of the packet (with the offset where it did).
-    public static func parse(hciEvent packet: [UInt8]) throws(LEAdvertisingReportError) -> [LEAdvertisingReport] {
-        guard packet.count >= 5, packet[0] == 0x04, packet[1] == 0x3E, packet[3] == 0x02 else { return [] }
-        let declared = Int(packet[2])
-        guard packet.count >= 3 + declared else {
-            throw .truncated(offset: packet.count, needed: 3 + declared)
+    /// Returns `nil` for a BR/EDR device. Throws ``LEAdvertisingReportError`` when the data runs past
+    /// the end of the event (with the offset where it did).
+    public static func parse(deviceFound parameters: [UInt8]) throws(LEAdvertisingReportError) -> LEAdvertisingReport? {
+        guard parameters.count >= 14, let address = BluetoothAddress(wireBytes: Array(parameters[0..<6])),
+              let length: UInt16 = parameters.readLittleEndian(at: 12) else {
+            throw .truncated(offset: parameters.count, needed: 14)
         }
-        let count = Int(packet[4])
-        var reports: [LEAdvertisingReport] = []
-        var i = 5
-        for _ in 0..<count {
-            guard i + 9 <= packet.count else { throw .truncated(offset: packet.count, needed: i + 9) }
-            let eventType = packet[i]
-            let addressType = packet[i + 1]
-            let address = BluetoothAddress(wireBytes: Array(packet[(i + 2)..<(i + 8)]))
-            let length = Int(packet[i + 8])
-            let dataStart = i + 9
-            guard dataStart + length + 1 <= packet.count, let address else {
-                throw .truncated(offset: packet.count, needed: dataStart + length + 1)
-            }
-            let rawRSSI = Int8(bitPattern: packet[dataStart + length])
-            reports.append(LEAdvertisingReport(eventType: eventType, address: address,
-                                               addressType: LEAddressType(hciAddressType: addressType),
-                                               rssi: rawRSSI == 127 ? nil : Int(rawRSSI),
-                                               data: Array(packet[dataStart..<(dataStart + length)])))
-            i = dataStart + length + 1
+        guard parameters.count >= 14 + Int(length) else { throw .truncated(offset: parameters.count, needed: 14 + Int(length)) }
+        let type: LEAddressType
+        switch parameters[6] {
+        case 1: type = .public
+        case 2: type = .random
+        default: return nil
         }
-        return reports
+        let rawRSSI = Int8(bitPattern: parameters[7])
+        return LEAdvertisingReport(address: address, addressType: type, rssi: rawRSSI == 127 ? nil : Int(rawRSSI),
+                                   data: Array(parameters[14..<(14 + Int(length))]))
     }
 }
 
-/// An HCI advertising report that could not be decoded.
+/// A Device Found event that could not be decoded.
 public enum LEAdvertisingReportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The packet ended at `offset` but a report needed `needed` bytes.
     case truncated(offset: Int, needed: Int)
@@ -71,8 +56,8 @@ public enum LEAdvertisingReportError: Error, Sendable, Equatable, CustomStringCo
     public var description: String {
         switch self {
         case let .truncated(offset, needed):
-            "LE advertising report truncated: the HCI event ends at byte \(offset) but the report needs \(needed) bytes; "
-                + "the report is skipped (if this repeats, check the adapter's firmware with btmon)"
+            "Device Found event truncated: it ends at byte \(offset) but its report needs \(needed) bytes; "
+                + "the report is skipped (if this repeats, look at the adapter's traffic with btmon)"
         }
     }
 }

@@ -2,21 +2,22 @@ import BraceletProtocol
 import CBlueZ
 import Glibc
 
-/// LE scanning through BlueZ's HCI socket (what `hcitool lescan` does): sets scan parameters,
-/// enables scanning, reads LE advertising reports until the time is up, and disables scanning.
+/// LE discovery through the kernel's management interface (Start Discovery, Device Found events),
+/// the way bluetoothd discovers: it works on an adapter bluetoothd owns, and when another program is
+/// already discovering on it, it listens to the Device Found events of that discovery instead.
 ///
-/// Needs root or CAP_NET_RAW + CAP_NET_ADMIN. Every failure is a ``BluetoothError`` that says
-/// what to do.
+/// Needs root or CAP_NET_ADMIN to start a discovery. Every failure is a ``BluetoothError`` that says
+/// what to do: no Bluetooth in the kernel, no adapter, adapter powered off, no permission.
 public struct LEScanner: Sendable {
-    /// The adapter to use (`hci0`), or `nil` for the first one that is up.
+    /// The adapter to use (`hci0`), or `nil` for the first one the kernel lists.
     public var adapter: String?
-    /// Active scanning (asks for scan responses, which may carry the name).
-    public var active: Bool
+    /// Stops the scan early when it returns true (e.g. after SIGINT); checked at least every 100 ms.
+    public var shouldStop: @Sendable () -> Bool
 
     /// A scanner on `adapter` (default: the first adapter).
-    public init(adapter: String? = nil, active: Bool = true) {
+    public init(adapter: String? = nil, shouldStop: @escaping @Sendable () -> Bool = { false }) {
         self.adapter = adapter
-        self.active = active
+        self.shouldStop = shouldStop
     }
 
     /// Checks that the kernel supports Bluetooth at all; throws ``BluetoothError/kernelLacksBluetooth``
@@ -27,78 +28,59 @@ public struct LEScanner: Sendable {
         close(fd)
     }
 
-    /// Resolves the adapter to its device id, checking that it exists and is up.
-    public func deviceID() throws(BluetoothError) -> Int32 {
-        try Self.checkKernelSupport()
-        let id: Int32
-        if let adapter {
-            id = hci_devid(adapter)
-            if id < 0 { throw .noAdapter(name: adapter) }
-        } else {
-            id = hci_get_route(nil)
-            if id < 0 {
-                let code = errno
-                if code == EAFNOSUPPORT { throw .kernelLacksBluetooth }
-                throw .noAdapter(name: nil)
-            }
-        }
-        let up = cbluez_adapter_is_up(id)
-        if up < 0 { throw BluetoothError.classify(errno: errno, operation: "reading adapter info", adapter: adapter) }
-        if up == 0 { throw .adapterDown(name: adapter ?? "hci\(id)") }
-        return id
-    }
+    /// LE address types to discover: public and random (mgmt-api.txt Start Discovery, bits 1 and 2).
+    private static let leAddressTypes: UInt8 = 0x06
 
     /// Scans for `seconds` and returns every bracelet heard (strongest first). Other devices are
-    /// ignored; `onReport` sees every decoded report as it arrives (e.g. to print live).
-    public func scan(seconds: Double, onReport: ((LEAdvertisingReport) -> Void)? = nil) throws(BluetoothError) -> [DiscoveredBracelet] {
-        let id = try deviceID()
-        let dd = hci_open_dev(id)
-        if dd < 0 { throw BluetoothError.classify(errno: errno, operation: "opening adapter hci\(id)", adapter: adapter) }
-        defer { close(dd) }
-        // 10 ms interval and window (units of 0.625 ms), own address public, accept all.
-        if hci_le_set_scan_parameters(dd, active ? 0x01 : 0x00, cbluez_htobs(0x0010), cbluez_htobs(0x0010), 0x00, 0x00, 1_000) < 0 {
-            throw BluetoothError.classify(errno: errno, operation: "setting LE scan parameters", adapter: adapter)
-        }
-        if hci_le_set_scan_enable(dd, 0x01, 0x00, 1_000) < 0 {
-            throw BluetoothError.classify(errno: errno, operation: "enabling LE scan", adapter: adapter)
-        }
-        defer { _ = hci_le_set_scan_enable(dd, 0x00, 0x00, 1_000) }
-        if cbluez_filter_le_meta(dd) < 0 {
-            throw BluetoothError.classify(errno: errno, operation: "setting the HCI event filter", adapter: adapter)
+    /// ignored; `onReport` sees every decoded report as it arrives; `until` ends the scan early once
+    /// it returns true for a bracelet heard (e.g. the one being looked for).
+    public func scan(seconds: Double, onReport: ((LEAdvertisingReport) -> Void)? = nil,
+                     until: ((DiscoveredBracelet) -> Bool)? = nil) throws(BluetoothError) -> [DiscoveredBracelet] {
+        try Self.checkKernelSupport()
+        let socket = try ManagementSocket()
+        let adapter = try ManagementAdapter.resolve(self.adapter, on: socket)
+        _ = try adapter.requirePoweredLowEnergy(on: socket)
+        var ownDiscovery = try startDiscovery(adapter, on: socket)
+        defer {
+            if ownDiscovery {
+                _ = try? socket.command(ManagementOpcode.stopDiscovery, index: adapter.index, parameters: [Self.leAddressTypes],
+                                        operation: "stopping discovery", adapter: adapter.name)
+            }
         }
         var found: [BluetoothAddress: DiscoveredBracelet] = [:]
         var names: [BluetoothAddress: String] = [:]
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
-        var buffer = [UInt8](repeating: 0, count: Int(HCI_MAX_EVENT_SIZE) + 4)
-        while true {
+        var lastStart = ContinuousClock.now
+        scanning: while !shouldStop() {
             let remaining = ContinuousClock.now.duration(to: deadline)
             if remaining <= .zero { break }
-            var pfd = pollfd(fd: dd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(max(1, remaining.milliseconds)))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw BluetoothError.classify(errno: errno, operation: "waiting for advertising reports")
+            // Another program's discovery may end (or have been stopping) at any time: try ours again each second.
+            if !ownDiscovery, lastStart.duration(to: .now) >= .seconds(1) {
+                lastStart = .now
+                ownDiscovery = try startDiscovery(adapter, on: socket)
             }
-            if ready == 0 { continue }
-            let n = buffer.withUnsafeMutableBytes { read(dd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw BluetoothError.classify(errno: errno, operation: "reading advertising reports")
-            }
-            guard let reports = try? LEAdvertisingReport.parse(hciEvent: Array(buffer[0..<n])) else { continue }
-            for report in reports {
+            guard let event = try socket.nextEvent(timeout: min(remaining, .milliseconds(100))), event.index == adapter.index else { continue }
+            switch event.code {
+            case ManagementEventCode.discovering:
+                // The kernel ends an LE discovery after about 10 s; start another while time remains.
+                if event.parameters.count >= 2, event.parameters[1] == 0 {
+                    lastStart = .now
+                    ownDiscovery = try startDiscovery(adapter, on: socket)
+                }
+            case ManagementEventCode.deviceFound:
+                guard let report = try? LEAdvertisingReport.parse(deviceFound: event.parameters) else { continue }
                 onReport?(report)
-                if let advertised = BraceletAdvertisement(advertisingData: report.data)?.localName ?? localName(in: report.data) {
-                    names[report.address] = advertised
-                }
-                if let bracelet = report.bracelet {
-                    var entry = found[report.address]
-                        ?? DiscoveredBracelet(address: report.address, addressType: report.addressType, rssi: report.rssi,
-                                              advertisement: bracelet, name: nil)
-                    entry.advertisement = bracelet
-                    if let rssi = report.rssi { entry.rssi = max(entry.rssi ?? rssi, rssi) }
-                    found[report.address] = entry
-                }
+                if let name = localName(in: report.data) { names[report.address] = name }
+                guard let bracelet = report.bracelet else { continue }
+                var entry = found[report.address]
+                    ?? DiscoveredBracelet(address: report.address, addressType: report.addressType, rssi: report.rssi,
+                                          advertisement: bracelet, name: nil)
+                entry.advertisement = bracelet
+                if let rssi = report.rssi { entry.rssi = max(entry.rssi ?? rssi, rssi) }
+                found[report.address] = entry
+                if let until, until(entry) { break scanning }
+            default:
+                continue
             }
         }
         return found.values.map { entry in
@@ -106,6 +88,24 @@ public struct LEScanner: Sendable {
             e.name = e.advertisement.localName ?? names[e.address]
             return e
         }.sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
+    }
+
+    /// Looks for the bracelet at `address` for up to `seconds`; `nil` when it was not heard.
+    public func find(_ address: BluetoothAddress, seconds: Double) throws(BluetoothError) -> DiscoveredBracelet? {
+        try scan(seconds: seconds, until: { $0.address == address }).first { $0.address == address }
+    }
+
+    /// Starts an LE discovery; false when another program's discovery is already running on the
+    /// adapter (its Device Found events reach every management socket, so the scan still hears).
+    private func startDiscovery(_ adapter: ManagementAdapter, on socket: ManagementSocket) throws(BluetoothError) -> Bool {
+        do throws(BluetoothError) {
+            try socket.command(ManagementOpcode.startDiscovery, index: adapter.index, parameters: [Self.leAddressTypes],
+                               operation: "starting LE discovery on \(adapter.name)", adapter: adapter.name)
+            return true
+        } catch {
+            if case .management(_, let status) = error, status == ManagementStatus.busy { return false }
+            throw error
+        }
     }
 
     private func localName(in data: [UInt8]) -> String? {

@@ -78,7 +78,9 @@ public final class BraceletSession {
             }
             if failures >= configuration.maximumReconnects { throw .gaveUp(attempts: report.connections, lastProblem: lastProblem) }
             onEvent(.reconnecting(afterMilliseconds: backoff.milliseconds))
-            sleepFor(backoff)
+            // In slices, so that a stop request (SIGINT/SIGTERM) ends the wait within 100 ms.
+            var waited = Duration.zero
+            while waited < backoff, !configuration.shouldStop() { sleepFor(min(.milliseconds(100), backoff - waited)); waited += .milliseconds(100) }
             backoff = min(backoff * 2, configuration.maximumBackoff)
         }
     }
@@ -333,7 +335,7 @@ public final class BraceletSession {
             var stalled = 0
             var restart = false
             do throws(SessionError) {
-                while let gap = state.firstGap(limit: Int(Command.maximumReadLength)) {
+                while let gap = state.firstGap(limit: Int(Command.maximumReadLength)), !configuration.shouldStop() {
                     let before = state.received
                     let outcome = try read(kind, gap: gap, into: &state, link: &link)
                     if outcome == .restartKind { restart = true; break }
@@ -351,6 +353,8 @@ public final class BraceletSession {
                 if case .sizeMismatch = error {} else { partial[kind] = state }
                 throw error
             }
+            // A stop request between reads keeps the partial file for a later resume, uncommitted and unerased.
+            if configuration.shouldStop(), state.firstGap(limit: Int(Command.maximumReadLength)) != nil { partial[kind] = state; return }
             if restart { partial[kind] = state }
             if restart {
                 restarts += 1

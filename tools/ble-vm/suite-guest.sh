@@ -1,0 +1,165 @@
+#!/bin/bash
+# The live-path checks, run inside the ble-vm guest by tools/ble-vm/suite.sh (see there for what
+# each proves). hci1 (00:AA:01:01:00:01) is the simulated bracelet, hci0 the gateway. Every check
+# prints "ok" or "FAIL" with what differed; the exit status is the number of failures.
+set -uo pipefail
+B=$BRACELET
+# Work on the guest's tmpfs (SQLite's shared memory cannot be mapped on the 9p results share);
+# everything is copied to $OUT at the end.
+W=/tmp/suite
+mkdir -p "$W"
+trap 'cp -a "$W"/. "$OUT"/ 2>/dev/null' EXIT
+PEER=00:AA:01:01:00:01
+failures=0
+now() { date +%s.%N; }
+since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
+ok() { echo "ok   $*"; }
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+step() { echo "---- $* ($(date -u +%T))"; }
+
+# Starts a simulated bracelet (arguments after the log name) and waits until it serves.
+SIM=
+start_sim() {
+  local log=$1; shift
+  "$B" simulate --model v2 --days 3 --seed 7 "$@" > "$W/$log" 2>&1 &
+  SIM=$!
+  for _ in $(seq 1800); do
+    grep -q 'advertising on\|serving on' "$W/$log" && return 0
+    kill -0 $SIM 2>/dev/null || break
+    sleep 0.1
+  done
+  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
+}
+stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+
+# Files saved by listen --save-dir must be exactly the files the simulator erased (size and CRC-32).
+same_files_as_erased() {
+  local dir=$1 log=$2 n=0
+  for f in "$dir"/*.bin; do
+    [ -e "$f" ] || continue
+    local name kind size crc
+    name=$(basename "$f" .bin); kind=$(echo "$name" | cut -d- -f2); size=$(echo "$name" | cut -d- -f3); crc=$(echo "$name" | cut -d- -f4)
+    [ "$(stat -c %s "$f")" = "$size" ] || { echo "  $f is not $size bytes"; return 1; }
+    grep -q "erased $kind file of $size bytes, trailing CRC-32 $crc" "$W/$log" || { echo "  $f was never erased by the bracelet"; return 1; }
+    n=$((n + 1))
+  done
+  [ "$n" -gt 0 ] || { echo "  no file saved in $dir"; return 1; }
+  echo "  $n file(s) identical to what the bracelet held"
+}
+
+# A full past day of the simulated history (the history ends now and spans 3 days).
+DAY=$(date -u -d yesterday +%F)
+
+step "1. simulated bracelet on hci1 and on a unix socket, same history (same seed, same start minute)"
+while [ "$(date +%S)" -gt 40 ]; do sleep 1; done
+t=$(now)
+start_sim sim-hci.log --serve hci:hci1 || exit 99
+HCI_SIM=$SIM
+start_sim sim-unix.log --serve unix:/tmp/bracelet.sock || exit 99
+UNIX_SIM=$SIM
+echo "  both simulators serving after $(since "$t") s"
+
+step "2. scan on hci0 lists the bracelet"
+t=$(now)
+"$B" scan --adapter hci0 --timeout 5 --json > "$W/scan.jsonl" 2> "$W/scan.err"
+rc=$?
+cat "$W/scan.jsonl"
+if [ $rc -eq 0 ] && grep -q "\"address\":\"$PEER\",\"address_type\":\"public\",\"rssi\":null,\"model\":\"v2\".*\"serial\":\"V2SIM001\"" "$W/scan.jsonl"; then
+  ok "scan lists $PEER public v2 V2SIM001 ($(since "$t") s)"
+else
+  fail "scan (exit $rc) did not list the bracelet: $(cat "$W/scan.err")"
+fi
+
+step "3. listen over kernel L2CAP (address type from a scan), recording, into a database"
+t=$(now)
+"$B" listen --adapter hci0 --device $PEER --db "$W/hci.db" --tz UTC --age 40 --record "$W/hci.btsnoop" --exit-after-sync \
+  > /dev/null 2> "$W/listen-hci.err"
+rc=$?
+tail -3 "$W/listen-hci.err"
+[ $rc -eq 0 ] && ok "listen over hci0 exited 0 in $(since "$t") s" || fail "listen over hci0 exited $rc"
+
+step "4. the same sync over unix: gives the same summary for $DAY"
+t=$(now)
+"$B" listen --via unix:/tmp/bracelet.sock --db "$W/unix.db" --tz UTC --age 40 --exit-after-sync > /dev/null 2> "$W/listen-unix.err"
+echo "  unix sync exited $? in $(since "$t") s"
+"$B" summarize --db "$W/hci.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-hci.json" 2>&1
+"$B" summarize --db "$W/unix.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-unix.json" 2>&1
+if [ -s "$W/summary-hci.json" ] && cmp -s "$W/summary-hci.json" "$W/summary-unix.json"; then
+  ok "summary of $DAY identical over hci and unix ($(wc -c < "$W/summary-hci.json") bytes)"
+else
+  fail "summaries differ:"; diff "$W/summary-hci.json" "$W/summary-unix.json" | head -20
+fi
+kill $UNIX_SIM 2>/dev/null; wait $UNIX_SIM 2>/dev/null
+
+step "5. the kernel-path recording: tshark dissects ATT, and it summarizes like the database"
+natt=$(tshark -r "$W/hci.btsnoop" -Y btatt -T fields -e btatt.opcode 2>/dev/null | wc -l)
+[ "$natt" -gt 100 ] && ok "tshark dissects $natt ATT PDUs" || fail "tshark dissects $natt ATT PDUs"
+"$B" summarize "$W/hci.btsnoop" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-capture.json" 2>&1
+if cmp -s "$W/summary-hci.json" "$W/summary-capture.json"; then
+  ok "replaying the recording gives the stored samples (summary of $DAY identical)"
+else
+  fail "capture summary differs from the database's:"; diff "$W/summary-hci.json" "$W/summary-capture.json" | head -20
+fi
+SIM=$HCI_SIM; stop_sim
+
+step "6. a link drop mid-transfer resumes and ends with the bracelet's exact files"
+start_sim sim-drop.log --serve hci:hci1 --fault drop-link-at:150000 || exit 99
+t=$(now)
+"$B" listen --adapter hci0 --device $PEER --address-type public --save-dir "$W/drop" --exit-after-sync > /dev/null 2> "$W/listen-drop.err"
+rc=$?
+tail -2 "$W/listen-drop.err"
+conns=$(grep -o '[0-9]* connection(s)' "$W/listen-drop.err" | cut -d' ' -f1)
+if [ $rc -eq 0 ] && [ "${conns:-0}" -ge 2 ] && grep -q 'dropped by fault' "$W/sim-drop.log" && same_files_as_erased "$W/drop" sim-drop.log; then
+  ok "dropped at byte 150000, resumed over $conns connections, files identical ($(since "$t") s)"
+else
+  fail "drop + resume: exit $rc, ${conns:-?} connection(s)"
+fi
+
+step "7. SIGTERM ends listen within 2 s: mid-transfer (keeping what is committed) and while connecting"
+stop_sim
+start_sim sim-term.log --serve hci:hci1 --fault slow:20 || exit 99
+"$B" listen --adapter hci0 --device $PEER --address-type public --save-dir "$W/term" --exit-after-sync > /dev/null 2> "$W/listen-term.err" &
+L=$!
+for _ in $(seq 600); do grep -q 'connected' "$W/listen-term.err" && break; sleep 0.1; done
+sleep 3
+t=$(now); kill -TERM $L; wait $L; rc=$?; d=$(since "$t")
+erased=$(grep -c 'erased .* file of' "$W/sim-term.log")
+saved=$(ls "$W/term" 2>/dev/null | grep -c '\.bin$')
+if awk "BEGIN{exit !($d <= 2.0)}" && [ "$erased" -le "$saved" ]; then
+  ok "mid-transfer SIGTERM: exit $rc after $d s; $saved file(s) saved, $erased erased (never more)"
+else
+  fail "mid-transfer SIGTERM: exit $rc after $d s; $saved saved, $erased erased"
+fi
+stop_sim
+"$B" listen --adapter hci0 --device 00:AA:01:01:00:99 --address-type public --exit-after-sync > /dev/null 2> "$W/listen-absent.err" &
+L=$!
+sleep 3
+t=$(now); kill -TERM $L; wait $L; rc=$?; d=$(since "$t")
+awk "BEGIN{exit !($d <= 2.0)}" && ok "SIGTERM while connecting to an absent device: exit $rc after $d s" \
+  || fail "SIGTERM while connecting: exit $rc after $d s"
+
+step "8. with dbus-daemon and bluetoothd running (a desktop's or Raspberry Pi's normal state)"
+mkdir -p /run/dbus
+dbus-daemon --system --fork
+bluetoothd -n > "$W/bluetoothd.log" 2>&1 &
+BTD=$!
+sleep 2
+start_sim sim-btd.log --serve hci:hci1 || exit 99
+"$B" scan --adapter hci0 --timeout 5 --json > "$W/scan-btd.jsonl" 2> "$W/scan-btd.err"
+rc=$?
+grep -q "\"address\":\"$PEER\"" "$W/scan-btd.jsonl" && ok "scan with bluetoothd lists the bracelet" \
+  || fail "scan with bluetoothd (exit $rc): $(cat "$W/scan-btd.err")"
+t=$(now)
+"$B" listen --adapter hci0 --device $PEER --save-dir "$W/btd" --exit-after-sync > /dev/null 2> "$W/listen-btd.err"
+rc=$?
+tail -2 "$W/listen-btd.err"
+if [ $rc -eq 0 ] && same_files_as_erased "$W/btd" sim-btd.log; then
+  ok "listen with bluetoothd exited 0 in $(since "$t") s"
+else
+  fail "listen with bluetoothd exited $rc"; grep -i 'att\|gatt\|connected' "$W/bluetoothd.log" | tail -5
+fi
+stop_sim
+kill $BTD 2>/dev/null
+
+echo "---- $failures failure(s)"
+exit $failures
