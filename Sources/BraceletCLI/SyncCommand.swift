@@ -1,6 +1,8 @@
 import ArgumentParser
 import BraceletDecoder
+import BraceletExport
 import BraceletStore
+import BraceletSummaries
 import BraceletSync
 import Foundation
 
@@ -62,6 +64,15 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: .hidden)
     var maxAttempts: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Deliver each entry in this standard format instead of bracelet's own JSON (not csv).", valueName: "format"))
+    var payload: ExportFormat?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "With --payload: the time zone the days were cut in (the --tz given to ingest); default: each summary's own offset.",
+        valueName: "zone"))
+    var tz: String?
 
     @Option(name: .long, help: ArgumentHelp("Backoff after the first failure, seconds (0.001 to 86400).", valueName: "seconds"))
     var baseDelay = 1.0
@@ -185,11 +196,18 @@ struct SyncCommand: AsyncParsableCommand {
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
-        let sink: any OutboxSink
+        var sink: any OutboxSink
         if let webhook {
             sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout)
         } else {
             sink = try JSONLinesSink(path: jsonl ?? "")
+        }
+        if let payload {
+            var zone: TimeZone?
+            if let tz {
+                do { zone = try SummaryConfiguration.timeZone(named: tz) } catch { throw CLIError("--tz: \(error)") }
+            }
+            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: zone) } catch { throw CLIError("--payload: \(error)") }
         }
         let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
         let quiet = quiet

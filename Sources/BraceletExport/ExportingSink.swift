@@ -36,7 +36,7 @@ public struct ExportingSink: OutboxSink {
         var rendered = entry
         do {
             rendered.payload = try OutboxPayload.render(entry, as: format, timeZone: timeZone,
-                                                        options: ExportOptions(user: user, prettyPrinted: false))
+                                                        options: ExportOptions(user: user ?? entry.user, prettyPrinted: false))
         } catch let error as ExportError {
             return .permanentFailure(reason: "\(error)", httpStatus: nil)
         }
