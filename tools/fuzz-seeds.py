@@ -89,13 +89,13 @@ def main() -> None:
     # Heart Rate Measurement: u8 bpm with RR, u16 bpm with energy and contact.
     write(out, "FuzzFrames", bytes([5, 0x10, 72, 0x00, 0x04, 0x10, 0x04]))
     write(out, "FuzzFrames", bytes([5, 0x0F, 0x48, 0x00, 0x10, 0x00]))
-    # Advertising data: flags, service data for 0xFFFF, complete local name; and an LE Advertising
-    # Report event carrying it.
+    # Advertising data: flags, service data for 0xFFFF, complete local name; and a management
+    # Device Found event carrying it (address, LE public, RSSI -60, flags, length, data).
     service = bytes([0x01]) + b"BR200007" + struct.pack("<HHH", 0x0B1E, 0x0002, 2)
     ad = bytes([2, 0x01, 0x06, 3 + len(service), 0x16, 0xFF, 0xFF]) + service + bytes([12, 0x09]) + b"Bracelet V2"
     write(out, "FuzzAdvertisement", ad)
-    report = bytes([0x02, 1, 0x00, 0x01]) + bytes.fromhex("aabbccddeeff") + bytes([len(ad)]) + ad + bytes([0xC4])
-    write(out, "FuzzAdvertisement", bytes([0x04, 0x3E, len(report)]) + report)
+    found = bytes.fromhex("ffeeddccbbaa") + bytes([1, 0xC4]) + struct.pack("<IH", 0, len(ad)) + ad
+    write(out, "FuzzAdvertisement", found)
     # ATT PDUs: MTU exchange (23, 517), reads, writes, discovery responses, notifications, errors.
     for pdu in ["02 17 00", "03 05 02", "0a 03 00", "0b 42 52 31", "12 10 00 10 01", "52 10 00 03 09",
                 "1b 14 00" + " 00" * 20, "1d 14 00 01", "1e", "01 12 10 00 0a",

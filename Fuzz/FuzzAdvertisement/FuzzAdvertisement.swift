@@ -2,16 +2,16 @@ import BraceletProtocol
 import BraceletTransport
 import CFuzzDriver
 
-/// Advertising data from any device in radio range, and the HCI LE Advertising Report events that
-/// carry it.
+/// Advertising data from any device in radio range, and the management interface's Device Found
+/// events that carry it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let advertisement = BraceletAdvertisement(advertisingData: bytes) {
         _ = BraceletAdvertisement(advertisingData: advertisement.encode())
     }
-    if let reports = try? LEAdvertisingReport.parse(hciEvent: bytes) {
-        for report in reports { _ = BraceletAdvertisement(advertisingData: report.data) }
+    if let report = try? LEAdvertisingReport.parse(deviceFound: bytes) {
+        _ = BraceletAdvertisement(advertisingData: report.data)
     }
     return 0
 }
