@@ -39,7 +39,7 @@ public struct ExportClock: Sendable, Equatable {
         var offsets = Set<Int64>()
         for day in days {
             guard let midnight = LocalDates.unixSecondsRange(of: day.date, in: utc) else {
-                throw .unreadableSummary("a stored day has the date \"\(day.date)\", not YYYY-MM-DD; recompute it with bracelet ingest")
+                throw .unreadableSummary("a stored day has the date \"\(day.date)\", not YYYY-MM-DD; rewrite the stored days with bracelet recompute --db DB --age N")
             }
             offsets.insert(midnight.lowerBound - day.dayStart)
             offsets.insert(midnight.upperBound - day.dayEnd)

@@ -62,12 +62,12 @@ public struct ExportDataset: Sendable, Equatable {
             guard let stored = try store.dailySummary(device: device, localDate: date, kind: SummaryRecomputer.dailyKind) else { continue }
             let summary: DailySummary
             do { summary = try decoder.decode(DailySummary.self, from: stored.json) } catch {
-                throw ExportError.unreadableSummary("the stored summary of \(device) on \(date) cannot be read (\(error)); recompute it with bracelet ingest")
+                throw ExportError.unreadableSummary("the stored summary of \(device) on \(date) cannot be read (\(error)); rewrite the stored days with bracelet recompute --db \(store.path) --age N")
             }
             var sessions: [SleepSession] = []
             for row in try store.sleepSessions(device: device, localDate: date) {
                 do { sessions.append(try decoder.decode(SleepSession.self, from: row.json)) } catch {
-                    throw ExportError.unreadableSummary("the stored sleep session of \(device) starting \(row.start) cannot be read (\(error)); recompute \(date) with bracelet ingest")
+                    throw ExportError.unreadableSummary("the stored sleep session of \(device) starting \(row.start) cannot be read (\(error)); rewrite the stored days with bracelet recompute --db \(store.path) --age N")
                 }
             }
             days.append(ExportDay(summary: summary, sleepSessions: sessions))

@@ -1,8 +1,6 @@
 /// Why a ROOK input file could not be used. Each message says where in the file the problem is and
 /// what to do about it.
 public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file could not be read.
-    case unreadable(path: String, detail: String)
     /// The bytes are not JSON at all.
     case notJSON(detail: String)
     /// A value has the wrong JSON type, for example a string where a number belongs.
@@ -66,8 +64,6 @@ public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, where, and what to do.
     public var description: String {
         switch self {
-        case let .unreadable(path, detail):
-            return "cannot read ROOK file \(path): \(detail). Check the path and that the file is readable."
         case let .notJSON(detail):
             return "the ROOK file is not valid JSON: \(detail). Export it again or fix the syntax; the expected shape is {\"days\": [{\"date\": \"YYYY-MM-DD\", \"sleep_summary\": {...}, \"physical_summary\": {...}, \"activity_events\": [...]}]}."
         case let .wrongType(path, expected, detail):

@@ -56,22 +56,6 @@ public struct ROOKInputFile: Sendable, Hashable, Codable {
         return file
     }
 
-    /// Reads and decodes the file at `path`.
-    public static func load(path: String) throws(ROOKInputError) -> ROOKInputFile {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .unreadable(path: path, detail: "there is no such file")
-        }
-        guard !isDirectory.boolValue else { throw .unreadable(path: path, detail: "it is a directory, not a JSON file") }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .unreadable(path: path, detail: "the file cannot be opened for reading (permissions?)")
-        }
-        return try decode(data)
-    }
-
     /// Foundation's decoder says only "not valid JSON"; the serializer names the character, which is
     /// turned into line and column here.
     static func syntaxErrorLocation(in data: Data) -> String {

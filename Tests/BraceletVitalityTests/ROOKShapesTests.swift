@@ -56,14 +56,4 @@ import Testing
         #expect(onlyLight.movementMinutes == nil)
         #expect(missing.first { $0.field == .movementMinutes }?.reason.contains("light-intensity events left out") == true)
     }
-
-    @Test func aDirectoryIsNotAROOKFile() throws {
-        do {
-            _ = try ROOKInputFile.load(path: FileManager.default.temporaryDirectory.path)
-            Issue.record("a directory must not load")
-        } catch {
-            #expect(error.description.contains("it is a directory"))
-            #expect(error.description.contains("NSCocoaErrorDomain") == false)
-        }
-    }
 }
