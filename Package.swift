@@ -8,7 +8,7 @@
 //   BraceletDecoder    hot path: raw-metric files -> column batches and slots
 //   BraceletTransport  ATT PDUs, ATT bearer, GATT client, BlueZ sockets and HCI scanning
 //   BraceletCapture    btsnoop files, HCI/ACL/L2CAP reassembly, transfer recovery from captures
-//   BraceletSimulator  physiological model and simulated bracelet (test peer, capture generator)
+//   BraceletSimulator  physiological model and simulated bracelet (test peer; make-captures records it)
 //   BraceletSummaries  daily summaries, sleep sessions, HRV
 //   BraceletStore      SQLite persistence (migrations, idempotent slots, outbox tables)
 //   BraceletSync       outbox forwarder and sinks (webhook, JSON Lines)
@@ -17,11 +17,13 @@
 //                      transfer progress, recomputed summaries, outbox
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels). Above every layer: the
+// executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
+// checks both rules in CI.
 import PackageDescription
 
 let package = Package(
     name: "Bracelet",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "bracelet", targets: ["BraceletCLI"]),
         .executable(name: "make-captures", targets: ["make-captures"]),
@@ -41,11 +43,11 @@ let package = Package(
         .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol", "CDecodeKernels"]),
         .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
-        .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture"]),
+        .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
-        .target(name: "BraceletStore", dependencies: ["BraceletDecoder", "BraceletSummaries", "CSQLite"]),
+        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite"]),
         .target(name: "BraceletSync", dependencies: ["BraceletStore", "CCrypto"]),
-        .target(name: "BraceletVitality", dependencies: ["BraceletSummaries", "BraceletStore", "BraceletSync"]),
+        .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(
             name: "BraceletIngest",
             dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture", "BraceletSummaries",
@@ -63,25 +65,35 @@ let package = Package(
         ),
         .executableTarget(
             name: "make-captures",
-            dependencies: ["BraceletSimulator", "BraceletCapture", "BraceletProtocol"]
+            dependencies: ["BraceletSimulator", "BraceletCapture", "BraceletProtocol", "BraceletDecoder", "BraceletTransport"]
         ),
 
         .testTarget(name: "BraceletProtocolTests", dependencies: ["BraceletProtocol"]),
         .testTarget(name: "BraceletDecoderTests", dependencies: ["BraceletDecoder", "BraceletProtocol"]),
-        .testTarget(name: "BraceletTransportTests", dependencies: ["BraceletTransport"]),
-        .testTarget(name: "BraceletCaptureTests", dependencies: ["BraceletCapture", "BraceletSimulator"]),
-        .testTarget(name: "BraceletSimulatorTests", dependencies: ["BraceletSimulator"]),
-        .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries"]),
-        .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore"]),
-        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync"]),
+        .testTarget(name: "BraceletTransportTests", dependencies: ["BraceletTransport", "BraceletProtocol"]),
+        .testTarget(
+            name: "BraceletCaptureTests",
+            dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletDecoder", "BraceletProtocol", "BraceletTransport"]
+        ),
+        .testTarget(
+            name: "BraceletSimulatorTests",
+            dependencies: ["BraceletSimulator", "BraceletCapture", "BraceletDecoder", "BraceletProtocol", "BraceletTransport"]
+        ),
+        .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries", "BraceletDecoder"]),
+        .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore", "BraceletDecoder"]),
+        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync", "BraceletStore"]),
         .testTarget(
             name: "BraceletIntegrationTests",
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",
-                           "BraceletIngest", "BraceletTransport"]
+                           "BraceletIngest", "BraceletTransport", "BraceletDecoder", "BraceletProtocol"]
         ),
         .testTarget(name: "BraceletExportTests", dependencies: ["BraceletExport", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
-        .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BraceletCLITests", dependencies: ["BraceletCLI"]),
+        .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletSummaries"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "BraceletCLITests",
+            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
     ]
 )
 
