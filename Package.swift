@@ -53,7 +53,10 @@ let package = Package(
             dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture", "BraceletSummaries",
                            "BraceletStore", "BraceletVitality"]
         ),
-        .target(name: "BraceletExport", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
+        .target(
+            name: "BraceletExport",
+            dependencies: ["BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]
+        ),
         .executableTarget(
             name: "BraceletCLI",
             dependencies: [
@@ -87,8 +90,11 @@ let package = Package(
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",
                            "BraceletIngest", "BraceletTransport", "BraceletDecoder", "BraceletProtocol"]
         ),
-        .testTarget(name: "BraceletExportTests", dependencies: ["BraceletExport", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
-        .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletSummaries"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "BraceletExportTests",
+            dependencies: ["BraceletExport", "BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]
+        ),
+        .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletDecoder", "BraceletSummaries"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BraceletCLITests",
             dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletProtocol
 import Foundation
 import BraceletStore

@@ -1,30 +1,5 @@
-/// Fast UTC calendar conversions for output and day arithmetic, without Foundation.
+/// UTC timestamps written as ISO 8601 without Foundation (calendar dates come from ``LocalDate``).
 public enum UTCTime {
-    /// The civil date (proleptic Gregorian) of a day count since 1970-01-01.
-    public static func civil(daysSinceEpoch days: Int64) -> (year: Int, month: Int, day: Int) {
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (Int(yoe + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
-    }
-
-    /// Days since 1970-01-01 of a civil date.
-    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let m = Int64(month)
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
     /// `2026-06-15T00:00:00Z` for Unix seconds; with `milliseconds`, `2026-06-15T00:00:00.250Z`.
     public static func iso8601(unixSeconds: Int64, milliseconds: Int? = nil) -> String {
         var bytes: [UInt8] = []
@@ -37,7 +12,8 @@ public enum UTCTime {
     public static func appendISO8601(unixSeconds: Int64, milliseconds: Int? = nil, to bytes: inout [UInt8]) {
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
         let second = Int(unixSeconds - days * 86_400)
-        let (y, m, d) = civil(daysSinceEpoch: days)
+        let date = LocalDate(dayNumber: Int(days))
+        let (y, m, d) = (date.year, date.month, date.day)
         func two(_ v: Int) { bytes.append(UInt8(48 + v / 10)); bytes.append(UInt8(48 + v % 10)) }
         let year = max(0, min(9999, y))
         two(year / 100); two(year % 100)

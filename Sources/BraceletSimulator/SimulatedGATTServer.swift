@@ -249,7 +249,8 @@ public enum CurrentTimeValue {
         let local = unixSeconds + Int64(offsetMinutes) * 60
         let days = local.floorDiv(86_400)
         let secondOfDay = Int(local - days * 86_400)
-        let (year, month, day) = UTCTime.civil(daysSinceEpoch: days)
+        let date = LocalDate(dayNumber: Int(days))
+        let (year, month, day) = (date.year, date.month, date.day)
         let weekday = Int(((days % 7) + 7 + 3) % 7) + 1  // 1970-01-01 was a Thursday (4)
         var out: [UInt8] = []
         out.appendLittleEndian(UInt16(year))

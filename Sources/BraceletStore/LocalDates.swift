@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// Local calendar dates (`YYYY-MM-DD`) of instants in a time zone, and back.
@@ -37,37 +38,12 @@ public enum LocalDates {
     }
 
     static func parse(_ date: String) -> (Int, Int, Int)? {
-        let parts = date.split(separator: "-", omittingEmptySubsequences: false)
-        guard date.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), day >= 1
-        else { return nil }
-        let daysInMonth = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= daysInMonth[month - 1] else { return nil }
-        return (year, month, day)
+        LocalDate(iso: date).map { ($0.year, $0.month, $0.day) }
     }
 
-    static func isLeap(_ year: Int) -> Bool {
-        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-    }
-
-    /// Days since 1970-01-01 to `YYYY-MM-DD` (proleptic Gregorian; H. Hinnant's civil_from_days).
+    /// Days since 1970-01-01 to `YYYY-MM-DD`.
     static func string(fromDayNumber days: Int64) -> String {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        LocalDate(dayNumber: Int(days)).description
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {

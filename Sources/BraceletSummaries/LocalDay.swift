@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// One calendar day in the user's time zone, with its boundaries in UTC.
@@ -60,53 +61,23 @@ struct DayCalendar: Sendable {
 
     /// The day with the given `YYYY-MM-DD` date, or nil if the text is not a valid date.
     mutating func day(date text: String) -> LocalDay? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), (1...31).contains(d) else { return nil }
-        let number = Self.daysFromCivil(year: y, month: m, day: d)
-        let result = day(number: number)
-        return result.date == text ? result : nil
+        guard let date = LocalDate(iso: text) else { return nil }
+        return day(number: date.dayNumber)
     }
 
     private func makeDay(number: Int) -> LocalDay {
-        let (y, m, d) = Self.civilFromDays(number)
-        let (ny, nm, nd) = Self.civilFromDays(number + 1)
-        let start = startOfLocalDay(year: y, month: m, day: d)
-        let end = startOfLocalDay(year: ny, month: nm, day: nd)
-        let text = String(format: "%04d-%02d-%02d", y, m, d)
-        return LocalDay(dayNumber: number, date: text, start: start, end: end)
+        let date = LocalDate(dayNumber: number)
+        let start = startOfLocalDay(date)
+        let end = startOfLocalDay(date.adding(days: 1))
+        return LocalDay(dayNumber: number, date: date.description, start: start, end: end)
     }
 
-    private func startOfLocalDay(year: Int, month: Int, day: Int) -> Int64 {
+    private func startOfLocalDay(_ date: LocalDate) -> Int64 {
         // Noon always exists; startOfDay handles zones whose midnight is skipped by DST.
-        let guess = Int64(Self.daysFromCivil(year: year, month: month, day: day)) * 86_400 + 43_200
+        let guess = Int64(date.dayNumber) * 86_400 + 43_200
         let noonUTC = guess - Int64(offset(at: guess))
         let start = calendar.startOfDay(for: Date(timeIntervalSince1970: TimeInterval(noonUTC)))
         return Int64(start.timeIntervalSince1970.rounded())
-    }
-
-    /// Howard Hinnant's days-from-civil (proleptic Gregorian).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// Inverse of ``daysFromCivil(year:month:day:)``.
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }
 
@@ -115,10 +86,9 @@ func localTimestamp(_ time: Int64, in zone: TimeZone) -> String {
     let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))
     let local = time + Int64(offset)
     let dayNumber = Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
-    let (y, m, d) = DayCalendar.civilFromDays(dayNumber)
     let secs = Int(local - Int64(dayNumber) * 86_400)
     let sign = offset < 0 ? "-" : "+"
     let a = abs(offset)
-    return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", y, m, d, secs / 3600, (secs % 3600) / 60, secs % 60)
-        + sign + String(format: "%02d:%02d", a / 3600, (a % 3600) / 60)
+    return LocalDate(dayNumber: dayNumber).description
+        + String(format: "T%02d:%02d:%02d", secs / 3600, (secs % 3600) / 60, secs % 60) + sign + String(format: "%02d:%02d", a / 3600, (a % 3600) / 60)
 }

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletSummaries
 
 extension BraceletDay {

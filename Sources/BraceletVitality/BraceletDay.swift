@@ -1,3 +1,5 @@
+import BraceletDecoder
+
 /// What one local day of bracelet summaries provides to the vitality adapter.
 ///
 /// A plain input struct so this module does not depend on the summaries or store types yet; the sync

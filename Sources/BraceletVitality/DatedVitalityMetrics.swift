@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletSummaries
 
 /// One day's metrics with its date and the adapter's missing-field log: what the window builder

@@ -1,3 +1,5 @@
+import BraceletDecoder
+
 /// One day of a ROOK input file: the date and whatever ROOK returned for it.
 ///
 /// JSON: `{"date": "2026-01-05", "source": "whoop", "sleep_summary": {...},

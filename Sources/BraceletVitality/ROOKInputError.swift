@@ -1,3 +1,5 @@
+import BraceletDecoder
+
 /// Why a ROOK input file could not be used. Each message says where in the file the problem is and
 /// what to do about it.
 public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {

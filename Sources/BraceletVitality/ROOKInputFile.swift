@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// The file `bracelet score --rook FILE.json` reads: many days of ROOK summaries.

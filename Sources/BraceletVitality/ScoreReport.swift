@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// Everything `bracelet score` prints: the window, its averaged metrics, coverage, scores, notes and

@@ -1,3 +1,5 @@
+import BraceletDecoder
+
 /// Metrics averaged over a window of 7-30 days, with per-metric coverage.
 public struct VitalityWindow: Sendable, Hashable, Codable {
     /// First day of the window.

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// Builds a ``VitalityWindow`` from daily metrics (issue 4 item 5).

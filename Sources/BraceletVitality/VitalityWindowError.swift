@@ -1,3 +1,5 @@
+import BraceletDecoder
+
 /// Why a window could not be built. Each message says what is wrong and what to do.
 public enum VitalityWindowError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The window length is outside 7-30 days.

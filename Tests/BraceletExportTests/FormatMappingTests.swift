@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletExport
 import BraceletSummaries
 import BraceletVitality

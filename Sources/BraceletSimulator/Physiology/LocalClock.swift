@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// Converts between UTC Unix seconds and the wall clock of one IANA time zone over a bounded range.
@@ -59,7 +60,8 @@ struct LocalClock: Sendable {
     /// The UTC instant at which the local wall clock shows `minutes` after midnight on `day`. Times
     /// that do not exist (skipped by a DST change) or exist twice resolve as Foundation does.
     func utc(day: Int64, minutesAfterMidnight minutes: Int) -> Int64 {
-        let (year, month, dayOfMonth) = civilDate(fromDayNumber: day)
+        let date = LocalDate(dayNumber: Int(day))
+        let (year, month, dayOfMonth) = (date.year, date.month, date.day)
         var parts = DateComponents()
         parts.year = year
         parts.month = month
@@ -88,18 +90,4 @@ struct LocalClock: Sendable {
 func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
     let q = a / b
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-}
-
-/// Year, month, day of a day number counted from 1970-01-01 (proleptic Gregorian; H. Hinnant).
-func civilDate(fromDayNumber dayNumber: Int64) -> (year: Int, month: Int, day: Int) {
-    let z = dayNumber + 719_468
-    let era = floorDivide(z, 146_097)
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-    return (Int(year), Int(month), Int(day))
 }

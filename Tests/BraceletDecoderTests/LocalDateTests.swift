@@ -1,5 +1,5 @@
 import Testing
-@testable import BraceletVitality
+@testable import BraceletDecoder
 
 @Suite struct LocalDateTests {
     @Test func parsesOnlyRealDates() {
