@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
         .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite"]),
-        .target(name: "BraceletSync", dependencies: ["BraceletStore", "CCrypto"]),
+        .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(
             name: "BraceletIngest",
@@ -84,7 +84,7 @@ let package = Package(
         ),
         .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries", "BraceletDecoder"]),
         .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore", "BraceletDecoder"]),
-        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync", "BraceletStore"]),
+        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync", "BraceletStore", "BraceletProtocol"]),
         .testTarget(
             name: "BraceletIntegrationTests",
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",

@@ -1,3 +1,4 @@
+import BraceletProtocol
 import BraceletTransport
 
 /// Turns a btsnoop capture into ATT PDUs: classifies HCI packets (H4 types for 1001/1002, monitor
@@ -187,7 +188,7 @@ public struct ATTCaptureReader: Sequence, Sendable {
                 // LE (Enhanced) Connection Complete, status success:
                 // subevent, status, handle(2), role, peer address type, peer address(6, little-endian), ...
                 let handle = u16(ps + 2) & 0x0FFF
-                let address = (0..<6).reversed().map { hexString(bytes[ps + 6 + $0]) }.joined(separator: ":")
+                let address = hexString(bytes[(ps + 6)..<(ps + 12)].reversed(), uppercase: true, separator: ":")
                 statistics.connections += 1
                 return .connected(LinkEvent(timestampMicros: time, connectionHandle: handle, adapterIndex: adapter,
                                             position: position, peerAddress: address, reason: nil))

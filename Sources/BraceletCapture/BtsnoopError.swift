@@ -36,7 +36,7 @@ public enum BtsnoopError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Not a btsnoop file: it has \(size) bytes, fewer than the 16-byte header. "
                 + "Check that the path names a capture (Android bugreport btsnoop_hci.log or `btmon -w` output)."
         case let .notBtsnoop(magic):
-            return "Not a btsnoop file: bytes 0-7 are \(magic.map { hexString($0) }.joined(separator: " ")), "
+            return "Not a btsnoop file: bytes 0-7 are \(hexString(magic, uppercase: true, separator: " ")), "
                 + "expected 62 74 73 6E 6F 6F 70 00 (\"btsnoop\\0\"). A pcap/pcapng capture must be converted first "
                 + "(e.g. `editcap -F btsnoop`), and a bugreport zip must be unpacked."
         case let .unsupportedVersion(v):
@@ -65,8 +65,3 @@ public enum BtsnoopError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Two upper-case hex digits.
-func hexString(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
-}

@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// Damage found while turning a capture's HCI packets into ATT PDUs. Each case names the record
 /// and byte offset, and its description says what it means and what to do.
 public enum CaptureFault: Error, Hashable, Sendable, CustomStringConvertible {
@@ -60,7 +62,7 @@ public enum CaptureFault: Error, Hashable, Sendable, CustomStringConvertible {
             return "Empty packet at \(p): an H4 record needs at least its packet type byte. The record is skipped; "
                 + "the file is probably damaged there."
         case let .unknownPacketType(t, p):
-            return "Unknown H4 packet type \(hexString(t)) at \(p) (expected 01 command, 02 ACL, 03 SCO, 04 event, 05 ISO). "
+            return "Unknown H4 packet type \(hexString(t, uppercase: true)) at \(p) (expected 01 command, 02 ACL, 03 SCO, 04 event, 05 ISO). "
                 + "The record is skipped; check that the file really is datalink 1002."
         case let .aclLengthMismatch(p, declared, actual):
             return "ACL packet at \(p) has \(actual) bytes after its header but its header declares "
@@ -70,25 +72,23 @@ public enum CaptureFault: Error, Hashable, Sendable, CustomStringConvertible {
             return "HCI event at \(p) has \(actual) parameter bytes but declares "
                 + "\(declared.map(String.init) ?? "none (shorter than 2 bytes)"). The event is skipped."
         case let .continuationWithoutStart(p, h, d):
-            return "ACL continuation fragment at \(p) (handle \(hexWordString(h)), \(d)) has no frame to continue: "
+            return "ACL continuation fragment at \(p) (handle 0x\(hexString(h, uppercase: true)), \(d)) has no frame to continue: "
                 + "the start fragment was lost and the fragment is dropped. " + lost
         case let .aclFragmentMissing(p, h, d, start, expected, received):
-            return "ACL fragment missing: the L2CAP frame that started at \(start) (handle \(hexWordString(h)), \(d)) had "
+            return "ACL fragment missing: the L2CAP frame that started at \(start) (handle 0x\(hexString(h, uppercase: true)), \(d)) had "
                 + "\(received) of \(expected) bytes when a new frame started at \(p). The incomplete frame is dropped. " + lost
         case let .l2capLengthMismatch(p, h, d, start, expected, received):
-            return "L2CAP length mismatch at \(p) (handle \(hexWordString(h)), \(d)): the frame that started at \(start) "
+            return "L2CAP length mismatch at \(p) (handle 0x\(hexString(h, uppercase: true)), \(d)): the frame that started at \(start) "
                 + "declares \(expected) bytes but its fragments carry \(received). The frame is dropped. "
                 + "The capture is damaged or a fragment of another frame was mixed in."
         case let .incompleteFrame(p, h, d, start, expected, received):
             let when = p.map { "the link went down at \($0)" } ?? "the capture ended"
-            return "Incomplete L2CAP frame: the frame that started at \(start) (handle \(hexWordString(h)), \(d)) had "
+            return "Incomplete L2CAP frame: the frame that started at \(start) (handle 0x\(hexString(h, uppercase: true)), \(d)) had "
                 + "\(received) of \(expected) bytes when \(when). The frame is dropped. " + lost
         case let .emptyATTPDU(p, h, d):
-            return "Empty ATT PDU at \(p) (handle \(hexWordString(h)), \(d)): an L2CAP frame on CID 0x0004 carried no "
+            return "Empty ATT PDU at \(p) (handle 0x\(hexString(h, uppercase: true)), \(d)): an L2CAP frame on CID 0x0004 carried no "
                 + "bytes. It is skipped; the sender is not following the spec."
         }
     }
 }
 
-/// `0x0040`-style text.
-func hexWordString(_ v: UInt16) -> String { "0x" + hexString(UInt8(v >> 8)) + hexString(UInt8(v & 0xFF)) }

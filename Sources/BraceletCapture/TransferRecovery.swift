@@ -60,7 +60,7 @@ public enum TransferFault: Error, Sendable, Hashable, CustomStringConvertible {
         case let .badResponse(p, reason):
             "\(p): command response unusable (\(reason))"
         case let .deviceError(p, command, code):
-            "\(p): bracelet answered command 0x\(hexString([command])) with an error: \(code)"
+            "\(p): bracelet answered command 0x\(hexString(command)) with an error: \(code)"
         case let .linkDroppedDuringTransfer(p, kind, received, total):
             "\(p): link dropped during the \(kind) transfer after \(received) of \(total) bytes; a resumed transfer continues it"
         case let .transferIncomplete(kind, received, total):

@@ -61,7 +61,7 @@ public enum BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     /// `0x2A37` for a 16-bit UUID, the usual 8-4-4-4-12 text for a 128-bit one.
     public var description: String {
         switch self {
-        case .uuid16(let v): "0x" + String(repeating: "0", count: 4 - String(v, radix: 16).count) + String(v, radix: 16, uppercase: true)
+        case .uuid16(let v): "0x" + hexString(v, uppercase: true)
         case .uuid128(let u): u.description
         }
     }
@@ -111,13 +111,6 @@ public struct UUID128: Hashable, Sendable, CustomStringConvertible {
 
     /// Upper-case 8-4-4-4-12 text form.
     public var description: String {
-        let digits = Array("0123456789ABCDEF")
-        var s = ""
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { s.append("-") }
-            s.append(digits[Int(byte >> 4)])
-            s.append(digits[Int(byte & 0x0F)])
-        }
-        return s
+        [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hexString(bytes[$0], uppercase: true) }.joined(separator: "-")
     }
 }

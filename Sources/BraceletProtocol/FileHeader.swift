@@ -159,7 +159,7 @@ public enum FileFormatError: Error, Sendable, Equatable, CustomStringConvertible
         case let .timeZoneOffsetOutOfRange(offset):
             "time-zone offset \(offset) min at byte 20 is outside ±840; the file is damaged"
         case let .crcMismatch(offset, computed, stored):
-            "file CRC-32 at byte \(offset) is 0x\(String(stored, radix: 16)) but the content gives 0x\(String(computed, radix: 16)); the records are unverified: re-read the file from the bracelet"
+            "file CRC-32 at byte \(offset) is 0x\(hexString(stored)) but the content gives 0x\(hexString(computed)); the records are unverified: re-read the file from the bracelet"
         case let .trailingBytes(offset, count):
             "\(count) unexpected bytes after the file CRC at byte \(offset); they were ignored"
         }

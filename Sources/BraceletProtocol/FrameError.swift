@@ -18,19 +18,19 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .wrongLength(code, expected, actual):
-            "frame 0x\(hexString([code])) has \(actual) bytes, expected \(expected); drop it and re-request"
+            "frame 0x\(hexString(code)) has \(actual) bytes, expected \(expected); drop it and re-request"
         case .empty:
             "empty frame; drop it and re-request"
         case let .crcMismatch(code, expected, found):
-            "frame 0x\(hexString([code])) failed its CRC (computed 0x\(String(expected, radix: 16)), frame says 0x\(String(found, radix: 16))); treat it as lost and re-request"
+            "frame 0x\(hexString(code)) failed its CRC (computed 0x\(hexString(expected)), frame says 0x\(hexString(found))); treat it as lost and re-request"
         case let .unknownCode(code):
-            "unknown frame code 0x\(hexString([code])); the peer may run a newer protocol version"
+            "unknown frame code 0x\(hexString(code)); the peer may run a newer protocol version"
         case let .invalidField(name, value):
             "field \(name) has the invalid value \(value)"
         case let .packetLength(expected, actual):
             "data packet has \(actual) bytes, its header says \(expected); treat it as lost and re-request its range"
         case let .packetCRCMismatch(computed, found):
-            "data packet failed its CRC-16 (computed 0x\(String(computed, radix: 16)), packet says 0x\(String(found, radix: 16))); treat it as lost and re-request its range"
+            "data packet failed its CRC-16 (computed 0x\(hexString(computed)), packet says 0x\(hexString(found))); treat it as lost and re-request its range"
         }
     }
 }

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletProtocol
 import Foundation
 
 /// The one canonical JSON form of the project: no whitespace, object keys sorted, fixed number
@@ -201,8 +202,8 @@ public enum CanonicalJSON {
             case 0x0D: out.append(contentsOf: [0x5C, 0x72])
             case 0x09: out.append(contentsOf: [0x5C, 0x74])
             case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30])
+                out.append(contentsOf: hexString(byte).utf8)
             default: out.append(byte)
             }
         }

@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// SHA-256 (FIPS 180-4) of a byte sequence, used for the content hash of summaries.
 ///
 /// Written here in plain Swift so the store needs no crypto library; checked against the FIPS 180-2
@@ -52,10 +54,7 @@ public enum SHA256 {
 
     /// The digest of `bytes` as 64 lowercase hex digits.
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        digest(bytes).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
+        hexString(digest(bytes))
     }
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 {

@@ -1,3 +1,4 @@
+import BraceletProtocol
 import CCrypto
 
 /// HMAC-SHA256 (RFC 2104) through OpenSSL's libcrypto, for the webhook signature.
@@ -22,8 +23,7 @@ public enum HMACSHA256 {
 
     /// The MAC as lowercase hex.
     public static func hex(key: [UInt8], message: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(mac(key: key, message: message).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+        hexString(mac(key: key, message: message))
     }
 
     /// The `X-Bracelet-Signature` header value for `body`: `sha256=<hex>`.

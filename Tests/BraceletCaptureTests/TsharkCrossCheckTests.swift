@@ -1,4 +1,5 @@
 import Foundation
+import BraceletProtocol
 import Testing
 import BraceletCapture
 import BraceletTransport
@@ -26,7 +27,7 @@ private func tsharkFields(_ path: String) throws -> [String] {
 }
 
 private func hexLower(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
+    hexString(bytes)
 }
 
 /// Wireshark is an independent dissector: if it finds the same notifications (opcode, handle and

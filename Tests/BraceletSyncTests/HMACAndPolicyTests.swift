@@ -1,15 +1,10 @@
+import BraceletProtocol
 import Testing
 @testable import BraceletSync
 
 private func hex(_ text: String) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex {
-        let next = text.index(index, offsetBy: 2)
-        bytes.append(UInt8(text[index..<next], radix: 16)!)
-        index = next
-    }
-    return bytes
+    guard let parsed = bytes(fromHex: text) else { fatalError("not hex: \(text)") }
+    return parsed
 }
 
 /// RFC 4231 test cases 1, 2, 3, 4, 6 and 7 (case 5 is a truncated MAC).

@@ -22,14 +22,10 @@ public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
         case .connected(let n): "connection \(n): client connected"
         case .disconnected(let n): "connection \(n): client disconnected"
         case .droppedLink(let n): "connection \(n): link dropped by fault injection"
-        case .command(let frame): "command " + frame.map { hex2($0) }.joined(separator: " ")
+        case .command(let frame): "command " + hexString(frame, separator: " ")
         case let .erased(kind, file): "erased \(kind) file of \(file.count) bytes, trailing CRC-32 \(hexString(file.suffix(4)))"
         case .heartRate(let m): "heart rate \(m.bpm) bpm, \(m.rrIntervals1024.count) RR"
         }
     }
 }
 
-func hex2(_ b: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
-}

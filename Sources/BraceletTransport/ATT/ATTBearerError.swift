@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// Why an ATT request over a bearer did not produce its response.
 public enum ATTBearerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The link dropped or the peer closed it.
@@ -22,7 +24,7 @@ public enum ATTBearerError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .requestTimedOut(request, ms):
             "no response to \(request) within \(ms) ms; the link is unusable after an ATT timeout: disconnect and reconnect"
         case let .attError(request, handle, code):
-            "\(request) on handle \(hexWord(handle)) failed with \(code): \(code.remedy)"
+            "\(request) on handle 0x\(hexString(handle, uppercase: true)) failed with \(code): \(code.remedy)"
         case let .malformedResponse(request, reason):
             "the response to \(request) is malformed (\(reason)); retry the request, and if it repeats check the peer's firmware"
         case .notARequest(let opcode):

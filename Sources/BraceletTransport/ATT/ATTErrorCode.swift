@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// The error code carried by an ATT Error Response (Bluetooth Core spec, Vol 3, Part F, 3.4.1.1,
 /// and the Core Specification Supplement, Part B, for the common profile codes 0xE0-0xFF).
 ///
@@ -123,6 +125,6 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
 
     /// Name and hex value, e.g. `Insufficient Encryption (0x0F)`.
     public var description: String {
-        "\(name ?? "Reserved error code") (\(hexByte(rawValue)))"
+        "\(name ?? "Reserved error code") (0x\(hexString(rawValue, uppercase: true)))"
     }
 }

@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// The first byte of every ATT PDU: which request, response, command, notification or
 /// indication the PDU is (Bluetooth Core spec, Vol 3, Part F, 3.4.8).
 ///
@@ -148,22 +150,7 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Name and hex value, e.g. `Handle Value Notification (0x1B)`.
     public var description: String {
-        "\(name ?? "Unknown opcode") (\(hexByte(rawValue)))"
+        "\(name ?? "Unknown opcode") (0x\(hexString(rawValue, uppercase: true)))"
     }
 }
 
-/// `0x` followed by two upper-case hex digits.
-func hexByte(_ value: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return "0x" + String(digits[Int(value >> 4)]) + String(digits[Int(value & 0x0F)])
-}
-
-/// `0x` followed by four upper-case hex digits.
-func hexWord(_ value: UInt16) -> String {
-    let digits = Array("0123456789ABCDEF")
-    var s = "0x"
-    for shift in stride(from: 12, through: 0, by: -4) {
-        s.append(digits[Int((value >> UInt16(shift)) & 0x0F)])
-    }
-    return s
-}

@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// Why bytes could not be decoded as an ATT PDU, or why a response could not be built.
 ///
 /// Byte offsets count from the start of the ATT PDU (offset 0 is the opcode).
@@ -41,7 +43,7 @@ public enum ATTPDUError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(opcode) carries a UUID of \(length) bytes at offset \(offset); ATT allows only 2 or 16. "
                 + "Treat the PDU as invalid (a server answers Invalid PDU 0x04)."
         case let .invalidFindInformationFormat(format):
-            return "Find Information Response has format \(hexByte(format)) at offset 1; only 0x01 (16-bit UUIDs) "
+            return "Find Information Response has format 0x\(hexString(format, uppercase: true)) at offset 1; only 0x01 (16-bit UUIDs) "
                 + "and 0x02 (128-bit UUIDs) exist. Treat the response as invalid and rediscover."
         case let .invalidEntryLength(opcode, length, minimum):
             return "\(opcode) declares entries of \(length) bytes at offset 1, less than the \(minimum) bytes of "

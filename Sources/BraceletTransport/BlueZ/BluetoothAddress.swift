@@ -1,3 +1,5 @@
+import BraceletProtocol
+
 /// A 48-bit Bluetooth device address, written most significant byte first (`C0:FF:EE:00:11:22`).
 public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
     /// The six bytes in wire order (least significant first), as HCI and `bdaddr_t` hold them.
@@ -23,8 +25,7 @@ public struct BluetoothAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `AA:BB:CC:DD:EE:FF`, most significant byte first, upper case.
     public var description: String {
-        let digits = Array("0123456789ABCDEF")
-        return wireBytes.reversed().map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: ":")
+        hexString(wireBytes.reversed(), uppercase: true, separator: ":")
     }
 }
 

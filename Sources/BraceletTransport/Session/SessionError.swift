@@ -46,7 +46,7 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingCharacteristic(let name):
             "the device has no \(name) characteristic; it is not a bracelet or runs unsupported firmware"
         case let .deviceError(command, code, detail):
-            "the bracelet answered command 0x\(hex2(command)) with error \(code.rawValue) (detail \(detail)): \(code)"
+            "the bracelet answered command 0x\(hexString(command)) with error \(code.rawValue) (detail \(detail)): \(code)"
         case let .verificationFailed(kind, attempts, reason):
             "the \(kind) file failed verification \(attempts) times (\(reason)); it was not erased and stays on the bracelet. "
                 + "Retry later; if it persists report the bracelet's firmware version."
@@ -54,7 +54,7 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
             "could not store the \(kind) file (\(reason)); nothing was erased on the bracelet. Fix the store and sync again."
         case .link(let why): why
         case .commandTimedOut(let command):
-            "no valid response to command 0x\(hex2(command)) within the timeout (sent twice); reconnecting"
+            "no valid response to command 0x\(hexString(command)) within the timeout (sent twice); reconnecting"
         case let .noProgress(kind, offset):
             "reading the \(kind) file made no progress at byte \(offset); reconnecting"
         case .sizeMismatch(let mismatch): mismatch.description
@@ -62,7 +62,3 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-func hex2(_ b: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
-}
