@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
-        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite"]),
+        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto"]),
         .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(

@@ -1,4 +1,5 @@
 import BraceletProtocol
+import BraceletStore
 import CCrypto
 
 /// HMAC-SHA256 (RFC 2104) through OpenSSL's libcrypto, for the webhook signature.
@@ -10,14 +11,15 @@ public enum HMACSHA256 {
         // OpenSSL treats a NULL key specially; always pass a real pointer, even for an empty key.
         let keyStorage = key.isEmpty ? [UInt8(0)] : key
         let messageStorage = message.isEmpty ? [UInt8(0)] : message
-        keyStorage.withUnsafeBufferPointer { keyBuffer in
+        let result = keyStorage.withUnsafeBufferPointer { keyBuffer in
             messageStorage.withUnsafeBufferPointer { messageBuffer in
                 output.withUnsafeMutableBufferPointer { out in
-                    _ = HMAC(EVP_sha256(), keyBuffer.baseAddress, Int32(key.count),
-                             messageBuffer.baseAddress, message.count, out.baseAddress, &length)
+                    HMAC(EVP_sha256(), keyBuffer.baseAddress, Int32(key.count),
+                         messageBuffer.baseAddress, message.count, out.baseAddress, &length)
                 }
             }
         }
+        guard result != nil, length == SHA256_DIGEST_LENGTH else { libcryptoFailed("HMAC (SHA-256)") }
         return Array(output.prefix(Int(length)))
     }
 
