@@ -68,6 +68,9 @@ public struct Forwarder: Sendable {
     public let random: @Sendable () -> Double
     /// Called for every event (progress output).
     public let onEvent: @Sendable (ForwarderEvent) -> Void
+    /// Where every store call runs: SQLite blocks on full fsync and other processes' locks, which must
+    /// not hold a thread of the cooperative pool that deliveries and sleeps run on.
+    private let storeQueue = SerialWorkQueue(label: "bracelet.forwarder.store")
 
     /// Creates a forwarder.
     public init(store: Store, sink: any OutboxSink, policy: RetryPolicy, filter: OutboxKindFilter = .all,
@@ -89,12 +92,12 @@ public struct Forwarder: Sendable {
         var report = ForwarderReport()
         let now = clock.nowMilliseconds()
         let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
-        let moved = try store.rescheduleOutbox(notAfter: overflow ? Int64.max : latest)
+        let moved = try await onStore { try $0.rescheduleOutbox(notAfter: overflow ? Int64.max : latest) }
         if moved > 0 { onEvent(.rescheduled(count: moved)) }
         var attempted = Set<Int64>()
         while true {
             let now = clock.nowMilliseconds()
-            let due = try store.pendingOutboxHeads(filter: filter).filter { $0.nextAttemptAt <= now && !attempted.contains($0.id) }
+            let due = try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.filter { $0.nextAttemptAt <= now && !attempted.contains($0.id) }
             if due.isEmpty { return report }
             for entry in due {
                 try Task.checkCancellation()
@@ -112,7 +115,7 @@ public struct Forwarder: Sendable {
         while true {
             report.add(try await deliverDue())
             if report.pausedReason != nil { return report }
-            let pending = try store.pendingOutboxHeads(filter: filter)
+            let pending = try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }
             guard let next = pending.map(\.nextAttemptAt).min() else { return report }
             let wait = Self.milliseconds(until: next, now: clock.nowMilliseconds())
             if wait > 0 {
@@ -136,7 +139,7 @@ public struct Forwarder: Sendable {
                     try await clock.sleep(milliseconds: policy.maxDelayMilliseconds)
                     continue
                 }
-                nextRetry = try store.pendingOutboxHeads(filter: filter).map(\.nextAttemptAt).min()
+                nextRetry = try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.map(\.nextAttemptAt).min()
             } catch let error as StoreError {
                 guard case .locked = error else { throw error }
                 try await clock.sleep(milliseconds: pollMilliseconds)
@@ -151,6 +154,12 @@ public struct Forwarder: Sendable {
     /// trusted to be an integer: one before 1970 counts as 1970, so the difference cannot overflow.
     package static func milliseconds(until time: Int64, now: Int64) -> Int64 {
         max(time, 0) - max(now, 0)
+    }
+
+    /// Runs `work` with the store on ``storeQueue``, suspending until it is done.
+    private func onStore<T: Sendable>(_ work: @escaping @Sendable (Store) throws -> T) async throws -> T {
+        let store = self.store
+        return try await storeQueue.run { try work(store) }
     }
 
     /// One delivery attempt and its bookkeeping.
@@ -168,27 +177,35 @@ public struct Forwarder: Sendable {
         var report = ForwarderReport()
         switch outcome {
         case .delivered, .alreadyHad:
-            try store.recordDelivered(entryID: entry.id, sink: sink.name, outcome: outcome.label, httpStatus: outcome.httpStatus, at: at)
+            let (name, label, status) = (sink.name, outcome.label, outcome.httpStatus)
+            try await onStore { try $0.recordDelivered(entryID: entry.id, sink: name, outcome: label, httpStatus: status, at: at) }
             report.delivered = 1
             onEvent(.delivered(key: entry.key, attempt: attemptNumber, outcome: outcome.label))
         case let .permanentFailure(reason, status):
-            try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
-                                          httpStatus: status, at: at, retryAt: nil)
+            try await recordFailed(entry, outcome, reason: reason, status: status, at: at, retryAt: nil)
             report.dead = 1
             onEvent(.dead(key: entry.key, attempt: attemptNumber, reason: reason))
         case let .configurationFailure(reason, status):
             // The entry is not at fault: it stays due, to go first once the sink works again.
-            try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
-                                          httpStatus: status, at: at, retryAt: min(at, entry.nextAttemptAt))
+            try await recordFailed(entry, outcome, reason: reason, status: status, at: at, retryAt: min(at, entry.nextAttemptAt))
             report.pausedReason = reason
             onEvent(.paused(sink: sink.name, reason: reason))
         case let .transientFailure(reason, status):
             let (retryAt, overflow) = at.addingReportingOverflow(policy.delayMilliseconds(afterFailures: attemptNumber, unitRandom: random()))
-            try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
-                                          httpStatus: status, at: at, retryAt: overflow ? Int64.max : retryAt)
+            try await recordFailed(entry, outcome, reason: reason, status: status, at: at, retryAt: overflow ? Int64.max : retryAt)
             report.retried = 1
             onEvent(.retryScheduled(key: entry.key, attempt: attemptNumber, retryAt: retryAt, reason: reason))
         }
         return report
+    }
+
+    /// Records a failed attempt of `entry` (on ``storeQueue``); `retryAt` nil makes it a dead letter.
+    private func recordFailed(_ entry: OutboxEntry, _ outcome: DeliveryOutcome, reason: String, status: Int?, at: Int64,
+                              retryAt: Int64?) async throws {
+        let (name, label) = (sink.name, outcome.label)
+        try await onStore {
+            try $0.recordFailedAttempt(entryID: entry.id, sink: name, outcome: label, error: reason, httpStatus: status,
+                                       at: at, retryAt: retryAt)
+        }
     }
 }

@@ -12,11 +12,12 @@ import Darwin
 /// recording the delivery, the entry is appended again (same key, same content). Keep the line with
 /// the highest `version` per summary. A line cut short by a crash or a full disk is removed before
 /// the retry; a reader should still skip any line that does not parse.
-public final class JSONLinesSink: OutboxSink, @unchecked Sendable {
+public final class JSONLinesSink: OutboxSink, Sendable {
     /// The file appended to.
     public let path: String
     private let fd: Int32
-    private let lock = NSLock()
+    /// Appends and fsyncs run here, one at a time, off the cooperative pool.
+    private let queue = SerialWorkQueue(label: "bracelet.jsonl")
 
     /// Opens (creating with mode 0600) `path` for appending. When the file's last line is unfinished
     /// (a crash mid-write of another tool), a newline is added so the next line starts clean.
@@ -65,7 +66,7 @@ public final class JSONLinesSink: OutboxSink, @unchecked Sendable {
         var line = Array(entry.deliveryBody)
         line.removeAll { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         line.append(UInt8(ascii: "\n"))
-        return lock.withLock {
+        return await queue.run { [line, fd, path] in
             let start = lseek(fd, 0, SEEK_END)
             guard start >= 0 else {
                 return .configurationFailure(reason: "cannot position at the end of \(path): \(String(cString: strerror(errno)))", httpStatus: nil)
