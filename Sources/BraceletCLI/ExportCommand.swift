@@ -46,8 +46,9 @@ struct ExportCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.")
-    var tz: String?
+    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.",
+            transform: parseTimeZoneOption)
+    var tz: TimeZone?
 
     @Option(help: "FHIR Patient id the observations are about (fhir only).")
     var user: String?
@@ -77,15 +78,11 @@ struct ExportCommand: ParsableCommand {
 }
 
 /// Opens the database and reads one device's days for an export or report.
-func loadExportDataset(db: String, device: String?, from: String?, to: String?, tz: String?) throws -> ExportDataset {
+func loadExportDataset(db: String, device: String?, from: String?, to: String?, tz: TimeZone?) throws -> ExportDataset {
     let store = try openStore(db, mustExist: true)
     let serial = try chooseDevice(store, path: db, requested: device)
-    var zone: TimeZone?
-    if let tz {
-        do { zone = try SummaryConfiguration.timeZone(named: tz) } catch { throw CLIError("--tz: \(error)") }
-    }
     do {
-        return try ExportDataset.load(store: store, device: serial, from: from, to: to, timeZone: zone)
+        return try ExportDataset.load(store: store, device: serial, from: from, to: to, timeZone: tz)
     } catch let error as ExportError {
         throw CLIError("\(error)", exitCode: 2)
     } catch let error as StoreError {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletExport
 import BraceletStore
 import Foundation
@@ -32,8 +33,9 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Days in the week view, ending on --day (1 = the day alone).")
     var days: Int = 1
 
-    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.")
-    var tz: String?
+    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.",
+            transform: parseTimeZoneOption)
+    var tz: TimeZone?
 
     @Option(name: [.short, .customLong("output")], help: "The HTML file to write (default: standard output).")
     var output: String?
@@ -44,9 +46,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let first = LocalDates.unixSecondsRange(of: day, in: TimeZone(secondsFromGMT: 0) ?? .current)
-            .map { LocalDates.dates(ofUnixSeconds: [$0.lowerBound - Int64(days - 1) * 86_400], in: TimeZone(secondsFromGMT: 0) ?? .current) }?
-            .first ?? day
+        let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day
         let dataset = try loadExportDataset(db: db, device: device, from: first, to: day, tz: tz)
         var scores: [WeekScore] = []
         if days > 1 {

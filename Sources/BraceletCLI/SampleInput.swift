@@ -105,8 +105,9 @@ func chooseDevice(_ store: Store, path: String, requested: String?) throws -> St
 
 /// Options shared by the summary commands: who the person is and which time zone their days are in.
 struct PersonOptions: ParsableArguments {
-    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: the capture's recorded offset, else UTC.")
-    var tz: String?
+    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: the capture's recorded offset, else UTC.",
+            transform: parseTimeZoneOption)
+    var tz: TimeZone?
 
     @Option(help: "Age in years (sets max HR = 208 - 0.7 x age, or 220 - age with --hrmax-formula 220).")
     var age: Int?
@@ -115,7 +116,7 @@ struct PersonOptions: ParsableArguments {
     var hrMax: Int?
 
     @Option(name: .customLong("hrmax-formula"), help: "Formula for max HR from age: 208 (Tanaka, default) or 220.")
-    var hrMaxFormula: String = "208"
+    var hrMaxFormula: HRMaxFormula = .tanaka
 
     @Option(help: "Body height in cm, for step distance.")
     var height: Double = SummaryConfiguration.defaultHeightCm
@@ -134,7 +135,7 @@ struct PersonOptions: ParsableArguments {
         do {
             let zone: TimeZone
             if let tz {
-                zone = try SummaryConfiguration.timeZone(named: tz)
+                zone = tz
             } else if let offset = recordedOffsetSeconds, let fixed = TimeZone(secondsFromGMT: offset) {
                 zone = fixed
                 printError("note: no --tz given; using the offset the bracelet recorded (\(offset / 60) min). Pass --tz ZONE for correct days across daylight-saving changes.")
@@ -145,12 +146,9 @@ struct PersonOptions: ParsableArguments {
             if age == nil && hrMax == nil {
                 printError("note: no --age or --hr-max given: heart-rate zones assume age \(SummaryConfiguration.defaultAge); pass your own for zones that mean something")
             }
-            guard let formula = HRMaxFormula(rawValue: hrMaxFormula) else {
-                throw CLIError("--hrmax-formula must be 208 or 220, not \(hrMaxFormula)")
-            }
             return try SummaryConfiguration(summarySlotSeconds: slotSeconds, qualityThreshold: minQuality, age: age, hrMax: hrMax,
-                                            hrMaxFormula: formula, heightCm: height, stepGoal: stepGoal, timeZone: zone)
-        } catch let error as SummaryConfigurationError {
+                                            hrMaxFormula: hrMaxFormula, heightCm: height, stepGoal: stepGoal, timeZone: zone)
+        } catch {
             throw CLIError("\(error)")
         }
     }

@@ -123,3 +123,4 @@ struct HRVCommand: ParsableCommand {
 }
 
 extension HRVFilter: ExpressibleByArgument {}
+extension HRMaxFormula: ExpressibleByArgument {}

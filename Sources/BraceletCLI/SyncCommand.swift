@@ -71,8 +71,8 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "With --payload: the time zone the days were cut in (the --tz given to ingest); default: each summary's own offset.",
-        valueName: "zone"))
-    var tz: String?
+        valueName: "zone"), transform: parseTimeZoneOption)
+    var tz: TimeZone?
 
     @Option(name: .long, help: ArgumentHelp("Backoff after the first failure, seconds (0.001 to 86400).", valueName: "seconds"))
     var baseDelay = 1.0
@@ -203,11 +203,7 @@ struct SyncCommand: AsyncParsableCommand {
             sink = try JSONLinesSink(path: jsonl ?? "")
         }
         if let payload {
-            var zone: TimeZone?
-            if let tz {
-                do { zone = try SummaryConfiguration.timeZone(named: tz) } catch { throw CLIError("--tz: \(error)") }
-            }
-            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: zone) } catch { throw CLIError("--payload: \(error)") }
+            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz) } catch { throw CLIError("--payload: \(error)") }
         }
         let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
         let quiet = quiet
