@@ -1,4 +1,4 @@
-/// Activity summary of one local day (seed `MetricActivitySummery`).
+/// Activity summary of one local day (Summaries data model `MetricActivitySummery`).
 public struct ActivitySummary: Sendable, Equatable, Codable {
     /// Sum of steps.
     @Nullable public var steps: Int?
@@ -13,7 +13,7 @@ public struct ActivitySummary: Sendable, Equatable, Codable {
     public init() { slots = [] }
 }
 
-/// One summary slot of activity (seed `MetricActivitySummerySlot`).
+/// One summary slot of activity (Summaries data model `MetricActivitySummerySlot`).
 public struct ActivitySlot: Sendable, Equatable, Codable {
     /// Slot start, Unix seconds.
     public var intervalDate: Int64

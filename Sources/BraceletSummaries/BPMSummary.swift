@@ -1,4 +1,4 @@
-/// Heart-rate summary of one local day (seed model `MetricBPMSummery`), plus minimum and resting HR.
+/// Heart-rate summary of one local day (Summaries data model `MetricBPMSummery`), plus minimum and resting HR.
 ///
 /// Durations are whole minutes of counted time, percentages 0-100 of counted time; every field is
 /// nil when no heart-rate sample counted that day.
@@ -51,7 +51,7 @@ public struct BPMSummary: Sendable, Equatable, Codable {
     }
 }
 
-/// One summary slot of heart rate (seed `MetricBPMSummerySlot`).
+/// One summary slot of heart rate (Summaries data model `MetricBPMSummerySlot`).
 public struct BPMSlot: Sendable, Equatable, Codable {
     /// Slot start, Unix seconds.
     public var intervalDate: Int64

@@ -1,4 +1,4 @@
-/// Breath (respiration) rate summary of one local day (seed `MetricBreathSummery`) plus minimum and
+/// Breath (respiration) rate summary of one local day (Summaries data model `MetricBreathSummery`) plus minimum and
 /// the breathing rate during main sleep.
 public struct BreathSummary: Sendable, Equatable, Codable {
     /// Time-weighted mean of counted breath rate, rounded to whole breaths/min.
@@ -18,7 +18,7 @@ public struct BreathSummary: Sendable, Equatable, Codable {
     public init() { slots = [] }
 }
 
-/// One summary slot of breath rate (seed `MetricBreathSummerySlot`).
+/// One summary slot of breath rate (Summaries data model `MetricBreathSummerySlot`).
 public struct BreathSlot: Sendable, Equatable, Codable {
     /// Slot start, Unix seconds.
     public var intervalDate: Int64

@@ -1,6 +1,6 @@
-/// Electrodermal activity summary of one local day (V2 only; seed `MetricEmographySummary`), µS.
+/// Electrodermal activity summary of one local day (V2 only; Summaries data model `MetricEmographySummary`), µS.
 ///
-/// The seed's slot fields `cognitiveZone`, `predictiveCZ`, `predictiveCZTransitionTime`, `czHour`,
+/// The data model's slot fields `cognitiveZone`, `predictiveCZ`, `predictiveCZTransitionTime`, `czHour`,
 /// `cortisolContribution` and their qualities have no published definition and are left out.
 public struct EmographySummary: Sendable, Equatable, Codable {
     /// Time-weighted mean skin conductance of the day, microsiemens (not rounded: values are small).
@@ -18,7 +18,7 @@ public struct EmographySummary: Sendable, Equatable, Codable {
 
 /// One summary slot of skin conductance.
 public struct EmographySlot: Sendable, Equatable, Codable {
-    /// Slot start, Unix seconds (the seed calls it `date`).
+    /// Slot start, Unix seconds (the data model calls it `date`).
     public var date: Int64
     /// Mean skin conductance in the slot, microsiemens.
     public var stressLevelSkinConductance: Double

@@ -1,4 +1,4 @@
-/// One sleep session (seed `MetricSleepSummery`) computed from sleep-stage samples at their own
+/// One sleep session (Summaries data model `MetricSleepSummery`) computed from sleep-stage samples at their own
 /// interval. Every duration is in seconds.
 ///
 /// Left out on purpose (see Definitions.md): `totalSecsDept`, `totalSecsDeptAdjust`,
@@ -39,7 +39,7 @@ public struct SleepSession: Sendable, Equatable, Codable {
     public var totalREMToDeepTransitions: Int
     /// REM -> light changes.
     public var totalREMToLightTransitions: Int
-    /// Any sleep stage -> awake changes (the seed's "awake count").
+    /// Any sleep stage -> awake changes (the data model's "awake count").
     public var totalSleepToAwakeTransitions: Int
     /// Awake -> any sleep stage changes.
     public var totalAwakeToSleepTransitions: Int
@@ -66,7 +66,7 @@ public struct SleepSession: Sendable, Equatable, Codable {
     public var slots: [SleepSlot]
 }
 
-/// One sleep-stage sample inside a session (seed `MetricSleepSummerySlots`).
+/// One sleep-stage sample inside a session (Summaries data model `MetricSleepSummerySlots`).
 public struct SleepSlot: Sendable, Equatable, Codable {
     /// Sample start, Unix seconds.
     public var date: Int64

@@ -1,4 +1,4 @@
-/// Blood-oxygen summary of one local day (V2 only; seed `MetricSpo2Summery`), percent.
+/// Blood-oxygen summary of one local day (V2 only; Summaries data model `MetricSpo2Summery`), percent.
 public struct Spo2Summary: Sendable, Equatable, Codable {
     /// Time-weighted mean counted SpO2, rounded.
     @Nullable public var averageSpo2: Int?

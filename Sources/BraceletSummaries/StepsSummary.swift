@@ -1,4 +1,4 @@
-/// Steps summary of one local day (seed `MetricStepsSummary`), with its slots and workouts.
+/// Steps summary of one local day (Summaries data model `MetricStepsSummary`), with its slots and workouts.
 public struct StepsSummary: Sendable, Equatable, Codable {
     /// Sum of steps; nil when no sample reported steps.
     @Nullable public var stepCount: Int?
@@ -22,7 +22,7 @@ public struct StepsSummary: Sendable, Equatable, Codable {
     public init() { workouts = []; slots = [] }
 }
 
-/// One summary slot of steps (seed `MetricStepsSummarySlot`).
+/// One summary slot of steps (Summaries data model `MetricStepsSummarySlot`).
 public struct StepsSlot: Sendable, Equatable, Codable {
     /// Slot start, Unix seconds.
     public var intervalDate: Int64

@@ -1,4 +1,4 @@
-/// Skin temperature summary of one local day (seed `MetricBodyTempSummery`), °C.
+/// Skin temperature summary of one local day (Summaries data model `MetricBodyTempSummery`), °C.
 public struct BodyTempSummary: Sendable, Equatable, Codable {
     /// Time-weighted mean skin temperature.
     @Nullable public var averageTemp: Double?
@@ -27,7 +27,7 @@ public struct BodyTempSlot: Sendable, Equatable, Codable {
     }
 }
 
-/// Core body temperature summary of one local day (V2 only; seed `MetricCoreBodyTemperatureSummary`), °C.
+/// Core body temperature summary of one local day (V2 only; Summaries data model `MetricCoreBodyTemperatureSummary`), °C.
 public struct CoreBodyTemperatureSummary: Sendable, Equatable, Codable {
     /// Time-weighted mean core temperature.
     @Nullable public var averageCoreBodyTemperature: Double?

@@ -1,4 +1,4 @@
-/// Maps one day of bracelet summaries to ``VitalityRawMetrics`` (issue 4 item 3).
+/// Maps one day of bracelet summaries to ``VitalityRawMetrics`` with the rules of ``VitalityMapper``.
 ///
 /// Pure: no I/O, no clock, same input gives the same output. This is the entry point the sync
 /// layer's vitality sink calls for each day it delivers. Every metric whose inputs are missing stays

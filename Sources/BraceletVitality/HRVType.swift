@@ -2,7 +2,7 @@
 ///
 /// SDNN and RMSSD measure different things and are never converted one into the other; the type
 /// travels with the value so scoring can use the right reference range. Encoded as `"sdnn"` or
-/// `"rmssd"`, the seed's strings.
+/// `"rmssd"`, the strings of the ROOK implementation requirements.
 public enum HRVType: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// Standard deviation of normal-to-normal beat intervals.
     case sdnn

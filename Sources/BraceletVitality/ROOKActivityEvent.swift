@@ -1,5 +1,5 @@
-/// One ROOK activity event (a workout or session), as in the seed (ROOK implementation
-/// requirements, section 3). Used for movement minutes only when the physical summary has no
+/// One ROOK activity event (a workout or session), as the ROOK implementation
+/// requirements define it, section 3). Used for movement minutes only when the physical summary has no
 /// active minutes.
 public struct ROOKActivityEvent: Sendable, Hashable, Codable {
     /// Kind of activity, for example "moderate" or "vigorous" (`type`, required).
@@ -9,7 +9,7 @@ public struct ROOKActivityEvent: Sendable, Hashable, Codable {
     /// Energy of the event, kcal (`calories_burned_kcal`); not used by the mapping.
     public var caloriesBurnedKcal: Double?
 
-    /// The seed's snake_case JSON names.
+    /// ROOK's snake_case JSON names.
     enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case type
         case durationSecondsInt = "duration_seconds_int"

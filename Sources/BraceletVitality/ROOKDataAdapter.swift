@@ -1,5 +1,5 @@
 /// Maps ROOK summaries of one day to ``VitalityRawMetrics`` with the same rules as the bracelet
-/// adapter (issue 4 item 4).
+/// adapter, so a day scores the same whichever source it came from.
 ///
 /// Source order per metric: sleep from the sleep summary; movement minutes from
 /// `physical_summary.active_minutes_total_int`, else the sum of the activity events' durations;
@@ -13,7 +13,7 @@
 /// intensity (type `light`, `low`, `sedentary`, `rest` or `inactive`) are left out, because movement
 /// minutes are scored on a moderate-to-vigorous curve.
 public enum ROOKDataAdapter {
-    /// The seed's entry point: the metrics only.
+    /// The entry point the ROOK implementation requirements name: the metrics only.
     public static func mapToVitalityRawMetrics(
         age: Int,
         sleepSummary: ROOKSleepSummary?,

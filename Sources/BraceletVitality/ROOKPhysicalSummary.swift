@@ -1,5 +1,5 @@
-/// A ROOK physical (daily activity) summary, as in the seed (ROOK implementation requirements,
-/// section 3). JSON keys are ROOK's snake_case names exactly (see `CodingKeys`).
+/// A ROOK physical (daily activity) summary, as the ROOK implementation requirements
+/// define it (section 3). JSON keys are ROOK's snake_case names exactly (see `CodingKeys`).
 public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
     /// Steps in the day (`steps_int`).
     public var stepsInt: Int?
@@ -16,7 +16,7 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
     /// Daily average RMSSD, ms (`hrv_rmssd_avg_ms`): last HRV fallback.
     public var hrvRmssdAvgMs: Double?
 
-    /// The seed's snake_case JSON names.
+    /// ROOK's snake_case JSON names.
     enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case stepsInt = "steps_int"
         case activeMinutesTotalInt = "active_minutes_total_int"

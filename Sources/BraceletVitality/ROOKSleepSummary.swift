@@ -1,4 +1,4 @@
-/// A ROOK sleep summary for one night, as in the seed (ROOK implementation requirements, section 3).
+/// A ROOK sleep summary for one night, as the ROOK implementation requirements define it (section 3).
 ///
 /// The JSON keys are ROOK's snake_case names exactly (see `CodingKeys`); the Swift properties are
 /// their camelCase spellings. Every field is optional: a source that does not measure it omits it.
@@ -27,7 +27,7 @@ public struct ROOKSleepSummary: Sendable, Hashable, Codable {
     /// Average breathing rate during sleep, breaths/min (`breaths_avg_per_min_int`).
     public var breathsAvgPerMinInt: Int?
 
-    /// The seed's snake_case JSON names.
+    /// ROOK's snake_case JSON names.
     enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case sleepDurationSecondsInt = "sleep_duration_seconds_int"
         case timeInBedSecondsInt = "time_in_bed_seconds_int"

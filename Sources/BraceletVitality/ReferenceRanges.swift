@@ -7,7 +7,7 @@ public enum ReferenceRanges {
     typealias P = ReferenceCurve.Point
 
     /// The curve for one metric at one age. `hrvType` selects the SDNN or RMSSD table (nil = SDNN,
-    /// the seed's legacy meaning).
+    /// the meaning of a value without a type in the ROOK implementation requirements).
     public static func curve(for field: VitalityField, age: Int, hrvType: HRVType?) -> ReferenceCurve {
         switch field {
         case .sleepDurationHours:

@@ -1,4 +1,5 @@
-/// The mapping rules of issue 4 item 3, shared by the bracelet and the ROOK adapter.
+/// The rules that turn a day's summaries into ``VitalityRawMetrics``, shared by the bracelet and the
+/// ROOK adapter so both sources give the same metric for the same day.
 ///
 /// Rules: sleep hours = main-sleep total / 3600; restorative = (deep + REM) / total sleep x 100;
 /// efficiency = total sleep / time in bed x 100 (nil when time in bed is 0); awake = awake / time in

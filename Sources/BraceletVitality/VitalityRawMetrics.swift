@@ -1,6 +1,6 @@
 /// The metrics the vitality scoring pipeline takes, for one day or averaged over a window.
 ///
-/// Exactly the seed's fields (ROOK implementation requirements, section 1) including `hrvType`; the
+/// Exactly the fields of the ROOK implementation requirements (ROOK implementation requirements, section 1) including `hrvType`; the
 /// JSON keys are the property names. Every metric is optional: `nil` means "not measured", never 0.
 /// Encoding writes `null` for a nil metric so a reader sees the key was considered.
 public struct VitalityRawMetrics: Sendable, Hashable, Codable {

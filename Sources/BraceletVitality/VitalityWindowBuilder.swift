@@ -1,7 +1,7 @@
 import BraceletDecoder
 import Foundation
 
-/// Builds a ``VitalityWindow`` from daily metrics (issue 4 item 5).
+/// Builds a ``VitalityWindow`` (7-30 consecutive complete days) from daily metrics.
 ///
 /// Only complete days are used (see Definitions.md, "Coverage and complete days"): a bracelet day
 /// that is not over, or on which less than 90 % of the minutes were recorded, is skipped and listed
