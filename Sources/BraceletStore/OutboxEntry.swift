@@ -111,8 +111,8 @@ public struct OutboxKindFilter: Sendable, Equatable {
     /// The kinds as a JSON array for SQL's `json_each`, `nil` for every kind.
     var jsonArray: String? {
         guard let kinds else { return nil }
-        let data = try? JSONSerialization.data(withJSONObject: kinds)
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        let bytes = try? CanonicalJSON.bytes(of: kinds, what: "the outbox kinds")
+        return bytes.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 }
 

@@ -22,9 +22,11 @@ extension OutboxEntry {
     /// How the canonical envelope the store writes begins.
     private static let envelopePrefix = Data(#"{"content_hash":"#.utf8)
 
-    /// The user as a JSON value; escaped by JSONSerialization, since the id was read from a file.
+    /// The user as a JSON value, escaped by the store's canonical JSON writer (the id was read from a file).
     private var userJSON: Data {
-        guard let user, let array = try? JSONSerialization.data(withJSONObject: [user]) else { return Data("null".utf8) }
-        return array.dropFirst().dropLast()
+        guard let user else { return Data("null".utf8) }
+        var out: [UInt8] = []
+        CanonicalJSON.appendString(user, to: &out)
+        return Data(out)
     }
 }

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletStore
 import BraceletSummaries
 import Foundation
 
@@ -35,14 +36,12 @@ public enum StoredVitalityMetrics {
         }
     }
 
-    /// Encodes a day for the store: the metrics with `age` null when it is not known (the age is
-    /// given when scoring) and the day's coverage.
-    static func encode(_ metrics: VitalityRawMetrics, age: Int?, coverage: DayCoverage) -> Data {
-        guard var object = (try? JSONSerialization.jsonObject(with: encode(metrics))) as? [String: Any],
-              let coverageObject = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(coverage)) else { return encode(metrics) }
-        object["age"] = age.map { $0 as Any } ?? NSNull()
-        object["coverage"] = coverageObject
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? encode(metrics)
+    /// Encodes a day for the store with the store's canonical JSON writer: the metrics with `age` null
+    /// when it is not known (the age is given when scoring) and the day's coverage.
+    ///
+    /// - Throws: ``BraceletStore/StoreError/invalidInput(_:)`` when a value is not a finite number.
+    static func encode(_ metrics: VitalityRawMetrics, age: Int?, coverage: DayCoverage) throws -> Data {
+        try CanonicalJSON.encode(StoredDay(metrics: metrics, age: age, coverage: coverage), what: "the vitality metrics")
     }
 
     /// A decoding error as "field: what was wrong", without the ROOK file's advice.
@@ -61,12 +60,28 @@ public enum StoredVitalityMetrics {
         }
     }
 
-    /// Encodes metrics the way ``decode(localDate:json:)`` reads them (sorted keys, nil as null):
-    /// what the sync layer's vitality sink stores.
-    public static func encode(_ metrics: VitalityRawMetrics) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(metrics)) ?? Data("{}".utf8)
+    /// Encodes metrics the way ``decode(localDate:json:)`` reads them, with the store's canonical JSON
+    /// writer (sorted keys, nil as null).
+    ///
+    /// - Throws: ``BraceletStore/StoreError/invalidInput(_:)`` when a value is not a finite number.
+    public static func encode(_ metrics: VitalityRawMetrics) throws -> Data {
+        try CanonicalJSON.encode(metrics, what: "the vitality metrics")
+    }
+}
+
+/// The stored form of a day: the metrics' own keys, then `age` (null when unknown) and `coverage`.
+private struct StoredDay: Encodable {
+    let metrics: VitalityRawMetrics
+    let age: Int?
+    let coverage: DayCoverage
+
+    private enum CodingKeys: String, CodingKey { case age, coverage }
+
+    func encode(to encoder: any Encoder) throws {
+        try metrics.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let age { try container.encode(age, forKey: .age) } else { try container.encodeNil(forKey: .age) }
+        try container.encode(coverage, forKey: .coverage)
     }
 }
 

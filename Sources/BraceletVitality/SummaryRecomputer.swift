@@ -104,9 +104,8 @@ public struct SummaryRecomputer: Sendable {
         }
         let sessions = engine.sleepSessions.filter { $0.recordDate == date }
         for session in sessions {
-            let json = try JSONEncoder.sorted.encode(session)
             if case .changed = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
-                                                            localDate: date, json: json) {
+                                                            localDate: date, value: session) {
                 report.changedSleepSessions += 1
             }
         }
@@ -127,19 +126,10 @@ public struct SummaryRecomputer: Sendable {
                     : m
             }
         }
-        let json = StoredVitalityMetrics.encode(metrics, age: age, coverage: day.coverage)
+        let json = try StoredVitalityMetrics.encode(metrics, age: age, coverage: day.coverage)
         if try store.upsertVitalityMetrics(device: device, localDate: date, json: json) {
             report.changedVitalityDays += 1
         }
         report.missingVitalityFields[date] = missing
-    }
-}
-
-extension JSONEncoder {
-    /// An encoder with sorted keys, so equal content gives equal bytes (and equal hashes).
-    static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
     }
 }

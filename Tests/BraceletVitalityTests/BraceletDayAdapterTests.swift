@@ -77,7 +77,7 @@ import Testing
     @Test func roundTripKeepsNilAndHRVType() throws {
         let day = BraceletDay(date: date("2026-01-05"), totalSleepSeconds: 27000, steps: 8000, nightlyRMSSDMs: 41)
         let (metrics, _) = vitalityMetrics(for: day, age: 44)
-        let json = StoredVitalityMetrics.encode(metrics)
+        let json = try StoredVitalityMetrics.encode(metrics)
         let text = String(decoding: json, as: UTF8.self)
         #expect(text.contains(#""hrvType":"rmssd""#))
         #expect(text.contains(#""activeCalories":null"#))
