@@ -1,10 +1,11 @@
+import BraceletStore
 import Foundation
 
 /// A JSON tree for documents whose shape is set by an outside schema (Open mHealth, IEEE 1752, FHIR).
 ///
 /// Only values that exist are put in: a missing measurement is left out of the tree (or written as
-/// `.null` where a schema requires the key), never as 0. Written with the project's JSON encoder
-/// settings (sorted keys, no escaped slashes) so equal content gives equal bytes.
+/// `.null` where a schema requires the key), never as 0. Written by the store's canonical JSON writer
+/// (sorted keys, no escaped slashes) so equal content gives equal bytes.
 public enum JSONValue: Sendable, Equatable, Encodable {
     /// A string.
     case string(String)
@@ -64,14 +65,16 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(floatLiteral value: Double) { self = .double(value) }
 }
 
-/// The one JSON writer of the exports: Foundation's encoder with the settings the summaries use
-/// (sorted keys, unescaped slashes), so exports and summaries read alike.
+/// How the exports write JSON: the store's canonical writer (``BraceletStore/CanonicalJSON``), indented
+/// for files people read, compact for deliveries, so exports, summaries and outbox payloads read alike.
 enum ExportJSON {
     static func encode<T: Encodable>(_ value: T, prettyPrinted: Bool) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                                                 : [.sortedKeys, .withoutEscapingSlashes]
-        do { return try encoder.encode(value) } catch {
+        do {
+            let node = try CanonicalJSON.node(of: value, what: "the export")
+            var out: [UInt8] = []
+            if prettyPrinted { CanonicalJSON.writeIndented(node, into: &out) } else { CanonicalJSON.write(node, into: &out) }
+            return Data(out)
+        } catch {
             throw ExportError.encoding("could not write the export as JSON: \(error)")
         }
     }

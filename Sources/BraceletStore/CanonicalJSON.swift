@@ -31,6 +31,15 @@ public enum CanonicalJSON {
 
     /// Encodes `value` into canonical bytes (see ``encode(_:what:)``).
     public static func bytes<T: Encodable>(of value: T, what: String) throws -> [UInt8] {
+        let root = try node(of: value, what: what)
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        write(root, into: &out)
+        return out
+    }
+
+    /// The tree of `value`, for ``write(_:into:)`` or ``writeIndented(_:depth:into:)``.
+    package static func node<T: Encodable>(of value: T, what: String) throws -> Node {
         let root = Node()
         do {
             try CanonicalEncoder.encode(value, into: root, codingPath: [])
@@ -39,10 +48,7 @@ public enum CanonicalJSON {
         } catch {
             throw StoreError.invalidInput("\(what) could not be encoded as JSON: \(error)")
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(4096)
-        write(root, into: &out)
-        return out
+        return root
     }
 
     /// Parses `json` and writes it back in canonical form. Throws ``StoreError/invalidInput(_:)``
@@ -56,7 +62,7 @@ public enum CanonicalJSON {
 
     /// One JSON value under construction. A class, so that containers handed out by the encoder can
     /// fill in their part of the tree after they were created.
-    public final class Node {
+    package final class Node {
         /// What the node holds.
         public enum Value {
             /// Nothing encoded yet (written as `{}`, as JSONEncoder writes a value that encodes nothing).
@@ -140,7 +146,7 @@ public enum CanonicalJSON {
     }
 
     /// Writes `node` in canonical form (see ``CanonicalJSON``).
-    public static func write(_ node: Node, into out: inout [UInt8]) {
+    package static func write(_ node: Node, into out: inout [UInt8]) {
         switch node.value {
         case .empty: out.append(contentsOf: [0x7B, 0x7D])
         case .null: out.append(contentsOf: "null".utf8)
@@ -171,7 +177,7 @@ public enum CanonicalJSON {
 
     /// The canonical text of a `Double`: shortest round-trip digits without a trailing `.0`, and
     /// `0` for negative zero. Throws for NaN and the infinities, which JSON cannot hold.
-    public static func format(_ value: Double, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
+    package static func format(_ value: Double, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
         guard value.isFinite else {
             let path = codingPath().map(\.stringValue).joined(separator: ".")
             throw StoreError.invalidInput("\(value) at \(path.isEmpty ? "the top level" : path) is not a number JSON can hold; a missing value must be nil, never NaN or infinity.")
@@ -182,7 +188,7 @@ public enum CanonicalJSON {
     }
 
     /// The canonical text of a `Float`: as JSONEncoder writes it (its own shortest digits).
-    public static func format(_ value: Float, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
+    package static func format(_ value: Float, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
         guard value.isFinite else { return try format(Double(value), codingPath: codingPath()) }
         if value == 0 { return "0" }
         let text = value.description
@@ -190,7 +196,7 @@ public enum CanonicalJSON {
     }
 
     /// Appends `s` as a JSON string literal with the canonical escapes.
-    public static func appendString(_ s: String, to out: inout [UInt8]) {
+    package static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
         for byte in s.utf8 {
             switch byte {
