@@ -7,7 +7,7 @@ private let upperDigits = Array("0123456789ABCDEF".utf8)
 
 /// Formats bytes as hex, two digits per byte, e.g. `"01a0ff"`; `separator` goes between bytes
 /// (`hexString(address, uppercase: true, separator: ":")` gives `AA:BB:CC`).
-public func hexString<C: Collection>(_ bytes: C, uppercase: Bool = false, separator: String = "") -> String
+package func hexString<C: Collection>(_ bytes: C, uppercase: Bool = false, separator: String = "") -> String
 where C.Element == UInt8 {
     let digits = uppercase ? upperDigits : lowerDigits
     let separatorBytes = Array(separator.utf8)
@@ -23,7 +23,7 @@ where C.Element == UInt8 {
 
 /// Formats an unsigned integer as hex padded to its width (2 digits for `UInt8`, 4 for `UInt16`,
 /// 8 for `UInt32`), most significant digit first, without a `0x` prefix.
-public func hexString<T: FixedWidthInteger & UnsignedInteger>(_ value: T, uppercase: Bool = false) -> String {
+package func hexString<T: FixedWidthInteger & UnsignedInteger>(_ value: T, uppercase: Bool = false) -> String {
     let digits = uppercase ? upperDigits : lowerDigits
     var out = [UInt8]()
     out.reserveCapacity(T.bitWidth / 4)
@@ -34,7 +34,7 @@ public func hexString<T: FixedWidthInteger & UnsignedInteger>(_ value: T, upperc
 }
 
 /// Parses hex (spaces, colons, dashes and newlines allowed between bytes); `nil` when it is not hex.
-public func bytes(fromHex text: String) -> [UInt8]? {
+package func bytes(fromHex text: String) -> [UInt8]? {
     let digits = text.utf8.filter { $0 != 0x20 && $0 != 0x3A && $0 != 0x0A && $0 != 0x2D }
     guard digits.count % 2 == 0 else { return nil }
     func nibble(_ c: UInt8) -> UInt8? {
