@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletDecoder", "BraceletSummaries"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BraceletCLITests",
-            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol",
+            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ]

@@ -1,6 +1,12 @@
 import Testing
 @testable import BraceletDecoder
 
+/// The date written `text`; a test with a bad literal stops here.
+private func date(_ text: String) -> LocalDate {
+    guard let value = LocalDate(iso: text) else { fatalError("bad test date \(text)") }
+    return value
+}
+
 @Suite struct LocalDateTests {
     @Test func parsesOnlyRealDates() {
         #expect(LocalDate(iso: "2026-01-05")?.description == "2026-01-05")

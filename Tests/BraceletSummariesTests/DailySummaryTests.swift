@@ -148,7 +148,7 @@ import Testing
     }
 
     @Test func seedExampleDayReadsBack() throws {
-        // The seed's MetricBPMSummery slots of 2022-02-01 (5-minute samples)
+        // The Summaries data model's example MetricBPMSummery slots of 2022-02-01 (5-minute samples)
         let base: Int64 = 1_643_673_600
         let bpms = [89, 79, 81, 75, 69, 65, 60, 57]
         let samples = bpms.enumerated().map { slot(base + Int64($0.offset * 300), 300, bpm: $0.element) }

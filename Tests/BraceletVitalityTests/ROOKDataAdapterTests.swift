@@ -1,7 +1,7 @@
 import Testing
 @testable import BraceletVitality
 
-/// The seed's test list 9.1, with values computed by hand from the inputs.
+/// Test list 9.1 of the ROOK implementation requirements, with values computed by hand from the inputs.
 @Suite struct ROOKDataAdapterTests {
     @Test func fullCoverageMapsEveryMetric() throws {
         // Day 1 of the Whoop sample: 27000 s sleep, 30000 s in bed, 1800 s awake, 5400 s REM,

@@ -16,7 +16,7 @@ import Testing
         #expect(multi.days.count == 27) // 30 calendar days, 3 absent
         #expect(multi.days.first?.date == date("2025-12-08"))
         #expect(multi.days.last?.date == date("2026-01-06"))
-        // Snake-case keys land in the seed's fields.
+        // Snake-case keys land in the fields of the ROOK implementation requirements.
         let whoop = try loadFixture("rook_sample_whoop_full").days[0]
         #expect(whoop.sleepSummary?.timeAwakeDuringSleepSecondsInt == 1800)
         #expect(whoop.physicalSummary?.totalCaloriesKcalDouble == 2450)
