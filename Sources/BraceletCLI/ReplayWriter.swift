@@ -98,14 +98,10 @@ func jsonEscaped(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 { out += "\\u00" + String(scalar.value, radix: 16).leftPadded(2) } else { out.unicodeScalars.append(scalar) }
+            if scalar.value < 0x20 { out += "\\u00" + hexString(UInt8(scalar.value)) } else { out.unicodeScalars.append(scalar) }
         }
     }
     return out
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 /// Quotes a CSV cell when it holds a comma, quote or newline.

@@ -69,7 +69,7 @@ struct ScanCommand: ParsableCommand {
         case 0x01: "no-passkey"
         case 0xAA: "pairing+passkey"
         case 0xAB: "pairing"
-        default: "0x" + String(state, radix: 16)
+        default: "0x" + hexString(state)
         }
     }
 

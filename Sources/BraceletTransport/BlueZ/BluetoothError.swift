@@ -1,3 +1,4 @@
+import BraceletProtocol
 import Glibc
 
 /// Why the Bluetooth layer (HCI scanning, L2CAP connections) could not do what was asked, with
@@ -72,7 +73,7 @@ public enum BluetoothError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidAddress(let text):
             return "'\(text)' is not a Bluetooth address; write six hex bytes separated by colons, e.g. C0:FF:EE:00:11:22."
         case let .management(operation, status):
-            return "\(operation) failed: the kernel's Bluetooth management interface answered status 0x\(String(status, radix: 16)) "
+            return "\(operation) failed: the kernel's Bluetooth management interface answered status 0x\(hexString(status)) "
                 + "(\(Self.statusName(status))). \(status == 0x0A ? "Another program (bluetoothd, btmgmt, a scanner) is using the adapter for the same thing; stop it or retry. " : "")"
                 + "Check `btmgmt info` and `dmesg`, then retry."
         case .interrupted(let operation):
