@@ -99,6 +99,20 @@ def copy_image(db, image):
         shutil.copy(db + "-wal", image + "-wal")
 
 
+def crash(proc, kind, delay, db, copy):
+    """After `delay` s of `proc` writing `db`: kill it (the image is db as left) or copy db and -wal
+    to `copy` while it goes on (the image is the copy); returns the image once proc has ended."""
+    time.sleep(delay)
+    if kind == "kill":
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        return db
+    if os.path.exists(db):
+        copy_image(db, copy)
+    proc.wait()
+    return copy
+
+
 def rows_not_in(image, clean):
     """Slots and beats of the image that the clean run does not hold (damaged or invented rows)."""
     db = sqlite3.connect(image)
@@ -169,16 +183,7 @@ def listen_trials(a, rng, work):
             kind = "kill" if trial % 2 == 0 else "copy"
             delay = rng.uniform(0.05, clean_seconds)
             proc = subprocess.Popen(listen_args(a.bracelet, sims[1][1], db), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(delay)
-            image = db
-            if kind == "kill":
-                proc.send_signal(signal.SIGKILL)
-                proc.wait()
-            else:
-                image = os.path.join(work, f"image{trial}.db")
-                if os.path.exists(db):
-                    copy_image(db, image)
-                proc.wait()
+            image = crash(proc, kind, delay, db, os.path.join(work, f"image{trial}.db"))
             _, err = reference.communicate()
             assert reference.returncode == 0, f"the clean listen failed: {err.decode(errors='replace')}"
             clean_seconds = time.time() - began
@@ -226,17 +231,7 @@ def main():
         delay = rng.uniform(0.05, 3.0)
         proc = subprocess.Popen([a.bracelet, "ingest", CAPTURES[1], CAPTURES[2], "--db", db, "--tz", "UTC", "--age", "40"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        image = db
-        if kind == "kill":
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-        else:
-            image = os.path.join(work, f"image{trial}.db")
-            shutil.copy(db, image)
-            if os.path.exists(db + "-wal"):
-                shutil.copy(db + "-wal", image + "-wal")
-            proc.wait()
+        image = crash(proc, kind, delay, db, os.path.join(work, f"image{trial}.db"))
         result, detail = classify(a.bracelet, image)
         counts[result] += 1
         print(f"trial {trial:2d}: {kind} after {delay:.2f} s: {result:8s} {detail}")
