@@ -6,7 +6,12 @@ each trial, copies the database, overwrites 8 random bytes at a random offset of
 runs summarize again. Each trial is one of: same (exit 0, same summaries: the bytes hit unused
 space), error (non-zero exit with a message), SILENT (exit 0, different summaries) or CRASH (killed
 by a signal). The goal is 0 SILENT and 0 CRASH. With --ingest, each damaged copy also gets a second
-capture ingested: it must be refused or leave the database checkable.
+capture ingested. Ingest checks the file's structure and the content hashes at open and the row
+checks of every slot and beat its recomputation reads (the touched days and their neighbours), so
+it never stores summaries of damaged rows; each ingest is one of: refused (non-zero exit with a
+message), nothing new (exit 0, no new row: the capture was already stored), stored into a clean
+file (`db check` clean afterwards), APPENDED to a damaged file (`db check` finds damage that the
+ingest did not read: rows of days or devices it did not touch) or CRASH.
 
 Usage: python3 tools/corruption-experiment.py BRACELET [--trials 60] [--seed 1] [--capture C] [--ingest C2]
 """
@@ -45,7 +50,7 @@ def main():
     size = os.path.getsize(clean)
     pages = size // 4096
     counts = {"same": 0, "error": 0, "SILENT": 0, "CRASH": 0}
-    ingest_counts = {"refused": 0, "stored, check clean": 0, "stored, check finds damage": 0, "CRASH": 0}
+    ingest_counts = {"refused": 0, "nothing new": 0, "stored, check clean": 0, "APPENDED": 0, "CRASH": 0}
     print(f"database: {size} bytes, {pages} pages (ingest of {os.path.basename(a.capture)})")
     for trial in range(a.trials):
         db = os.path.join(work, f"t{trial}.db")
@@ -66,14 +71,18 @@ def main():
         first = (err.strip().splitlines() or [""])[-1][:150]
         print(f"trial {trial:2d}: page {page:3d} offset {offset % 4096:4d}: {kind:6s} exit {code} {first if kind != 'same' else ''}")
         if a.ingest:
-            code, _, err = run([a.bracelet, "ingest", a.ingest, "--db", db, "--tz", "UTC"])
-            if code < 0 or code >= 128:
-                ingest_counts["CRASH"] += 1
+            code, out, err = run([a.bracelet, "ingest", a.ingest, "--db", db, "--tz", "UTC"])
+            if code < 0 or code >= 128 or (code not in (0, 3) and not err.strip()):
+                outcome = "CRASH"
             elif code not in (0, 3):
-                ingest_counts["refused"] += 1
+                outcome = "refused"
+            elif out.startswith(b"stored 0 new slots") and b" and 0 new beats" in out.splitlines()[0]:
+                outcome = "nothing new"
             else:
                 check, _, _ = run([a.bracelet, "db", "check", "--db", db])
-                ingest_counts["stored, check clean" if check == 0 else "stored, check finds damage"] += 1
+                outcome = "stored, check clean" if check == 0 else "APPENDED"
+            ingest_counts[outcome] += 1
+            print(f"          ingest: {outcome} exit {code} {(err.strip().splitlines() or [''])[-1][:120] if outcome == 'refused' else ''}")
         os.remove(db)
         for suffix in ("-wal", "-shm"):
             if os.path.exists(db + suffix):
@@ -82,7 +91,7 @@ def main():
     if a.ingest:
         print("ingest into the damaged copy:", ingest_counts)
     shutil.rmtree(work)
-    sys.exit(1 if counts["SILENT"] or counts["CRASH"] else 0)
+    sys.exit(1 if counts["SILENT"] or counts["CRASH"] or ingest_counts["CRASH"] else 0)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@
 #   tools/fuzz.sh run NAME [ARGS...]  fuzz one harness with its corpus (.build-fuzz/corpus/NAME), seeds,
 #                                     dictionary and limits; extra ARGS go to libFuzzer
 #                                     (e.g. -runs=10000000, -max_total_time=600)
+#   tools/fuzz.sh campaign NAME [RUNS] fuzz one harness RUNS executions (default 10,000,000) under
+#                                     nice -n 10, continuing from its corpus; prints the README table
+#                                     figures (executions, time, exec/s, coverage, corpus) and the load
 #   tools/fuzz.sh list                the harness names
 #
 # The harnesses exist only when BRACELET_FUZZ is set (see the end of Package.swift), so a plain
@@ -95,8 +98,31 @@ run() {
     -print_final_stats=1 "$@" "$SCRATCH/corpus/$h" $(inputs "$h")
 }
 
+# One campaign: RUNS executions of harness NAME from its stored corpus, then the figures the README
+# table records. Load averages before and after say how much of the machine the fuzzer had.
+campaign() {
+  local h=$1 runs=${2:-10000000} log started ended
+  mkdir -p "$SCRATCH/campaign"
+  log="$SCRATCH/campaign/$h-$(date -u +%Y%m%dT%H%M%S).log"
+  started=$(date +%s)
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  nice -n 10 "$0" run "$h" -runs="$runs" > "$log" 2>&1 || { echo "FAIL $h: see $log" >&2; tail -n 40 "$log" >&2; return 1; }
+  ended=$(date +%s)
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  local execs rate cov corpus bytes
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \/ \2/p')
+  corpus=$(find "$SCRATCH/corpus/$h" -type f | wc -l)
+  bytes=$(du -sb "$SCRATCH/corpus/$h" | cut -f1)
+  echo "$h: $execs executions, $((ended - started)) s, $rate exec/s, cov/ft $cov, corpus $corpus inputs $bytes bytes; log $log"
+}
+
 case "${1:-}" in
   build) build ;;
+  campaign)
+    [ $# -ge 2 ] || { echo "usage: tools/fuzz.sh campaign NAME [RUNS]" >&2; exit 2; }
+    shift; campaign "$@" ;;
   seeds) seeds ;;
   list) printf '%s\n' "${HARNESSES[@]}" ;;
   run)
@@ -118,5 +144,5 @@ case "${1:-}" in
       fi
       grep -E "^(Done|stat::number_of_executed_units)" "$log" >&2 || true
     done ;;
-  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BraceletStore
 import BraceletVitality
+import Foundation
 
 /// `bracelet recompute`: recompute every stored day with the wearer's age (or max HR) given now.
 struct RecomputeCommand: ParsableCommand {
@@ -26,7 +27,11 @@ struct RecomputeCommand: ParsableCommand {
     @OptionGroup var person: PersonOptions
 
     func run() throws {
-        let store = try openStore(db, mustExist: true)
+        // Recomputing writes: the database must exist, but is opened for writing (and checked).
+        guard FileManager.default.fileExists(atPath: db) else {
+            throw CLIError("no database at \(db): create one with `bracelet ingest CAPTURE --db \(db)`")
+        }
+        let store = try openStore(db, mustExist: false)
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
         guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet; store data with bracelet ingest or listen first", exitCode: 2) }
         let recomputer = SummaryRecomputer(configuration: try person.configuration(recordedOffsetSeconds: nil), age: person.age)

@@ -37,20 +37,27 @@ extension Store {
         }
     }
 
-    /// Rows of slots and beats (of one device, or all) whose stored row check differs from the one
-    /// recomputed from their values: damage inside a row.
-    public func measurementFindings(device: String? = nil) throws -> [IntegrityFinding] {
+    /// Rows of slots and beats (of one device, or all; of the slots starting and beats falling in
+    /// `seconds`, Unix seconds, or all) whose stored row check differs from the one recomputed from
+    /// their values: damage inside a row.
+    public func measurementFindings(device: String? = nil, seconds: Range<Int64>? = nil) throws -> [IntegrityFinding] {
         try locked { db in
             var findings: [IntegrityFinding] = []
             var id: Int64?
             if let device { id = try deviceID(db, serial: device) ?? -1 }
-            for (table, key, columns) in [("slots", "start", Self.slotColumns), ("beats", "time_ms", "device_id, time_ms, rr_ms")] {
+            let tables = [("slots", "start", Self.slotColumns, Int64(1)), ("beats", "time_ms", "device_id, time_ms, rr_ms", Int64(1000))]
+            for (table, key, columns, unit) in tables {
                 let statement = try db.prepare("""
                     SELECT n, first, (SELECT serial FROM devices WHERE id = device) FROM (
                         SELECT count(*) AS n, min(\(key)) AS first, min(device_id) AS device FROM \(table)
-                        WHERE (?1 IS NULL OR device_id = ?1) AND row_check IS NOT \(RowCheck.functionName)(\(columns)))
+                        WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR \(key) >= ?2 AND \(key) < ?3)
+                          AND row_check IS NOT \(RowCheck.functionName)(\(columns)))
                     """)
                 statement.bind(id, at: 1)
+                // Clamped so that the bounds in milliseconds cannot overflow.
+                let limit = Int64.max / 1000
+                statement.bind(seconds.map { max(-limit, min(limit, $0.lowerBound)) * unit }, at: 2)
+                statement.bind(seconds.map { max(-limit, min(limit, $0.upperBound)) * unit }, at: 3)
                 guard try statement.step(), let count = statement.int64(at: 0), count > 0 else { continue }
                 let first = statement.int64(at: 1).map(String.init) ?? "?"
                 let serial = statement.text(at: 2) ?? "an unknown device"
@@ -110,10 +117,12 @@ extension Store {
         }
     }
 
-    /// Throws ``StoreError/corrupt(path:detail:)`` when a slot or beat of `device` changed since it was
-    /// written: call before summarising them.
-    public func requireIntactMeasurements(device: String) throws {
-        if let first = try measurementFindings(device: device).first {
+    /// Throws ``StoreError/corrupt(path:detail:)`` when a slot or beat of `device` (in `seconds`, Unix
+    /// seconds, when given) changed since it was written: call before summarising them. A
+    /// recomputation that checks the span it reads never stores a summary of damaged rows, nor
+    /// appends beside them, at a cost that grows with the span, not with the database.
+    public func requireIntactMeasurements(device: String, seconds: Range<Int64>? = nil) throws {
+        if let first = try measurementFindings(device: device, seconds: seconds).first {
             throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }

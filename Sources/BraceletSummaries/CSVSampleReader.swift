@@ -46,59 +46,71 @@ public enum CSVInputError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Reads CSV exports (study portals, other devices) into slots and beats.
 ///
 /// The first column is a Unix timestamp in milliseconds (any header name); the others are named like
-/// the replay keys. An empty cell is nil. Lines starting with `#` and blank lines are skipped.
+/// the replay keys. An empty cell is nil. Lines starting with `#` and blank lines are skipped. Lines
+/// end at `\n` (a `\r` before it is dropped), cells at `,`; spaces and tabs around lines and cells
+/// and double quotes around cells are dropped.
 public enum CSVSampleReader {
     /// Columns this reader understands (besides the first, timestamp, column).
-    public static let knownColumns = ["bpm", "bpm_q", "breath", "breath_q", "steps", "activity", "speed", "energy_cal",
-                                      "active_cal", "skin_temp_c", "core_temp_c", "spo2", "spo2_q", "eda_us",
-                                      "sleep_stage", "wearing", "battery", "rr_ms"]
+    public static let knownColumns = CSVColumn.names
 
-    /// Cell ranges of the non-physiological columns. The physiological columns (heart rate, breath,
-    /// SpO2, temperatures, EDA) take any number that fits: their ranges live in one place,
-    /// ``PhysiologicalRanges``, where the summary treats a value outside as missing and counts it
-    /// per day.
-    private static let ranges: [String: ClosedRange<Double>] = [
-        "bpm": physiological, "bpm_q": 0...4, "breath": physiological, "breath_q": 0...4, "steps": 0...65_535,
-        "activity": 0...255, "speed": 0...100, "energy_cal": 0...10_000_000, "active_cal": 0...10_000_000,
-        "skin_temp_c": physiological, "core_temp_c": physiological, "spo2": physiological, "spo2_q": 0...4,
-        "eda_us": physiological, "sleep_stage": 0...4, "wearing": 0...4, "battery": 0...100, "rr_ms": 0...65_535,
-    ]
-    /// What a physiological cell may hold to be stored at all (finite and representable).
-    private static let physiological: ClosedRange<Double> = -1e9...1e9
-    private static let decimalColumns: Set<String> = ["breath", "speed", "skin_temp_c", "core_temp_c", "eda_us"]
+    /// One data row: its values by column, present where the bit of the column is set.
+    private struct Row {
+        var line: Int
+        var timeMs: Int64
+        var values: [Double]
+        var present: UInt32
+
+        static let rrBit: UInt32 = 1 << CSVColumn.rr.rawValue
+        /// Whether the row has a slot value (any column but `rr_ms`).
+        var hasSlotValue: Bool { present & ~Self.rrBit != 0 }
+        func value(_ column: CSVColumn) -> Double? {
+            present & (1 << column.rawValue) != 0 ? values[column.rawValue] : nil
+        }
+    }
 
     /// Parses CSV text.
     ///
     /// - Parameter intervalSeconds: the slot interval; nil infers it from the most common spacing of slot rows.
     /// - Throws: ``CSVInputError`` when the file as a whole cannot be used.
     public static func read(_ text: String, intervalSeconds: Int? = nil) throws(CSVInputError) -> CSVSampleInput {
+        var text = text
+        // The parsing works on the UTF-8 bytes: the separators are ASCII.
+        let result = text.withUTF8 { read(utf8: $0, intervalSeconds: intervalSeconds) }
+        return try result.get()
+    }
+
+    private static func read(utf8: UnsafeBufferPointer<UInt8>, intervalSeconds: Int?) -> Result<CSVSampleInput, CSVInputError> {
         var report = DiagnosticCollector()
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         var lineNumber = 0
         var header: [String]?
-        var rows: [(line: Int, timeMs: Int64, values: [String: Double])] = []
-        for raw in lines {
+        var headerColumns: [CSVColumn?] = []
+        var rows: [Row] = []
+        var lineStart = 0
+        while lineStart <= utf8.count {
+            let lineEnd = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? utf8.count
+            defer { lineStart = lineEnd + 1 }
             lineNumber += 1
-            let line = raw.trimmingCharacters(in: [" ", "\t", "\r"])
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: [" ", "\t", "\""])
+            let line = CSVBytes(base: utf8, start: lineStart, end: lineEnd).trimmed {
+                $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r")
             }
+            if line.isEmpty || utf8[line.start] == UInt8(ascii: "#") { continue }
+            let cells = line.cells()
             guard let columns = header else {
-                if let first = cells.first, Double(first) != nil { throw .missingHeader(firstCell: first) }
-                let names = cells.map { $0.lowercased() }
-                for name in names.dropFirst() where !knownColumns.contains(name) {
+                let first = cells[0].string
+                if Double(first) != nil { return .failure(.missingHeader(firstCell: first)) }
+                let names = cells.map { $0.string.lowercased() }
+                for name in names.dropFirst() where CSVColumn(name: name) == nil {
                     report.add(SummaryDiagnostic(kind: .csvUnknownColumn, row: lineNumber, column: name, message:
                         "line \(lineNumber): column '\(name)' is not a known key and is ignored; known keys are \(knownColumns.joined(separator: ", "))"))
                 }
-                guard names.dropFirst().contains(where: knownColumns.contains) else { throw .noKnownColumns(header: names) }
+                headerColumns = names.enumerated().map { $0.offset == 0 ? nil : CSVColumn(name: $0.element) }
+                guard headerColumns.contains(where: { $0 != nil }) else { return .failure(.noKnownColumns(header: names)) }
                 header = names
                 continue
             }
-            guard let first = cells.first, let stamp = Int64(first) ?? Double(first).flatMap(Int64.init(exactly:)),
-                  stamp >= 100_000_000_000, stamp < 100_000_000_000_000 else {
+            guard let stamp = cells[0].timestamp, stamp >= 100_000_000_000, stamp < 100_000_000_000_000 else {
                 report.add(SummaryDiagnostic(kind: .csvBadRow, row: lineNumber, column: columns.first, message:
-                    "line \(lineNumber): timestamp '\(cells.first ?? "")' is not Unix milliseconds (13 digits): the row was skipped; write the time as milliseconds since 1970"))
+                    "line \(lineNumber): timestamp '\(cells[0].string)' is not Unix milliseconds (13 digits): the row was skipped; write the time as milliseconds since 1970"))
                 continue
             }
             if cells.count < columns.count {
@@ -108,41 +120,42 @@ public enum CSVSampleReader {
                 report.add(SummaryDiagnostic(kind: .csvExtraCells, time: stamp / 1000, row: lineNumber, message:
                     "line \(lineNumber): \(cells.count) cells for \(columns.count) columns: the extra cells were ignored; check the separator and quoting"))
             }
-            var values: [String: Double] = [:]
-            for (index, name) in columns.enumerated().dropFirst() where index < cells.count {
+            var row = Row(line: lineNumber, timeMs: stamp, values: Array(repeating: 0, count: CSVColumn.allCases.count), present: 0)
+            for index in 1..<min(cells.count, columns.count) {
                 let cell = cells[index]
-                guard !cell.isEmpty, let range = ranges[name] else { continue }
-                guard let value = Double(cell), value.isFinite, range.contains(value),
-                      decimalColumns.contains(name) || value == value.rounded() else {
-                    report.add(SummaryDiagnostic(kind: .csvBadCell, time: stamp / 1000, row: lineNumber, column: name, message:
-                        "line \(lineNumber), column '\(name)': '\(cell)' is not \(decimalColumns.contains(name) ? "a number" : "a whole number") in \(Int(range.lowerBound))...\(Int(range.upperBound)): read as empty, the rest of the row was used"))
+                guard !cell.isEmpty, let column = headerColumns[index] else { continue }
+                let range = column.range
+                guard let value = cell.double, value.isFinite, range.contains(value),
+                      column.isDecimal || value == value.rounded() else {
+                    report.add(SummaryDiagnostic(kind: .csvBadCell, time: stamp / 1000, row: lineNumber, column: column.name, message:
+                        "line \(lineNumber), column '\(column.name)': '\(cell.string)' is not \(column.isDecimal ? "a number" : "a whole number") in \(Int(range.lowerBound))...\(Int(range.upperBound)): read as empty, the rest of the row was used"))
                     continue
                 }
-                values[name] = value
+                row.values[column.rawValue] = value
+                row.present |= 1 << column.rawValue
             }
-            rows.append((lineNumber, stamp, values))
+            rows.append(row)
         }
-        guard header != nil else { throw .empty }
+        guard header != nil else { return .failure(.empty) }
 
-        let slotRows = rows.filter { $0.values.keys.contains { $0 != "rr_ms" } }
         var interval: Int32?
         if let given = intervalSeconds {
-            guard (1...3600).contains(given) else { throw .badInterval(given) }
+            guard (1...3600).contains(given) else { return .failure(.badInterval(given)) }
             interval = Int32(given)
-        } else if !slotRows.isEmpty {
-            interval = try inferInterval(slotRows.map(\.timeMs))
+        } else if rows.contains(where: \.hasSlotValue) {
+            do { interval = try inferInterval(rows.lazy.filter(\.hasSlotValue).map(\.timeMs)) } catch { return .failure(error) }
         }
         var slots: [Slot] = []
         var beats: [Beat] = []
         for row in rows {
-            if let rr = row.values["rr_ms"] { beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr))) }
-            guard let interval, row.values.keys.contains(where: { $0 != "rr_ms" }) else { continue }
-            slots.append(makeSlot(start: row.timeMs / 1000, interval: interval, values: row.values))
+            if let rr = row.value(.rr) { beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr))) }
+            guard let interval, row.hasSlotValue else { continue }
+            slots.append(makeSlot(start: row.timeMs / 1000, interval: interval, row: row))
         }
-        return CSVSampleInput(slots: slots, beats: beats, intervalSeconds: interval, diagnostics: report.diagnostics)
+        return .success(CSVSampleInput(slots: slots, beats: beats, intervalSeconds: interval, diagnostics: report.diagnostics))
     }
 
-    private static func inferInterval(_ times: [Int64]) throws(CSVInputError) -> Int32 {
+    private static func inferInterval(_ times: some Sequence<Int64>) throws(CSVInputError) -> Int32 {
         let sorted = Set(times).sorted()
         guard sorted.count >= 2 else { throw .cannotInferInterval(reason: "only one row with slot values") }
         var counts: [Int64: Int] = [:]
@@ -159,16 +172,16 @@ public enum CSVSampleReader {
         return Int32(best)
     }
 
-    private static func makeSlot(start: Int64, interval: Int32, values: [String: Double]) -> Slot {
-        func int(_ key: String) -> Int? { values[key].map { Int($0) } }
+    private static func makeSlot(start: Int64, interval: Int32, row: Row) -> Slot {
+        func int(_ column: CSVColumn) -> Int? { row.value(column).map { Int($0) } }
         var slot = Slot(start: start, intervalSeconds: interval)
-        slot.bpm = int("bpm"); slot.bpmQuality = int("bpm_q")
-        slot.breath = values["breath"]; slot.breathQuality = int("breath_q")
-        slot.steps = int("steps"); slot.activity = int("activity"); slot.speed = values["speed"]
-        slot.energyCal = int("energy_cal"); slot.activeCal = int("active_cal")
-        slot.skinTempC = values["skin_temp_c"]; slot.coreTempC = values["core_temp_c"]
-        slot.spo2 = int("spo2"); slot.spo2Quality = int("spo2_q"); slot.edaMicrosiemens = values["eda_us"]
-        slot.sleepStage = int("sleep_stage"); slot.wearing = int("wearing"); slot.battery = int("battery")
+        slot.bpm = int(.bpm); slot.bpmQuality = int(.bpmQuality)
+        slot.breath = row.value(.breath); slot.breathQuality = int(.breathQuality)
+        slot.steps = int(.steps); slot.activity = int(.activity); slot.speed = row.value(.speed)
+        slot.energyCal = int(.energyCal); slot.activeCal = int(.activeCal)
+        slot.skinTempC = row.value(.skinTempC); slot.coreTempC = row.value(.coreTempC)
+        slot.spo2 = int(.spo2); slot.spo2Quality = int(.spo2Quality); slot.edaMicrosiemens = row.value(.eda)
+        slot.sleepStage = int(.sleepStage); slot.wearing = int(.wearing); slot.battery = int(.battery)
         return slot
     }
 }

@@ -84,6 +84,8 @@ public struct SummaryRecomputer: Sendable {
             guard let first = run.first, let last = run.last else { continue }
             let from = first.range.lowerBound - 86_400
             let to = last.range.upperBound + 18 * 3600
+            // Damaged rows must never be summarised, nor new rows stored beside them.
+            try store.requireIntactMeasurements(device: device, seconds: from..<to)
             let slots = try store.slots(device: device, from: from, to: to)
             let beats = try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)
             var engine = SummaryEngine(configuration: configuration)

@@ -52,6 +52,20 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         #expect(throws: StoreError.self) { try store.requireIntactMeasurements(device: "SN1") }
     }
 
+    @Test func aSpanCheckSeesOnlyTheDamageInsideTheSpan() throws {
+        let folder = try TemporaryFolder()
+        let path = try smallDatabase(folder)
+        let at = try offset(of: Array(withUnsafeBytes(of: (33.25).bitPattern.bigEndian, Array.init)), in: path)
+        try damage(path, at: at + 7, with: [0x01])  // the slot at 1_774_742_400
+        let store = try Store(path: path, readOnly: true)
+        #expect(try store.measurementFindings(device: "SN1", seconds: 1_774_742_400..<1_774_742_401).map(\.area) == ["slots"])
+        #expect(throws: StoreError.self) { try store.requireIntactMeasurements(device: "SN1", seconds: 1_774_742_000..<1_774_743_000) }
+        // The slots after it and the beats are intact.
+        #expect(try store.measurementFindings(device: "SN1", seconds: 1_774_742_401..<1_774_743_000).isEmpty)
+        try store.requireIntactMeasurements(device: "SN1", seconds: Int64.min..<1_774_742_400)
+        try store.requireIntactMeasurements(device: "SN2", seconds: Int64.min..<Int64.max)
+    }
+
     @Test func aChangedSummaryOrOutboxPayloadIsFound() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("s.db")

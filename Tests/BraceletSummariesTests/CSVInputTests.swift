@@ -68,6 +68,26 @@ import Testing
         #expect(input.beats == [Beat(timeMs: 1_768_435_201_000, rrMs: 1000), Beat(timeMs: 1_768_435_202_010, rrMs: 1010)])
     }
 
+    @Test func numbersAreReadAsSwiftReadsThemWhateverTheirSpelling() throws {
+        // Cells the byte-level fast path computes and cells it hands to the full parser.
+        let text = "# a comment\r\n time , bpm , breath,skin_temp_c , speed\r\n"
+            + "1768435200000,\"60\",14.25,-0.5,1e-1\r\n"
+            + "1.768435260e12,+61,.5,36.,0.1000000000000000055511151231257827\n"
+            + "01768435320000,62.0,7,33.1234567890123456,00.3\n"
+            + "1768435380000,6x,inf,1.5.1,-\n"
+        let input = try CSVSampleReader.read(text)
+        #expect(input.intervalSeconds == 60)
+        // The last row has no usable cell, so no slot.
+        #expect(input.slots.map(\.start) == [jan15, jan15 + 60, jan15 + 120])
+        #expect(input.slots.map(\.bpm) == [60, 61, 62])
+        #expect(input.slots.map(\.breath) == [14.25, 0.5, 7])
+        #expect(input.slots.map(\.skinTempC) == [-0.5, 36, 33.1234567890123456])
+        #expect(input.slots.map(\.speed) == [0.1, 0.1000000000000000055511151231257827, 0.3])
+        #expect(input.diagnostics.map(\.column) == ["bpm", "breath", "skin_temp_c", "speed"])
+        #expect(input.diagnostics.map(\.row) == [6, 6, 6, 6])
+        #expect(input.diagnostics.first?.message == "line 6, column 'bpm': '6x' is not a whole number in -1000000000...1000000000: read as empty, the rest of the row was used")
+    }
+
     @Test func fileLevelErrorsSayWhatToDo() {
         #expect(throws: CSVInputError.empty) { try CSVSampleReader.read("") }
         #expect(throws: CSVInputError.missingHeader(firstCell: "1768435200000")) {
