@@ -7,13 +7,16 @@
 # `bracelet simulate --days DAYS --seed 3` served on a Unix socket and recorded by `bracelet listen
 # --record`. Then times, each as a whole process (wall, CPU, peak RSS by /usr/bin/time):
 #   ingest        the capture into a new database
-#   summarize-db  `summarize --db` of every day in it
+#   summarize-db  `summarize --db` of every day in it, with the settings of the ingest: prints the
+#                 summaries the ingest stored (no raw row is read)
+#   summarize-db-raw  the same with other settings (--age 36): every day recomputed from the raw rows
 #   summarize     `summarize CAPTURE` (peak RSS is the figure to watch)
 #   replay        `replay --format jsonl -o FILE` against `tshark -T fields -e btatt.value > FILE`
 #                 on the same capture: both read the whole file and write every record
 #   listen        `listen --db` of the whole history over unix: against `simulate` (client CPU)
 #   decoder       `bracelet bench --model MODEL` (decoder vs same-run memory-read rate)
-# Set BRACELET=path to measure a given binary instead of building .build/release/bracelet.
+# Set BRACELET=path to measure a given binary instead of building .build/release/bracelet, and
+# STEPS="ingest summarize-db listen" (names as above) to run only those steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 days=${1:-30}
@@ -44,9 +47,15 @@ if [ ! -s "$capture" ]; then
   kill "$sim"; wait "$sim" 2>/dev/null || true
 fi
 
+# wanted NAME: whether step NAME is to run (all, unless $STEPS names some).
+wanted() {
+  [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]
+}
+
 # measure NAME COMMAND...: runs it once, appends "NAME wall user sys rss" to $dir/times.
 measure() {
   local name=$1; shift
+  wanted "$name" || return 0
   /usr/bin/time -o "$dir/time.$name" -f "%e %U %S %M" "$@" >/dev/null 2>"$dir/err.$name" || {
     echo "$name failed:" >&2; cat "$dir/err.$name" >&2; exit 1; }
   echo "$name $(cat "$dir/time.$name")" >> "$dir/times"
@@ -54,21 +63,32 @@ measure() {
 
 : > "$dir/times"
 rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
-measure ingest "$B" ingest "$capture" --db "$dir/bench.db" --tz $tz --age 35
+if wanted ingest; then
+  measure ingest "$B" ingest "$capture" --db "$dir/bench.db" --tz $tz --age 35
+elif wanted summarize-db || wanted summarize-db-raw; then
+  "$B" ingest "$capture" --db "$dir/bench.db" --tz $tz --age 35 >/dev/null 2>&1
+fi
 measure summarize-db "$B" summarize --db "$dir/bench.db" --tz $tz --age 35
+measure summarize-db-raw "$B" summarize --db "$dir/bench.db" --tz $tz --age 36
 measure summarize "$B" summarize "$capture" --tz $tz --age 35
 measure replay "$B" replay "$capture" --format jsonl -o "$dir/replay.jsonl" --quiet
-if command -v tshark >/dev/null; then
+if command -v tshark >/dev/null && wanted tshark; then
   measure tshark sh -c "tshark -r '$capture' -T fields -e btatt.value > '$dir/tshark.txt'"
 fi
-serve
-rm -f "$dir/listen.db" "$dir/listen.db-wal" "$dir/listen.db-shm"
-measure listen "$B" listen --via "unix:$dir/sim.sock" --db "$dir/listen.db" --tz $tz --age 35 --exit-after-sync --quiet
-kill "$sim"; wait "$sim" 2>/dev/null || true
-decoder=$("$B" bench --model "$model" --repetitions 5 | awk '/ratio/ {print $3; exit}')
+if wanted listen; then
+  serve
+  rm -f "$dir/listen.db" "$dir/listen.db-wal" "$dir/listen.db-shm"
+  measure listen "$B" listen --via "unix:$dir/sim.sock" --db "$dir/listen.db" --tz $tz --age 35 --exit-after-sync --quiet
+  kill "$sim"; wait "$sim" 2>/dev/null || true
+fi
+decoder=
+if wanted decoder; then decoder=$("$B" bench --model "$model" --repetitions 5 | awk '/ratio/ {print $3; exit}'); fi
 
-slots=$(grep -c '"kind":"slot"' "$dir/replay.jsonl" || true)
-records=$(wc -l < "$dir/replay.jsonl")
+slots=?; records=?
+if [ -s "$dir/replay.jsonl" ]; then
+  slots=$(grep -c '"kind":"slot"' "$dir/replay.jsonl" || true)
+  records=$(wc -l < "$dir/replay.jsonl")
+fi
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; capture $capture ($(stat -c %s "$capture") bytes, $slots slots, $records records)"
 echo
 echo "| step | wall s | CPU s (user+sys) | peak RSS MB |"
@@ -77,8 +97,8 @@ while read -r name wall user sys rss; do
   printf '| %s | %s | %.2f | %d |\n' "$name" "$wall" "$(echo "$user + $sys" | bc -l)" "$((rss / 1024))"
 done < "$dir/times"
 echo
-if [ -s "$dir/time.tshark" ]; then
+if wanted replay && wanted tshark && [ -s "$dir/time.tshark" ]; then
   ours=$(cut -d' ' -f1 "$dir/time.replay"); theirs=$(cut -d' ' -f1 "$dir/time.tshark")
   printf 'replay vs tshark (whole processes, wall): %.1fx\n' "$(echo "$theirs / $ours" | bc -l)"
 fi
-echo "decoder ($model): $decoder % of the memory-read rate"
+if [ -n "$decoder" ]; then echo "decoder ($model): $decoder % of the memory-read rate"; fi

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletIngest
 import BraceletSummaries
 import Foundation
 
@@ -48,14 +49,49 @@ struct SummarizeCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A database has no recorded offset: its settings are known before anything is read.
+        let databaseConfiguration = try db.map { _ in try person.configuration(recordedOffsetSeconds: nil) }
+        if let db, let databaseConfiguration, let stored = try storedDocument(db, configuration: databaseConfiguration) {
+            switch format {
+            case .json:
+                FileHandle.standardOutput.write(Data(stored.prettyJSON()))
+                print()
+            case .table:
+                print(SummaryTableRenderer.render(try stored.decoded()))
+            }
+            return
+        }
         let input = try loadSamples()
         for note in input.notes { printError(note) }
-        let configuration = try person.configuration(recordedOffsetSeconds: input.recordedOffsetSeconds)
+        let configuration = try databaseConfiguration ?? person.configuration(recordedOffsetSeconds: input.recordedOffsetSeconds)
         let (document, diagnostics) = SummaryEngine.summarize(slots: input.slots, beats: input.beats, configuration: configuration,
                                                               date: day, sourceOffsetSeconds: input.recordedOffsetSeconds)
         for diagnostic in diagnostics.prefix(20) { printError("note: \(diagnostic)") }
         if diagnostics.count > 20 { printError("note: \(diagnostics.count - 20) more diagnostics not shown") }
         if let day, document.days.isEmpty { throw CLIError("no data on \(day) in \(input.source)", exitCode: 2) }
+        try write(document)
+    }
+
+    /// With --db: the summaries `ingest`/`listen`/`recompute` stored, when they were computed with
+    /// these settings (no raw row is read); nil, after a note saying why, when the raw rows must be
+    /// summarised instead.
+    func storedDocument(_ path: String, configuration: SummaryConfiguration) throws -> StoredSummaryDocument? {
+        let store = try openStore(path, mustExist: true)
+        let serial = try chooseDevice(store, path: path, requested: device)
+        let stored: Result<StoredSummaryDocument, StoredSummariesUnavailable>
+        do { stored = try StoredSummaryDocument.load(from: store, device: serial, configuration: configuration, date: day) } catch {
+            throw CLIError("cannot read the stored summaries of \(serial) in \(path): \(error)")
+        }
+        switch stored {
+        case let .success(document):
+            return document
+        case let .failure(reason):
+            printError("note: \(reason); summarising the raw rows instead (`bracelet recompute --db \(path)` with these options stores summaries that are read directly)")
+            return nil
+        }
+    }
+
+    func write(_ document: SummaryDocument) throws {
         switch format {
         case .json:
             let data = try document.jsonData(prettyPrinted: true)

@@ -146,6 +146,16 @@ enum Migrations {
         ALTER TABLE outbox ADD COLUMN user_id TEXT;
         CREATE INDEX outbox_by_state ON outbox(state, kind, created_at, next_attempt_at);
         """,
+        // 6: what each stored summary was computed from, so `summarize --db` can serve the stored
+        // summaries instead of recomputing every day from the raw rows: the settings (`basis`, see
+        // ``SummaryStamp``) and, for days, the clock of the computation (a day computed before it
+        // ended says "not over"). A sleep session no longer produced by its date's latest recompute
+        // has a NULL basis. Rows written before this migration have NULL: unknown, so recomputed.
+        """
+        ALTER TABLE daily_summaries ADD COLUMN basis TEXT;
+        ALTER TABLE daily_summaries ADD COLUMN computed_at INTEGER;
+        ALTER TABLE sleep_sessions ADD COLUMN basis TEXT;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -51,8 +51,9 @@ extension Store {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
             """)
         report.insertedInstants.reserveCapacity(slots.count)
+        statement.bind(deviceID, at: 1)
+        defer { statement.reset() }
         for slot in slots {
-            statement.bind(deviceID, at: 1)
             statement.bind(slot.start, at: 2)
             statement.bind(Int64(slot.intervalSeconds), at: 3)
             statement.bind(slot.bpm, at: 4)
@@ -72,7 +73,7 @@ extension Store {
             statement.bind(slot.sleepStage, at: 18)
             statement.bind(slot.wearing, at: 19)
             statement.bind(slot.battery, at: 20)
-            try statement.run()
+            try statement.runKeepingBindings()
             if db.changes == 1 {
                 report.inserted += 1
                 report.insertedInstants.append(slot.start)
@@ -141,11 +142,15 @@ extension Store {
         var report = InsertReport()
         guard !beats.isEmpty else { return report }
         let statement = try db.prepare("INSERT OR IGNORE INTO beats (device_id, time_ms, rr_ms) VALUES (?1, ?2, ?3)")
+        // The hot loop of an ingest (a beat per row): the device stays bound, the other parameters are
+        // bound again before each run, and the statement is rewound without clearing its bindings.
+        statement.bind(deviceID, at: 1)
+        defer { statement.reset() }
+        report.insertedInstants.reserveCapacity(beats.count)
         for beat in beats {
-            statement.bind(deviceID, at: 1)
             statement.bind(beat.timeMs, at: 2)
             statement.bind(beat.rrMs, at: 3)
-            try statement.run()
+            try statement.runKeepingBindings()
             if db.changes == 1 {
                 report.inserted += 1
                 let seconds = beat.timeMs >= 0 ? beat.timeMs / 1000 : (beat.timeMs - 999) / 1000

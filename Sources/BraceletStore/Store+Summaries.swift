@@ -60,7 +60,10 @@ extension Store {
     }
 
     /// Stores already canonical bytes (see ``upsertDailySummary(device:localDate:kind:json:)``).
-    func upsertDailySummary(device: String, localDate: String, kind: String, canonical: [UInt8]) throws -> SummaryChange {
+    /// `stamp` (nil: unknown) is written even when the content is unchanged; it never bumps the
+    /// version or writes an outbox entry.
+    func upsertDailySummary(device: String, localDate: String, kind: String, canonical: [UInt8],
+                            stamp: SummaryStamp? = nil) throws -> SummaryChange {
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)
@@ -71,15 +74,32 @@ extension Store {
             var version = 1
             if try select.step() {
                 let stored = select.int(at: 0) ?? 0
-                if select.text(at: 1) == hash { return .unchanged(version: stored) }
+                if select.text(at: 1) == hash {
+                    select.reset()
+                    let restamp = try db.prepare("""
+                        UPDATE daily_summaries SET basis = ?4, computed_at = ?5
+                        WHERE device_id = ?1 AND local_date = ?2 AND kind = ?3 AND (basis IS NOT ?4 OR computed_at IS NOT ?5)
+                        """)
+                    restamp.bind(deviceID, at: 1)
+                    restamp.bind(localDate, at: 2)
+                    restamp.bind(kind, at: 3)
+                    restamp.bind(stamp?.basis, at: 4)
+                    restamp.bind(stamp?.computedAt, at: 5)
+                    try restamp.run()
+                    return .unchanged(version: stored)
+                }
                 version = stored + 1
             }
+            select.reset()
             let upsert = try db.prepare("""
-                INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at, basis, computed_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 ON CONFLICT(device_id, local_date, kind) DO UPDATE SET version = excluded.version,
-                    json = excluded.json, content_hash = excluded.content_hash, updated_at = excluded.updated_at
+                    json = excluded.json, content_hash = excluded.content_hash, updated_at = excluded.updated_at,
+                    basis = excluded.basis, computed_at = excluded.computed_at
                 """)
+            upsert.bind(stamp?.basis, at: 8)
+            upsert.bind(stamp?.computedAt, at: 9)
             upsert.bind(deviceID, at: 1)
             upsert.bind(localDate, at: 2)
             upsert.bind(kind, at: 3)
@@ -95,38 +115,47 @@ extension Store {
         }
     }
 
-    /// Encodes `value` in canonical JSON (``CanonicalJSON``, straight from its `Codable` conformance) and stores it like ``upsertDailySummary(device:localDate:kind:json:)``.
-    public func upsertDailySummary<T: Encodable>(device: String, localDate: String, kind: String, value: T) throws -> SummaryChange {
+    /// Encodes `value` in canonical JSON (``CanonicalJSON``, straight from its `Codable` conformance) and stores it like ``upsertDailySummary(device:localDate:kind:json:)``,
+    /// with `stamp` saying what it was computed from (see ``SummaryStamp``; nil: unknown).
+    public func upsertDailySummary<T: Encodable>(device: String, localDate: String, kind: String, value: T,
+                                                 stamp: SummaryStamp? = nil) throws -> SummaryChange {
         try validate(localDate: localDate, kind: kind)
         return try upsertDailySummary(device: device, localDate: localDate, kind: kind,
-                                      canonical: CanonicalJSON.bytes(of: value, what: "summary \(kind) of \(device) on \(localDate)"))
+                                      canonical: CanonicalJSON.bytes(of: value, what: "summary \(kind) of \(device) on \(localDate)"),
+                                      stamp: stamp)
     }
 
     /// Stores one sleep session (keyed by device and start). Like daily summaries, a content change
     /// bumps the version and writes outbox entry `<device>/<localDate>/sleep_session@<start>/v<version>`
-    /// in the same transaction; equal content writes nothing.
-    public func upsertSleepSession(device: String, start: Int64, stop: Int64, localDate: String, json: Data) throws -> SummaryChange {
+    /// in the same transaction; equal content writes nothing but `basis` (the settings it was
+    /// computed with, see ``SummaryStamp/basis``; nil: unknown).
+    public func upsertSleepSession(device: String, start: Int64, stop: Int64, localDate: String, json: Data,
+                                   basis: String? = nil) throws -> SummaryChange {
         try validate(localDate: localDate, kind: "sleep_session")
         guard stop >= start else {
             throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
         }
         let canonical = try CanonicalJSON.canonicalize(json, what: "sleep session of \(device) starting \(start)")
-        return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate, canonical: [UInt8](canonical))
+        return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate, canonical: [UInt8](canonical),
+                                      basis: basis)
     }
 
     /// Encodes `value` in canonical JSON (``CanonicalJSON``) and stores it like
     /// ``upsertSleepSession(device:start:stop:localDate:json:)``.
-    public func upsertSleepSession<T: Encodable>(device: String, start: Int64, stop: Int64, localDate: String, value: T) throws -> SummaryChange {
+    public func upsertSleepSession<T: Encodable>(device: String, start: Int64, stop: Int64, localDate: String, value: T,
+                                                 basis: String? = nil) throws -> SummaryChange {
         try validate(localDate: localDate, kind: "sleep_session")
         guard stop >= start else {
             throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
         }
         return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate,
-                                      canonical: CanonicalJSON.bytes(of: value, what: "sleep session of \(device) starting \(start)"))
+                                      canonical: CanonicalJSON.bytes(of: value, what: "sleep session of \(device) starting \(start)"),
+                                      basis: basis)
     }
 
     /// Stores already canonical bytes of a validated session.
-    func upsertSleepSession(device: String, start: Int64, stop: Int64, localDate: String, canonical: [UInt8]) throws -> SummaryChange {
+    func upsertSleepSession(device: String, start: Int64, stop: Int64, localDate: String, canonical: [UInt8],
+                            basis: String? = nil) throws -> SummaryChange {
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)
@@ -137,17 +166,25 @@ extension Store {
             if try select.step() {
                 let stored = select.int(at: 0) ?? 0
                 if select.text(at: 1) == hash, select.int64(at: 2) == stop, select.text(at: 3) == localDate {
+                    select.reset()
+                    let restamp = try db.prepare("UPDATE sleep_sessions SET basis = ?3 WHERE device_id = ?1 AND start = ?2 AND basis IS NOT ?3")
+                    restamp.bind(deviceID, at: 1)
+                    restamp.bind(start, at: 2)
+                    restamp.bind(basis, at: 3)
+                    try restamp.run()
                     return .unchanged(version: stored)
                 }
                 version = stored + 1
             }
+            select.reset()
             let upsert = try db.prepare("""
-                INSERT INTO sleep_sessions (device_id, start, stop, local_date, version, json, content_hash, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                INSERT INTO sleep_sessions (device_id, start, stop, local_date, version, json, content_hash, updated_at, basis)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 ON CONFLICT(device_id, start) DO UPDATE SET stop = excluded.stop, local_date = excluded.local_date,
                     version = excluded.version, json = excluded.json, content_hash = excluded.content_hash,
-                    updated_at = excluded.updated_at
+                    updated_at = excluded.updated_at, basis = excluded.basis
                 """)
+            upsert.bind(basis, at: 9)
             upsert.bind(deviceID, at: 1)
             upsert.bind(start, at: 2)
             upsert.bind(stop, at: 3)

@@ -101,13 +101,16 @@ public struct SummaryRecomputer: Sendable {
                        report: inout RecomputeReport) throws {
         guard let day = engine.day(date) else { return }
         report.dates.append(date)
-        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day) {
+        let stamp = SummaryStamp(basis: configuration.summaryBasis, computedAt: now)
+        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day, stamp: stamp) {
             report.changedSummaries += 1
         }
         let sessions = engine.sleepSessions.filter { $0.recordDate == date }
+        // Sessions of this date that this computation no longer produces stop being current.
+        try store.supersedeSleepSessions(device: device, localDate: date)
         for session in sessions {
             if case .changed = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
-                                                            localDate: date, value: session) {
+                                                            localDate: date, value: session, basis: stamp.basis) {
                 report.changedSleepSessions += 1
             }
         }

@@ -97,6 +97,22 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs a statement that returns no rows once and rewinds it, KEEPING its bindings: for a loop
+    /// that binds the same parameters again before each run (and leaves the constant ones bound).
+    /// A failed earlier bind is thrown, as by ``step()``.
+    public func runKeepingBindings() throws {
+        if failedBind != nil {
+            _ = try step()  // throws the failed bind and resets
+        }
+        let rc = sqlite3_step(handle)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
+            let error = database.error(code: rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+        sqlite3_reset(handle)
+    }
+
     /// Rewinds the statement and clears its bindings so it can run again.
     public func reset() {
         sqlite3_reset(handle)

@@ -1,0 +1,99 @@
+import BraceletStore
+import BraceletSummaries
+import BraceletVitality
+import Foundation
+
+/// Why the stored summaries cannot stand for a recomputation from the raw rows.
+public enum StoredSummariesUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No daily summary is stored (for the requested date).
+    case noSummaries
+    /// A day's summary was stored without saying what it was computed from (an older build).
+    case unstamped(date: String)
+    /// A day's summary was computed with other settings (time zone, zones, slot length, ...).
+    case otherSettings(date: String)
+    /// A day's summary was computed before the day ended, and the day has ended since.
+    case computedBeforeDayEnded(date: String)
+
+    public var description: String {
+        switch self {
+        case .noSummaries: "no stored summaries"
+        case let .unstamped(date): "the stored summary of \(date) was written by an older build"
+        case let .otherSettings(date): "the stored summary of \(date) was computed with other settings (--tz, --age, --hr-max, ...)"
+        case let .computedBeforeDayEnded(date): "the stored summary of \(date) was computed before that day ended"
+        }
+    }
+}
+
+/// The `summarize` document (every day, or one date) made of the daily summaries and sleep
+/// sessions the ingest pipeline stored for a device, without reading a raw row.
+///
+/// It equals what ``SummaryEngine/summarize(slots:beats:configuration:date:sourceOffsetSeconds:now:)``
+/// computes from the stored rows, because the pipeline recomputes every day new rows touch in the
+/// transaction that stores them, and ``load(from:device:configuration:date:now:)`` serves it only
+/// when every selected day was computed with the requested settings and, if the day has ended,
+/// after it ended.
+public struct StoredSummaryDocument: Sendable, Equatable {
+    /// The time zone the days were cut in (as ``SummaryDocument/timeZone``).
+    public var timeZone: String
+    /// The stored daily summaries, oldest first (canonical JSON).
+    public var days: [StampedSummary]
+    /// The current sleep sessions of those days, oldest first (canonical JSON).
+    public var sleepSessions: [StoredSleepSession]
+
+    /// Reads the stored document, or says why it cannot stand for a recomputation (then the caller
+    /// summarises the raw rows, or tells the user to run `bracelet recompute` with these settings).
+    ///
+    /// - Throws: ``StoreError/corrupt(path:detail:)`` when a stored summary or session no longer
+    ///   matches its content hash.
+    public static func load(from store: Store, device: String, configuration: SummaryConfiguration, date: String? = nil,
+                            now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
+        let basis = configuration.summaryBasis
+        let days = try store.stampedDailySummaries(device: device, kind: SummaryRecomputer.dailyKind, date: date)
+        guard !days.isEmpty else { return .failure(.noSummaries) }
+        for day in days {
+            guard let stamp = day.stamp else { return .failure(.unstamped(date: day.localDate)) }
+            guard stamp.basis == basis else { return .failure(.otherSettings(date: day.localDate)) }
+            // The basis names the time zone, so the day's end is the one its summary was cut with.
+            if let end = LocalDates.unixSecondsRange(of: day.localDate, in: configuration.timeZone)?.upperBound,
+               stamp.computedAt < end, now >= end {
+                return .failure(.computedBeforeDayEnded(date: day.localDate))
+            }
+        }
+        let sessions = try store.currentSleepSessions(device: device, basis: basis, date: date)
+        return .success(StoredSummaryDocument(timeZone: configuration.timeZone.identifier, days: days, sleepSessions: sessions))
+    }
+
+    /// The document in canonical JSON: `{"days":[...],"sleepSessions":[...],"timeZone":"..."}`.
+    public func canonicalJSON() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(days.reduce(64) { $0 + $1.json.count + 1 } + sleepSessions.reduce(0) { $0 + $1.json.count + 1 })
+        out += Array(#"{"days":["#.utf8)
+        for (index, day) in days.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += day.json
+        }
+        out += Array(#"],"sleepSessions":["#.utf8)
+        for (index, session) in sleepSessions.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += session.json
+        }
+        out += Array(#"],"timeZone":"#.utf8)
+        CanonicalJSON.appendString(timeZone, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The bytes ``SummaryDocument/jsonData(prettyPrinted:)`` writes for the same document with
+    /// `prettyPrinted: true` (see ``CanonicalJSON/prettyPrinted(_:)``).
+    public func prettyJSON() -> [UInt8] {
+        CanonicalJSON.prettyPrinted(canonicalJSON())
+    }
+
+    /// The document as values (for the table view).
+    public func decoded() throws -> SummaryDocument {
+        let decoder = JSONDecoder()
+        return SummaryDocument(timeZone: timeZone,
+                               days: try days.map { try decoder.decode(DailySummary.self, from: $0.json) },
+                               sleepSessions: try sleepSessions.map { try decoder.decode(SleepSession.self, from: $0.json) })
+    }
+}
