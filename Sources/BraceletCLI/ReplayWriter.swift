@@ -2,25 +2,81 @@ import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
 
-/// Formats replayed records as JSON Lines, CSV or a table.
-struct ReplayWriter {
+/// Where replay writes. The output is created at the first record (or at the end), so a capture
+/// without bracelet data leaves no empty file behind; a failure to create it is reported by ``finish()``.
+final class ReplayOutput {
+    private let path: String?
+    private var out: TextOutput?
+    private var openError: (any Error)?
+
+    /// Standard output, or the regular file at `path`.
+    init(path: String?) { self.path = path }
+
+    /// An output that is already open.
+    init(_ out: TextOutput) {
+        path = nil
+        self.out = out
+    }
+
+    /// The output, created on first use; `nil` when it could not be created.
+    func target() -> TextOutput? {
+        if out == nil, openError == nil {
+            do { out = try TextOutput(path: path) } catch { openError = error }
+        }
+        return out
+    }
+
+    /// Flushes; throws when the output could not be created or written.
+    func finish() throws {
+        if let openError { throw openError }
+        try target()?.flush()
+    }
+}
+
+/// Formats replayed records as JSON Lines, CSV or a table, one `String` per record: the readable
+/// formats. JSON Lines, the bulk format, goes through ``ReplayJSONLines``, which writes the same text.
+final class ReplayWriter: ReplayRecordWriter {
     let format: ReplayFormat
-    let out: TextOutput
+    let output: ReplayOutput
+    private var started = false
+
+    init(format: ReplayFormat, output: ReplayOutput) {
+        self.format = format
+        self.output = output
+    }
+
+    /// Writes text after the header row.
+    private func write(_ text: String) {
+        if !started { begin() }
+        output.target()?.write(text)
+    }
 
     static let slotKeys = ["t", "device", "model", "interval_s", "bpm", "bpm_q", "breath", "breath_q", "steps", "activity",
                            "speed", "energy_cal", "active_cal", "skin_temp_c", "core_temp_c", "spo2", "spo2_q", "eda_us",
                            "sleep_stage", "wearing", "battery"]
 
     func begin() {
+        started = true
         switch format {
-        case .csv: out.write("kind," + Self.slotKeys.joined(separator: ",") + ",rr_ms,out_of_range\n")
+        case .csv: output.target()?.write("kind," + Self.slotKeys.joined(separator: ",") + ",rr_ms,out_of_range\n")
         case .table:
-            out.write("t                     device    bpm  q  breath q  steps act  speed skin°C core°C spo2 q  eda µS stage wear batt\n")
+            output.target()?.write("t                     device    bpm  q  breath q  steps act  speed skin°C core°C spo2 q  eda µS stage wear batt\n")
         case .jsonl: break
         }
     }
 
-    func end() {}
+    func slots(_ batch: MetricsColumns, header: FileHeader) {
+        for i in 0..<batch.count { slot(batch.slot(at: i), serial: header.serial, model: header.model, outOfRange: batch.outOfRange(at: i)) }
+    }
+
+    func beats(_ batch: [Beat], header: FileHeader) {
+        for b in batch { beat(b, serial: header.serial, model: header.model) }
+    }
+
+    func finish() throws {
+        if !started { begin() }
+        try output.finish()
+    }
 
     /// JSON / CSV text of an optional number; `null` (JSON) or empty (CSV) when absent.
     func value(_ v: Int?) -> String { v.map(String.init) ?? (format == .csv ? "" : "null") }
@@ -36,9 +92,9 @@ struct ReplayWriter {
             var line = "{\"kind\":\"slot\",\"t\":\"\(t)\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\",\"interval_s\":\(s.intervalSeconds)"
             for (key, v) in zip(Self.slotKeys.dropFirst(4), values) { line += ",\"\(key)\":\(v)" }
             if !outOfRange.isEmpty { line += ",\"out_of_range\":[" + outOfRange.names.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
-            out.write(line + "}\n")
+            write(line + "}\n")
         case .csv:
-            out.write("slot,\(t),\(csvEscaped(serial)),\(model),\(s.intervalSeconds)," + values.joined(separator: ",") + ",," + outOfRange.names.joined(separator: ";") + "\n")
+            write("slot,\(t),\(csvEscaped(serial)),\(model),\(s.intervalSeconds)," + values.joined(separator: ",") + ",," + outOfRange.names.joined(separator: ";") + "\n")
         case .table:
             func col(_ v: String, _ width: Int) -> String {
                 let text = v == "null" ? "-" : v
@@ -48,7 +104,7 @@ struct ReplayWriter {
                        col(value(s.steps), 6), col(value(s.activity), 4), col(value(s.speed), 6), col(value(s.skinTempC), 6),
                        col(value(s.coreTempC), 6), col(value(s.spo2), 4), col(value(s.spo2Quality), 2), col(value(s.edaMicrosiemens), 7),
                        col(value(s.sleepStage), 5), col(value(s.wearing), 4), col(value(s.battery), 4)]
-            out.write("\(t)  \(serial.padding(8)) " + row.joined(separator: " ") + (outOfRange.isEmpty ? "" : "  out of range: " + outOfRange.names.joined(separator: ",")) + "\n")
+            write("\(t)  \(serial.padding(8)) " + row.joined(separator: " ") + (outOfRange.isEmpty ? "" : "  out of range: " + outOfRange.names.joined(separator: ",")) + "\n")
         }
     }
 
@@ -56,12 +112,12 @@ struct ReplayWriter {
         let t = UTCTime.iso8601(unixMilliseconds: b.timeMs)
         switch format {
         case .jsonl:
-            out.write("{\"kind\":\"rr\",\"t\":\"\(t)\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\",\"rr_ms\":\(value(b.rrMs))}\n")
+            write("{\"kind\":\"rr\",\"t\":\"\(t)\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\",\"rr_ms\":\(value(b.rrMs))}\n")
         case .csv:
             // kind, t, device and model are filled; the other slot columns stay empty up to rr_ms.
-            out.write("rr,\(t),\(csvEscaped(serial)),\(model)" + String(repeating: ",", count: Self.slotKeys.count - 2) + "\(value(b.rrMs)),\n")
+            write("rr,\(t),\(csvEscaped(serial)),\(model)" + String(repeating: ",", count: Self.slotKeys.count - 2) + "\(value(b.rrMs)),\n")
         case .table:
-            out.write("\(t)  \(serial.padding(8)) rr \(b.rrMs.map { "\($0) ms" } ?? "- (first beat after a gap)")\n")
+            write("\(t)  \(serial.padding(8)) rr \(b.rrMs.map { "\($0) ms" } ?? "- (first beat after a gap)")\n")
         }
     }
 
@@ -70,15 +126,15 @@ struct ReplayWriter {
         let rr = hr.measurement.rrMilliseconds
         switch format {
         case .jsonl:
-            out.write("{\"kind\":\"hr\",\"t\":\"\(t)\",\"bpm\":\(hr.measurement.bpm),\"rr_ms\":[" + rr.map(String.init).joined(separator: ",") + "]}\n")
+            write("{\"kind\":\"hr\",\"t\":\"\(t)\",\"bpm\":\(hr.measurement.bpm),\"rr_ms\":[" + rr.map(String.init).joined(separator: ",") + "]}\n")
         case .csv:
             let bpmColumn = Self.slotKeys.firstIndex(of: "bpm")!
             var cells = [String](repeating: "", count: Self.slotKeys.count)
             cells[0] = t
             cells[bpmColumn] = String(hr.measurement.bpm)
-            out.write("hr," + cells.joined(separator: ",") + "," + rr.map(String.init).joined(separator: ";") + ",\n")
+            write("hr," + cells.joined(separator: ",") + "," + rr.map(String.init).joined(separator: ";") + ",\n")
         case .table:
-            out.write("\(t)  live     hr \(hr.measurement.bpm) bpm, rr " + rr.map(String.init).joined(separator: " ") + " ms\n")
+            write("\(t)  live     hr \(hr.measurement.bpm) bpm, rr " + rr.map(String.init).joined(separator: " ") + " ms\n")
         }
     }
 }

@@ -63,11 +63,26 @@ struct SampleInput {
 /// Reads and replays a capture file, with messages that say what was wrong; `progress` is called
 /// with bytes read (about every MiB) for large files. Returns the file size too.
 func loadCapture(_ path: String, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> (capture: ReplayedCapture, bytes: Int) {
+    try readCapture(path) { bytes throws(BtsnoopError) in try ReplayedCapture.load(bytes: bytes, progress: progress.map { report in { report($0, bytes.count) } }) }
+}
+
+/// Reads a capture file and streams its records (see ``ReplayedCapture/stream(bytes:beatsLast:progress:metrics:beats:)``),
+/// with the same messages as ``loadCapture(_:progress:)``. Returns the file size too.
+func streamCapture(_ path: String, beatsLast: Bool, progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
+                   metrics: (Int, FileHeader, MetricsColumns) -> Void,
+                   beats: (Int, FileHeader, [Beat]) -> Void) throws -> (capture: ReplayedCapture, bytes: Int) {
+    try readCapture(path) { bytes throws(BtsnoopError) in
+        try ReplayedCapture.stream(bytes: bytes, beatsLast: beatsLast, progress: progress.map { report in { report($0, bytes.count) } },
+                                   metrics: metrics, beats: beats)
+    }
+}
+
+/// Reads the capture file at `path` and replays it with `replay`, turning failures into messages.
+private func readCapture(_ path: String, _ replay: ([UInt8]) throws(BtsnoopError) -> ReplayedCapture) throws -> (capture: ReplayedCapture, bytes: Int) {
     let bytes: [UInt8]
     do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("\(error)") }
     do {
-        let replayed = try ReplayedCapture.load(bytes: bytes, progress: progress.map { report in { report($0, bytes.count) } })
-        return (replayed, bytes.count)
+        return (try replay(bytes), bytes.count)
     } catch {
         throw CLIError("\(path) is not a readable capture: \(error)")
     }
