@@ -19,6 +19,9 @@ struct ReplayCommand: ParsableCommand {
             eda_us, sleep_stage, wearing, battery; null where the slot has no value. A value outside its \
             valid range is printed as recorded and listed under out_of_range.
 
+            CSV (--format csv) starts each row with its Unix time in milliseconds (timestamp_ms) and \
+            names the other columns like the keys above, so `bracelet summarize --csv FILE` reads it back.
+
             Exit status: 0 when everything was recovered, 3 when the capture is damaged or a transfer \
             is incomplete (the good data is still printed), 2 when the capture holds no bracelet data, \
             1 when it cannot be read.
@@ -43,7 +46,11 @@ struct ReplayCommand: ParsableCommand {
         // Records are written as each file's transfer ends, straight from the decoder's batches; the
         // output is created at the first record.
         let output = ReplayOutput(path: output)
-        let writer: any ReplayRecordWriter = format == .jsonl ? ReplayJSONLines(output: output) : ReplayWriter(format: format, output: output)
+        let writer: any ReplayRecordWriter = switch format {
+        case .jsonl: ReplayJSONLines(output: output)
+        case .csv: ReplayWriter(format: .csv, output: output)
+        case .table: ReplayWriter(format: .table, output: output)
+        }
         let (replayed, size) = try streamCapture(capture, beatsLast: true, progress: { done, total in
             if total >= 8 << 20 && !quiet { printError("reading capture: \(done >> 20) of \(total >> 20) MiB") }
         }, metrics: { _, header, batch in writer.slots(batch, header: header) },

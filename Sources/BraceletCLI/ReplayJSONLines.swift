@@ -76,9 +76,9 @@ final class ReplayJSONLines: ReplayRecordWriter {
         var dates = self.dates
         let lineRoom = self.lineRoom
         device.withUnsafeBufferPointer { device in
-            for i in 0..<batch.count {
+            batch.forEachSlot { slot, outOfRange in
                 p = room(p, lineRoom)
-                p = slotLine(batch.slot(at: i), outOfRange: batch.outOfRange(at: i), device: device, dates: &dates, p)
+                p = slotLine(slot, outOfRange: outOfRange, device: device, dates: &dates, p)
             }
         }
         self.dates = dates
@@ -146,24 +146,27 @@ final class ReplayJSONLines: ReplayRecordWriter {
     }
 
     func heartRate(_ hr: CapturedHeartRate) {
-        let rr = hr.measurement.rrMilliseconds
-        lineRoom = max(lineRoom, 128 + rr.count * TextBytes.maximumNumberLength)
-        var p = room(block + used, lineRoom)
-        p = put("{\"kind\":\"hr\",\"t\":\"", p)
-        let (day, ms) = (hr.timestampMicros / 1000).floorDivided(by: 86_400_000)
-        p = dates.write(day, p)
-        p = time(Int(ms / 1000), p)
-        p.pointee = 0x2E
-        three(Int(ms % 1000), p + 1)
-        p = put("Z\",\"bpm\":", p + 4)
-        p = TextBytes.write(Int64(hr.measurement.bpm), to: p)
-        p = put(",\"rr_ms\":[", p)
-        for (i, value) in rr.enumerated() {
-            if i > 0 { p.pointee = 0x2C; p += 1 }
-            p = TextBytes.write(Int64(value), to: p)
+        let line = Self.heartRateLine(timestampMicros: hr.timestampMicros, measurement: hr.measurement)
+        var p = room(block + used, line.count)
+        line.withUnsafeBufferPointer { p = copy($0, p) }
+        used = p - block
+    }
+
+    /// The JSON line of one heart-rate sample, newline included: `{"kind":"hr","t":"...Z","bpm":72,"rr_ms":[812,790]}`
+    /// with the time of the notification in UTC milliseconds. The one heart-rate schema of the
+    /// command line: replay prints it for Heart Rate notifications in a capture, listen for live ones.
+    static func heartRateLine(timestampMicros: Int64, measurement: HeartRateMeasurement) -> [UInt8] {
+        var line = Array("{\"kind\":\"hr\",\"t\":\"".utf8)
+        UTCTime.appendISO8601(unixMilliseconds: timestampMicros / 1000, to: &line)
+        line.append(contentsOf: "\",\"bpm\":".utf8)
+        TextBytes.append(measurement.bpm, to: &line)
+        line.append(contentsOf: ",\"rr_ms\":[".utf8)
+        for (i, rr) in measurement.rrMilliseconds.enumerated() {
+            if i > 0 { line.append(0x2C) }
+            TextBytes.append(rr, to: &line)
         }
-        p[0] = 0x5D; p[1] = 0x7D; p[2] = 0x0A
-        used = p + 3 - block
+        line.append(contentsOf: "]}\n".utf8)
+        return line
     }
 
     // MARK: - Pieces of a line

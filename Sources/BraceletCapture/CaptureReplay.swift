@@ -64,13 +64,19 @@ public struct ReplayedCapture: Sendable {
     /// Reads a capture held in memory and keeps every decoded slot and beat. `progress` is called
     /// with bytes read so far (about every MiB).
     public static func load(bytes: [UInt8], progress: ((Int) -> Void)? = nil) throws(BtsnoopError) -> ReplayedCapture {
+        load(reader: try ATTCaptureReader(bytes: bytes), progress: progress)
+    }
+
+    /// Reads a capture and keeps every decoded slot and beat. `progress` is called with bytes read
+    /// so far (about every MiB).
+    public static func load(reader: ATTCaptureReader, progress: ((Int) -> Void)? = nil) -> ReplayedCapture {
         var slots: [[Slot]] = [], flags: [[SlotFields]] = [], beats: [[Beat]] = []
-        var result = try stream(bytes: bytes, progress: progress, metrics: { index, _, c in
+        var result = stream(reader: reader, progress: progress, metrics: { index, _, c in
             while slots.count <= index { slots.append([]); flags.append([]) }
             slots[index].reserveCapacity(slots[index].count + c.count)
-            for i in 0..<c.count {
-                slots[index].append(c.slot(at: i))
-                flags[index].append(c.outOfRange(at: i))
+            c.forEachSlot { slot, outOfRange in
+                slots[index].append(slot)
+                flags[index].append(outOfRange)
             }
         }, beats: { index, _, batch in
             while beats.count <= index { beats.append([]) }
@@ -84,9 +90,9 @@ public struct ReplayedCapture: Sendable {
         return result
     }
 
-    /// Reads a capture held in memory and hands over the records of each metrics and beats file as
-    /// the file's transfer ends, without keeping them: memory holds the capture and the file in
-    /// transfer, not every decoded record.
+    /// Reads a capture and hands over the records of each metrics and beats file as the file's
+    /// transfer ends, without keeping them: memory holds the file in transfer (and, from a reader
+    /// that streams its file, a window of the capture), not every decoded record.
     ///
     /// - Parameters:
     ///   - beatsLast: hold the beats files (as received, 8 bytes a beat) until the capture is read,
@@ -96,10 +102,9 @@ public struct ReplayedCapture: Sendable {
     ///   - beats: called with each batch of a beats file's beats, likewise.
     /// - Returns: everything but the records: files (header, record count, faults; `slots` and
     ///   `beats` stay empty), heart rates, statistics and faults.
-    public static func stream(bytes: [UInt8], beatsLast: Bool = false, progress: ((Int) -> Void)? = nil,
+    public static func stream(reader: ATTCaptureReader, beatsLast: Bool = false, progress: ((Int) -> Void)? = nil,
                               metrics: (_ index: Int, _ header: FileHeader, _ batch: MetricsColumns) -> Void,
-                              beats: (_ index: Int, _ header: FileHeader, _ batch: [Beat]) -> Void) throws(BtsnoopError) -> ReplayedCapture {
-        let reader = try ATTCaptureReader(bytes: bytes)
+                              beats: (_ index: Int, _ header: FileHeader, _ batch: [Beat]) -> Void) -> ReplayedCapture {
         var events = reader.makeIterator()
         var recovery = TransferRecovery()
         var files = FileStreamer(beatsLast: beatsLast)

@@ -52,6 +52,10 @@ public enum CSVSampleReader {
     public static let knownColumns = ["bpm", "bpm_q", "breath", "breath_q", "steps", "activity", "speed", "energy_cal",
                                       "active_cal", "skin_temp_c", "core_temp_c", "spo2", "spo2_q", "eda_us",
                                       "sleep_stage", "wearing", "battery", "rr_ms"]
+    /// The other columns of `bracelet replay --format csv`, read without a note: `kind` marks a
+    /// beat row (an `rr` row with an empty `rr_ms` is the first beat after a gap); the rest describe
+    /// the row for people and are not needed here.
+    public static let replayColumns: Set<String> = ["kind", "t", "device", "model", "interval_s", "hr_bpm", "hr_rr_ms", "out_of_range"]
 
     /// Cell ranges of the non-physiological columns. The physiological columns (heart rate, breath,
     /// SpO2, temperatures, EDA) take any number that fits: their ranges live in one place,
@@ -76,7 +80,7 @@ public enum CSVSampleReader {
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         var lineNumber = 0
         var header: [String]?
-        var rows: [(line: Int, timeMs: Int64, values: [String: Double])] = []
+        var rows: [(line: Int, timeMs: Int64, values: [String: Double], gapBeat: Bool)] = []
         for raw in lines {
             lineNumber += 1
             let line = raw.trimmingCharacters(in: [" ", "\t", "\r"])
@@ -87,7 +91,7 @@ public enum CSVSampleReader {
             guard let columns = header else {
                 if let first = cells.first, Double(first) != nil { throw .missingHeader(firstCell: first) }
                 let names = cells.map { $0.lowercased() }
-                for name in names.dropFirst() where !knownColumns.contains(name) {
+                for name in names.dropFirst() where !knownColumns.contains(name) && !replayColumns.contains(name) {
                     report.add(SummaryDiagnostic(kind: .csvUnknownColumn, row: lineNumber, column: name, message:
                         "line \(lineNumber): column '\(name)' is not a known key and is ignored; known keys are \(knownColumns.joined(separator: ", "))"))
                 }
@@ -120,7 +124,8 @@ public enum CSVSampleReader {
                 }
                 values[name] = value
             }
-            rows.append((lineNumber, stamp, values))
+            let kind = columns.firstIndex(of: "kind").flatMap { $0 < cells.count ? cells[$0] : nil }
+            rows.append((lineNumber, stamp, values, kind == "rr" && values["rr_ms"] == nil))
         }
         guard header != nil else { throw .empty }
 
@@ -135,7 +140,7 @@ public enum CSVSampleReader {
         var slots: [Slot] = []
         var beats: [Beat] = []
         for row in rows {
-            if let rr = row.values["rr_ms"] { beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr))) }
+            if let rr = row.values["rr_ms"] { beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr))) } else if row.gapBeat { beats.append(Beat(timeMs: row.timeMs, rrMs: nil)) }
             guard let interval, row.values.keys.contains(where: { $0 != "rr_ms" }) else { continue }
             slots.append(makeSlot(start: row.timeMs / 1000, interval: interval, values: row.values))
         }
