@@ -98,7 +98,10 @@ while read -r name wall user sys rss; do
 done < "$dir/times"
 echo
 if wanted replay && wanted tshark && [ -s "$dir/time.tshark" ]; then
-  ours=$(cut -d' ' -f1 "$dir/time.replay"); theirs=$(cut -d' ' -f1 "$dir/time.tshark")
-  printf 'replay vs tshark (whole processes, wall): %.1fx\n' "$(echo "$theirs / $ours" | bc -l)"
+  # CPU (user + sys) is the fair figure on a shared machine; wall follows the load.
+  read -r ours_wall ours_user ours_sys _ < "$dir/time.replay"
+  read -r theirs_wall theirs_user theirs_sys _ < "$dir/time.tshark"
+  printf 'replay vs tshark (whole processes): CPU %.1fx, wall %.1fx\n' \
+    "$(echo "($theirs_user + $theirs_sys) / ($ours_user + $ours_sys)" | bc -l)" "$(echo "$theirs_wall / $ours_wall" | bc -l)"
 fi
 if [ -n "$decoder" ]; then echo "decoder ($model): $decoder % of the memory-read rate"; fi

@@ -1,20 +1,48 @@
 #!/usr/bin/env bash
-# Replay throughput of bracelet against tshark on the same capture.
-# usage: tools/replay-vs-tshark.sh [CAPTURE]   (default: captures/v2-three-days.btsnoop)
-# Builds bracelet in release, measures its replay rate with `bracelet bench --replay-only`, then
-# times `tshark -r FILE -T fields -e btatt.value` and prints both rates and the ratio.
+# Replay against tshark on the same capture, both as whole processes that read the whole file and
+# write every record to a file: `bracelet replay --format jsonl -o FILE` and
+# `tshark -r CAPTURE -T fields -e btatt.value > FILE`.
+#
+# usage: tools/replay-vs-tshark.sh [CAPTURE] [RUNS]
+#   CAPTURE  default: the 30-day V2 history of tools/bench.sh ($BENCH_DIR/v2-30d.btsnoop, made by
+#            `tools/bench.sh` first) when present, else captures/v2-three-days.btsnoop
+#   RUNS     runs of each, the best kept (default 5)
+# Prints the best wall and CPU (user + sys) time of each and the ratios. On a shared machine the CPU
+# ratio is the figure to compare; wall times follow the load. BRACELET=path measures a given binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-capture=${1:-captures/v2-three-days.btsnoop}
+dir=${BENCH_DIR:-/tmp/bracelet-bench}
+capture=${1:-}
+if [ -z "$capture" ]; then
+  capture=captures/v2-three-days.btsnoop
+  [ -s "$dir/v2-30d.btsnoop" ] && capture="$dir/v2-30d.btsnoop"
+fi
+runs=${2:-5}
 command -v tshark >/dev/null || { echo "tshark is not installed (apt-get install -y tshark)" >&2; exit 2; }
-swift build -c release --product bracelet >/dev/null
-ours=$(.build/release/bracelet bench --replay-only --capture "$capture" --repetitions 20 | awk '/MB\/s/ {print $3}')
-bytes=$(stat -c %s "$capture")
-start=$(date +%s.%N)
-tshark -r "$capture" -T fields -e btatt.value >/dev/null 2>&1
-end=$(date +%s.%N)
-theirs=$(echo "$bytes / 1000000 / ($end - $start)" | bc -l)
-printf 'capture   %s (%d bytes)\n' "$capture" "$bytes"
-printf 'bracelet  %.1f MB/s (best of 20, release)\n' "$ours"
-printf 'tshark    %.1f MB/s (one run, -T fields -e btatt.value)\n' "$theirs"
-printf 'ratio     %.0fx\n' "$(echo "$ours / $theirs" | bc -l)"
+if [ -z "${BRACELET:-}" ]; then
+  swift build -c release --product bracelet >/dev/null
+  BRACELET=.build/release/bracelet
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# best NAME COMMAND...: runs it $runs times; prints "wall cpu" of the run with the least CPU.
+best() {
+  local name=$1; shift
+  local bestcpu= bestwall=
+  for _ in $(seq 1 "$runs"); do
+    /usr/bin/time -o "$out/time" -f "%e %U %S" "$@" >/dev/null 2>"$out/err" || { echo "$name failed:" >&2; cat "$out/err" >&2; exit 1; }
+    read -r wall user sys < "$out/time"
+    cpu=$(echo "$user + $sys" | bc -l)
+    if [ -z "$bestcpu" ] || [ "$(echo "$cpu < $bestcpu" | bc -l)" = 1 ]; then bestcpu=$cpu; bestwall=$wall; fi
+  done
+  echo "$bestwall $bestcpu"
+}
+
+read -r ours_wall ours_cpu < <(best replay "$BRACELET" replay "$capture" --format jsonl -o "$out/replay.jsonl" --quiet)
+read -r theirs_wall theirs_cpu < <(best tshark sh -c "tshark -r '$capture' -T fields -e btatt.value > '$out/tshark.txt' 2>/dev/null")
+printf 'capture   %s (%d bytes): bracelet %d records, tshark %d lines\n' "$capture" "$(stat -c %s "$capture")" \
+  "$(wc -l < "$out/replay.jsonl")" "$(wc -l < "$out/tshark.txt")"
+printf 'bracelet  replay --format jsonl -o FILE     wall %6.3f s  CPU %6.3f s (best of %d)\n' "$ours_wall" "$ours_cpu" "$runs"
+printf 'tshark    -T fields -e btatt.value > FILE   wall %6.3f s  CPU %6.3f s (best of %d)\n' "$theirs_wall" "$theirs_cpu" "$runs"
+printf 'ratio     CPU %.1fx, wall %.1fx\n' "$(echo "$theirs_cpu / $ours_cpu" | bc -l)" "$(echo "$theirs_wall / $ours_wall" | bc -l)"

@@ -61,6 +61,23 @@ final class TextOutput {
         if buffer.count >= 1 << 16 { writeBuffer() }
     }
 
+    /// Writes a large block of bytes that are already UTF-8 text straight to the file, after what is
+    /// buffered: the path of writers that fill their own block.
+    func write(raw: UnsafeRawBufferPointer) {
+        writeBuffer()
+        guard writeError == nil, let base = raw.baseAddress else { return }
+        var done = 0
+        while done < raw.count {
+            let n = Glibc.write(handle.fileDescriptor, base + done, raw.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                writeError = SystemWriteError(code: errno)
+                return
+            }
+            done += n
+        }
+    }
+
     /// Writes what is buffered; throws when this or an earlier write failed.
     func flush() throws {
         writeBuffer()
@@ -79,6 +96,7 @@ final class TextOutput {
 
     /// The system's words for a failed write (Foundation wraps the errno in a Cocoa error).
     static func reason(_ error: any Error) -> String {
+        if let failure = error as? SystemWriteError { return String(cString: strerror(failure.code)) }
         if let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(posix.code)))
         }
@@ -88,6 +106,11 @@ final class TextOutput {
     deinit {
         writeBuffer()
     }
+}
+
+/// A `write(2)` that failed, with its errno.
+struct SystemWriteError: Error {
+    var code: Int32
 }
 
 /// An error the CLI reports as one line: what was wrong and what to do.

@@ -19,6 +19,9 @@ struct ReplayCommand: ParsableCommand {
             eda_us, sleep_stage, wearing, battery; null where the slot has no value. A value outside its \
             valid range is printed as recorded and listed under out_of_range.
 
+            CSV (--format csv) starts each row with its Unix time in milliseconds (timestamp_ms) and \
+            names the other columns like the keys above, so `bracelet summarize --csv FILE` reads it back.
+
             Exit status: 0 when everything was recovered, 3 when the capture is damaged or a transfer \
             is incomplete (the good data is still printed), 2 when the capture holds no bracelet data, \
             1 when it cannot be read.
@@ -40,9 +43,18 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         let quiet = self.quiet
-        let (replayed, size) = try loadCapture(capture, progress: { done, total in
+        // Records are written as each file's transfer ends, straight from the decoder's batches; the
+        // output is created at the first record.
+        let output = ReplayOutput(path: output)
+        let writer: any ReplayRecordWriter = switch format {
+        case .jsonl: ReplayJSONLines(output: output)
+        case .csv: ReplayWriter(format: .csv, output: output)
+        case .table: ReplayWriter(format: .table, output: output)
+        }
+        let (replayed, size) = try streamCapture(capture, beatsLast: true, progress: { done, total in
             if total >= 8 << 20 && !quiet { printError("reading capture: \(done >> 20) of \(total >> 20) MiB") }
-        })
+        }, metrics: { _, header, batch in writer.slots(batch, header: header) },
+           beats: { _, header, batch in writer.beats(batch, header: header) })
         guard replayed.hasData else {
             let handles = replayed.statistics.attributeHandles.map { String(format: "0x%04X", $0) }.joined(separator: ", ")
             throw CLIError("""
@@ -51,28 +63,15 @@ struct ReplayCommand: ParsableCommand {
                 Check that the capture was taken while a bracelet synced (bracelet listen --record FILE).
                 """, exitCode: 2)
         }
-        let out = try TextOutput(path: output)
-        // JSON Lines, the bulk format, is written straight into bytes; csv and table as text.
-        let writer: any ReplayRecordWriter = format == .jsonl ? ReplayJSONLines(out: out) : ReplayWriter(format: format, out: out)
-        writer.begin()
-        for file in replayed.metricsFiles {
-            for (i, slot) in file.slots.enumerated() {
-                writer.slot(slot, serial: file.header.serial, model: file.header.model, outOfRange: file.outOfRange[i])
-            }
-        }
-        for file in replayed.beatsFiles {
-            for beat in file.beats { writer.beat(beat, serial: file.header.serial, model: file.header.model) }
-        }
         for hr in replayed.heartRates { writer.heartRate(hr) }
-        writer.end()
-        try out.flush()
+        try writer.finish()
         if !quiet { report(replayed, bytes: size, elapsed: ContinuousClock.now - started) }
         if replayed.isIncomplete { throw ExitCode(3) }
     }
 
     func report(_ r: ReplayedCapture, bytes: Int, elapsed: Duration) {
-        let slots = r.metricsFiles.reduce(0) { $0 + $1.slots.count }
-        let beats = r.beatsFiles.reduce(0) { $0 + $1.beats.count }
+        let slots = r.metricsFiles.reduce(0) { $0 + $1.records }
+        let beats = r.beatsFiles.reduce(0) { $0 + $1.records }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let devices = Set(r.metricsFiles.map { "\($0.header.serial) (\($0.header.model))" }).sorted().joined(separator: ", ")
         printError("\(capture): \(r.metricsFiles.count) metrics files (\(slots) slots), \(r.beatsFiles.count) beats files (\(beats) beats), \(r.heartRates.count) heart-rate notifications from \(devices.isEmpty ? "a heart-rate sensor" : devices); \(bytes / 1024) KiB in \(Int(seconds * 1000)) ms")

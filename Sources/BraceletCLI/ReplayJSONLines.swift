@@ -2,114 +2,250 @@ import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
 
-/// Writes the records of a replayed capture in one output format.
-protocol ReplayRecordWriter {
-    /// Writes what comes before the first record (a header row).
-    func begin()
-    /// Writes one slot.
-    func slot(_ s: Slot, serial: String, model: DeviceModel, outOfRange: SlotFields)
-    /// Writes one beat.
-    func beat(_ b: Beat, serial: String, model: DeviceModel)
+/// Writes the records of a replayed capture in one output format, batch by batch as the capture is
+/// read.
+protocol ReplayRecordWriter: AnyObject {
+    /// Writes a batch of slots of a metrics file.
+    func slots(_ batch: MetricsColumns, header: FileHeader)
+    /// Writes a batch of beats of a beats file.
+    func beats(_ batch: [Beat], header: FileHeader)
     /// Writes one live heart-rate notification.
     func heartRate(_ hr: CapturedHeartRate)
-    /// Writes what comes after the last record.
-    func end()
+    /// Writes what comes after the last record and flushes; throws when the output failed.
+    func finish() throws
 }
 
-extension ReplayWriter: ReplayRecordWriter {}
-
-/// Formats replay records as JSON Lines straight into bytes: a capture of a month has close to a
-/// million records, and a `String` per value would make replay slower than the file's own reading.
-/// The text is exactly what the key list in ``ReplayWriter/slotKeys`` and `description` of each
-/// value give.
+/// Formats replay records as JSON Lines straight into one large output block through a raw pointer:
+/// a capture of a month has close to a million records, and a `String` or an array append per value
+/// would make replay slower than reading the file. The text is exactly what the key list in
+/// ``ReplayWriter/slotKeys`` and `description` of each value give.
 final class ReplayJSONLines: ReplayRecordWriter {
-    private let out: TextOutput
-    private var line: [UInt8] = []
-    /// `","device":"SERIAL","model":"v2"` of the last device, reused while the device stays the same.
-    private var deviceBytes: [UInt8] = []
+    private let output: ReplayOutput
+    /// The output block; records are written at `block + used` and the block goes out when full.
+    private let block: UnsafeMutablePointer<UInt8>
+    private static let blockSize = 1 << 20
+    private var used = 0
+    /// Room every line gets before it is written: the longest slot line with every field out of
+    /// range, plus the device part.
+    private var lineRoom = 1024
+    /// `","device":"SERIAL","model":"v2"` of the current device, reused while the device stays the same.
+    private var device: [UInt8] = []
     private var deviceKey: (serial: String, model: DeviceModel)?
-    private static let slotKeyBytes: [[UInt8]] = ReplayWriter.slotKeys.dropFirst(4).map { Array(",\"\($0)\":".utf8) }
+    /// The date of the last record written: records of one day share it.
+    private var dates = DatePrefix()
 
-    init(out: TextOutput) {
-        self.out = out
-        line.reserveCapacity(512)
+    init(output: ReplayOutput) {
+        self.output = output
+        block = .allocate(capacity: Self.blockSize)
     }
 
-    func begin() {}
-    func end() {}
+    deinit {
+        block.deallocate()
+        dates.text.deallocate()
+    }
 
-    private func device(_ serial: String, _ model: DeviceModel) {
+    func finish() throws {
+        flush(used)
+        try output.finish()
+    }
+
+    /// Sends the block up to `count` bytes to the output.
+    private func flush(_ count: Int) {
+        if count > 0 { output.target()?.write(raw: UnsafeRawBufferPointer(start: block, count: count)) }
+        used = 0
+    }
+
+    /// A position with room for one more line of at most `lineRoom` bytes.
+    @inline(__always)
+    private func room(_ p: UnsafeMutablePointer<UInt8>, _ lineRoom: Int) -> UnsafeMutablePointer<UInt8> {
+        if p - block + lineRoom <= Self.blockSize { return p }
+        flush(p - block)
+        return block
+    }
+
+    private func useDevice(_ serial: String, _ model: DeviceModel) {
         if let key = deviceKey, key.serial == serial, key.model == model { return }
         deviceKey = (serial, model)
-        deviceBytes = Array("\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\"".utf8)
+        device = Array("\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\"".utf8)
+        lineRoom = 1024 + device.count
     }
 
-    private func value(_ v: Int?) {
-        if let v { TextBytes.append(v, to: &line) } else { line.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
-    }
-
-    private func value(_ v: Double?) {
-        if let v { TextBytes.append(v, to: &line) } else { line.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
-    }
-
-    /// Starts a line of a device's record: kind, time (`appendTime`), device and model.
-    private func start(_ prefix: String, serial: String, model: DeviceModel, appendTime: (inout [UInt8]) -> Void) {
-        device(serial, model)
-        line.removeAll(keepingCapacity: true)
-        line.append(contentsOf: prefix.utf8)
-        appendTime(&line)
-        line.append(contentsOf: deviceBytes)
-    }
-
-    func slot(_ s: Slot, serial: String, model: DeviceModel, outOfRange: SlotFields) {
-        start("{\"kind\":\"slot\",\"t\":\"", serial: serial, model: model) { UTCTime.appendISO8601(unixSeconds: s.start, to: &$0) }
-        line.append(contentsOf: ",\"interval_s\":".utf8)
-        TextBytes.append(Int(s.intervalSeconds), to: &line)
-        let keys = Self.slotKeyBytes
-        line.append(contentsOf: keys[0]); value(s.bpm)
-        line.append(contentsOf: keys[1]); value(s.bpmQuality)
-        line.append(contentsOf: keys[2]); value(s.breath)
-        line.append(contentsOf: keys[3]); value(s.breathQuality)
-        line.append(contentsOf: keys[4]); value(s.steps)
-        line.append(contentsOf: keys[5]); value(s.activity)
-        line.append(contentsOf: keys[6]); value(s.speed)
-        line.append(contentsOf: keys[7]); value(s.energyCal)
-        line.append(contentsOf: keys[8]); value(s.activeCal)
-        line.append(contentsOf: keys[9]); value(s.skinTempC)
-        line.append(contentsOf: keys[10]); value(s.coreTempC)
-        line.append(contentsOf: keys[11]); value(s.spo2)
-        line.append(contentsOf: keys[12]); value(s.spo2Quality)
-        line.append(contentsOf: keys[13]); value(s.edaMicrosiemens)
-        line.append(contentsOf: keys[14]); value(s.sleepStage)
-        line.append(contentsOf: keys[15]); value(s.wearing)
-        line.append(contentsOf: keys[16]); value(s.battery)
-        if !outOfRange.isEmpty {
-            line.append(contentsOf: (",\"out_of_range\":[" + outOfRange.names.map { "\"\($0)\"" }.joined(separator: ",") + "]").utf8)
+    func slots(_ batch: MetricsColumns, header: FileHeader) {
+        useDevice(header.serial, header.model)
+        var p = block + used
+        var dates = self.dates
+        let lineRoom = self.lineRoom
+        device.withUnsafeBufferPointer { device in
+            batch.forEachSlot { slot, outOfRange in
+                p = room(p, lineRoom)
+                p = slotLine(slot, outOfRange: outOfRange, device: device, dates: &dates, p)
+            }
         }
-        line.append(contentsOf: [0x7D, 0x0A])
-        out.write(bytes: line)
+        self.dates = dates
+        used = p - block
     }
 
-    func beat(_ b: Beat, serial: String, model: DeviceModel) {
-        start("{\"kind\":\"rr\",\"t\":\"", serial: serial, model: model) { UTCTime.appendISO8601(unixMilliseconds: b.timeMs, to: &$0) }
-        line.append(contentsOf: ",\"rr_ms\":".utf8)
-        value(b.rrMs)
-        line.append(contentsOf: [0x7D, 0x0A])
-        out.write(bytes: line)
+    private func slotLine(_ s: Slot, outOfRange: SlotFields, device: UnsafeBufferPointer<UInt8>, dates: inout DatePrefix,
+                          _ start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var p = put("{\"kind\":\"slot\",\"t\":\"", start)
+        let (day, second) = s.start.floorDivided(by: 86_400)
+        p = dates.write(day, p)
+        p = time(Int(second), p)
+        p.pointee = 0x5A
+        p = copy(device, p + 1)
+        p = put(",\"interval_s\":", p)
+        p = TextBytes.write(Int64(s.intervalSeconds), to: p)
+        p = value(s.bpm, put(",\"bpm\":", p))
+        p = value(s.bpmQuality, put(",\"bpm_q\":", p))
+        p = value(s.breath, put(",\"breath\":", p))
+        p = value(s.breathQuality, put(",\"breath_q\":", p))
+        p = value(s.steps, put(",\"steps\":", p))
+        p = value(s.activity, put(",\"activity\":", p))
+        p = value(s.speed, put(",\"speed\":", p))
+        p = value(s.energyCal, put(",\"energy_cal\":", p))
+        p = value(s.activeCal, put(",\"active_cal\":", p))
+        p = value(s.skinTempC, put(",\"skin_temp_c\":", p))
+        p = value(s.coreTempC, put(",\"core_temp_c\":", p))
+        p = value(s.spo2, put(",\"spo2\":", p))
+        p = value(s.spo2Quality, put(",\"spo2_q\":", p))
+        p = value(s.edaMicrosiemens, put(",\"eda_us\":", p))
+        p = value(s.sleepStage, put(",\"sleep_stage\":", p))
+        p = value(s.wearing, put(",\"wearing\":", p))
+        p = value(s.battery, put(",\"battery\":", p))
+        if !outOfRange.isEmpty {
+            let names = ",\"out_of_range\":[" + outOfRange.names.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+            for byte in names.utf8 { p.pointee = byte; p += 1 }
+        }
+        p[0] = 0x7D; p[1] = 0x0A
+        return p + 2
+    }
+
+    func beats(_ batch: [Beat], header: FileHeader) {
+        useDevice(header.serial, header.model)
+        var p = block + used
+        var dates = self.dates
+        let lineRoom = self.lineRoom
+        device.withUnsafeBufferPointer { device in
+            for beat in batch {
+                p = room(p, lineRoom)
+                p = put("{\"kind\":\"rr\",\"t\":\"", p)
+                let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
+                p = dates.write(day, p)
+                p = time(Int(ms / 1000), p)
+                p.pointee = 0x2E
+                three(Int(ms % 1000), p + 1)
+                p[4] = 0x5A
+                p = copy(device, p + 5)
+                p = value(beat.rrMs, put(",\"rr_ms\":", p))
+                p[0] = 0x7D; p[1] = 0x0A
+                p += 2
+            }
+        }
+        self.dates = dates
+        used = p - block
     }
 
     func heartRate(_ hr: CapturedHeartRate) {
-        line.removeAll(keepingCapacity: true)
-        line.append(contentsOf: "{\"kind\":\"hr\",\"t\":\"".utf8)
-        UTCTime.appendISO8601(unixMilliseconds: hr.timestampMicros / 1000, to: &line)
+        let line = Self.heartRateLine(timestampMicros: hr.timestampMicros, measurement: hr.measurement)
+        var p = room(block + used, line.count)
+        line.withUnsafeBufferPointer { p = copy($0, p) }
+        used = p - block
+    }
+
+    /// The JSON line of one heart-rate sample, newline included: `{"kind":"hr","t":"...Z","bpm":72,"rr_ms":[812,790]}`
+    /// with the time of the notification in UTC milliseconds. The one heart-rate schema of the
+    /// command line: replay prints it for Heart Rate notifications in a capture, listen for live ones.
+    static func heartRateLine(timestampMicros: Int64, measurement: HeartRateMeasurement) -> [UInt8] {
+        var line = Array("{\"kind\":\"hr\",\"t\":\"".utf8)
+        UTCTime.appendISO8601(unixMilliseconds: timestampMicros / 1000, to: &line)
         line.append(contentsOf: "\",\"bpm\":".utf8)
-        TextBytes.append(Int(hr.measurement.bpm), to: &line)
+        TextBytes.append(measurement.bpm, to: &line)
         line.append(contentsOf: ",\"rr_ms\":[".utf8)
-        for (i, rr) in hr.measurement.rrMilliseconds.enumerated() {
+        for (i, rr) in measurement.rrMilliseconds.enumerated() {
             if i > 0 { line.append(0x2C) }
-            TextBytes.append(Int(rr), to: &line)
+            TextBytes.append(rr, to: &line)
         }
-        line.append(contentsOf: [0x5D, 0x7D, 0x0A])
-        out.write(bytes: line)
+        line.append(contentsOf: "]}\n".utf8)
+        return line
+    }
+
+    // MARK: - Pieces of a line
+
+    @inline(__always)
+    private func put(_ text: StaticString, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        UnsafeMutableRawPointer(p).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
+        return p + text.utf8CodeUnitCount
+    }
+
+    @inline(__always)
+    private func copy(_ bytes: UnsafeBufferPointer<UInt8>, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if let base = bytes.baseAddress { p.update(from: base, count: bytes.count) }
+        return p + bytes.count
+    }
+
+    @inline(__always)
+    private func value(_ v: Int?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if let v { return TextBytes.write(Int64(v), to: p) }
+        return put("null", p)
+    }
+
+    @inline(__always)
+    private func value(_ v: Double?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if let v { return TextBytes.write(v, to: p) }
+        return put("null", p)
+    }
+
+    /// `HH:MM:SS` of a second of the day.
+    @inline(__always)
+    private func time(_ second: Int, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        two(second / 3600, p)
+        p[2] = 0x3A
+        two(second / 60 % 60, p + 3)
+        p[5] = 0x3A
+        two(second % 60, p + 6)
+        return p + 8
+    }
+
+    @inline(__always)
+    private func two(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
+        p[0] = UInt8(truncatingIfNeeded: 48 + v / 10)
+        p[1] = UInt8(truncatingIfNeeded: 48 + v % 10)
+    }
+
+    @inline(__always)
+    private func three(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
+        p[0] = UInt8(truncatingIfNeeded: 48 + v / 100)
+        p[1] = UInt8(truncatingIfNeeded: 48 + v / 10 % 10)
+        p[2] = UInt8(truncatingIfNeeded: 48 + v % 10)
+    }
+}
+
+/// `YYYY-MM-DDT` of one day, kept while records stay on that day.
+struct DatePrefix {
+    /// The 11 bytes of the text.
+    let text = UnsafeMutablePointer<UInt8>.allocate(capacity: 11)
+    /// Days since 1970 of the text; none yet at first.
+    var day = Int64.min
+
+    /// Writes `YYYY-MM-DDT` of `day` (days since 1970) at `p`, exactly as ``UTCTime`` prints the date.
+    @inline(__always)
+    mutating func write(_ day: Int64, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if day != self.day {
+            var date: [UInt8] = []
+            UTCTime.appendISO8601(unixSeconds: day * 86_400, to: &date)
+            for i in 0..<11 { text[i] = date[i] }
+            self.day = day
+        }
+        p.update(from: text, count: 11)
+        return p + 11
+    }
+}
+
+extension Int64 {
+    /// Quotient rounded towards minus infinity and the remainder that goes with it (0 ..< divisor).
+    @inline(__always)
+    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let q = self >= 0 ? self / divisor : (self - (divisor - 1)) / divisor
+        return (q, self - q * divisor)
     }
 }

@@ -2,29 +2,97 @@ import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
 
-/// Formats replayed records as JSON Lines, CSV or a table.
-struct ReplayWriter {
-    let format: ReplayFormat
-    let out: TextOutput
+/// Where replay writes. The output is created at the first record (or at the end), so a capture
+/// without bracelet data leaves no empty file behind; a failure to create it is reported by ``finish()``.
+final class ReplayOutput {
+    private let path: String?
+    private var out: TextOutput?
+    private var openError: (any Error)?
+
+    /// Standard output, or the regular file at `path`.
+    init(path: String?) { self.path = path }
+
+    /// An output that is already open.
+    init(_ out: TextOutput) {
+        path = nil
+        self.out = out
+    }
+
+    /// The output, created on first use; `nil` when it could not be created.
+    func target() -> TextOutput? {
+        if out == nil, openError == nil {
+            do { out = try TextOutput(path: path) } catch { openError = error }
+        }
+        return out
+    }
+
+    /// Flushes; throws when the output could not be created or written.
+    func finish() throws {
+        if let openError { throw openError }
+        try target()?.flush()
+    }
+}
+
+/// Formats replayed records as CSV or a table, one `String` per record: the formats people read.
+/// JSON Lines, the bulk format, goes through ``ReplayJSONLines``.
+final class ReplayWriter: ReplayRecordWriter {
+    /// The formats written here.
+    enum Format {
+        case csv, table
+    }
+
+    let format: Format
+    let output: ReplayOutput
+    private var started = false
+
+    init(format: Format, output: ReplayOutput) {
+        self.format = format
+        self.output = output
+    }
+
+    /// Writes text after the header row.
+    private func write(_ text: String) {
+        if !started { begin() }
+        output.target()?.write(text)
+    }
 
     static let slotKeys = ["t", "device", "model", "interval_s", "bpm", "bpm_q", "breath", "breath_q", "steps", "activity",
                            "speed", "energy_cal", "active_cal", "skin_temp_c", "core_temp_c", "spo2", "spo2_q", "eda_us",
                            "sleep_stage", "wearing", "battery"]
 
+    /// The columns of the CSV format, which `bracelet summarize --csv` reads back: Unix milliseconds
+    /// first, then the record's kind and description, the slot values, the beat's RR interval, a
+    /// live notification's rate and intervals (under their own names, so that they never read as a
+    /// slot) and the fields out of range.
+    static let csvColumns = ["timestamp_ms", "kind"] + slotKeys + ["rr_ms", "hr_bpm", "hr_rr_ms", "out_of_range"]
+    /// Empty cells for the slot values of a row that is not a slot.
+    private static let emptySlotValues = String(repeating: ",", count: slotKeys.count - 4)
+
     func begin() {
+        started = true
         switch format {
-        case .csv: out.write("kind," + Self.slotKeys.joined(separator: ",") + ",rr_ms,out_of_range\n")
+        case .csv: output.target()?.write(Self.csvColumns.joined(separator: ",") + "\n")
         case .table:
-            out.write("t                     device    bpm  q  breath q  steps act  speed skin°C core°C spo2 q  eda µS stage wear batt\n")
-        case .jsonl: break
+            output.target()?.write("t                     device    bpm  q  breath q  steps act  speed skin°C core°C spo2 q  eda µS stage wear batt\n")
         }
     }
 
-    func end() {}
+    func slots(_ batch: MetricsColumns, header: FileHeader) {
+        batch.forEachSlot { s, outOfRange in slot(s, serial: header.serial, model: header.model, outOfRange: outOfRange) }
+    }
 
-    /// JSON / CSV text of an optional number; `null` (JSON) or empty (CSV) when absent.
-    func value(_ v: Int?) -> String { v.map(String.init) ?? (format == .csv ? "" : "null") }
-    func value(_ v: Double?) -> String { v.map { $0.description } ?? (format == .csv ? "" : "null") }
+    func beats(_ batch: [Beat], header: FileHeader) {
+        for b in batch { beat(b, serial: header.serial, model: header.model) }
+    }
+
+    func finish() throws {
+        if !started { begin() }
+        try output.finish()
+    }
+
+    /// Text of an optional number; empty (CSV) or `-` (table) when absent.
+    func value(_ v: Int?) -> String { v.map(String.init) ?? (format == .csv ? "" : "-") }
+    func value(_ v: Double?) -> String { v.map { $0.description } ?? (format == .csv ? "" : "-") }
 
     func slot(_ s: Slot, serial: String, model: DeviceModel, outOfRange: SlotFields) {
         let t = UTCTime.iso8601(unixSeconds: s.start)
@@ -32,36 +100,29 @@ struct ReplayWriter {
                       value(s.speed), value(s.energyCal), value(s.activeCal), value(s.skinTempC), value(s.coreTempC), value(s.spo2),
                       value(s.spo2Quality), value(s.edaMicrosiemens), value(s.sleepStage), value(s.wearing), value(s.battery)]
         switch format {
-        case .jsonl:
-            var line = "{\"kind\":\"slot\",\"t\":\"\(t)\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\",\"interval_s\":\(s.intervalSeconds)"
-            for (key, v) in zip(Self.slotKeys.dropFirst(4), values) { line += ",\"\(key)\":\(v)" }
-            if !outOfRange.isEmpty { line += ",\"out_of_range\":[" + outOfRange.names.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
-            out.write(line + "}\n")
         case .csv:
-            out.write("slot,\(t),\(csvEscaped(serial)),\(model),\(s.intervalSeconds)," + values.joined(separator: ",") + ",," + outOfRange.names.joined(separator: ";") + "\n")
+            write("\(s.start * 1000),slot,\(t),\(csvEscaped(serial)),\(model),\(s.intervalSeconds)," + values.joined(separator: ",") + ",,,," + outOfRange.names.joined(separator: ";") + "\n")
         case .table:
-            func col(_ v: String, _ width: Int) -> String {
-                let text = v == "null" ? "-" : v
-                return String(repeating: " ", count: max(0, width - text.count)) + text
+            func col(_ text: String, _ width: Int) -> String {
+                String(repeating: " ", count: max(0, width - text.count)) + text
             }
             let row = [col(value(s.bpm), 4), col(value(s.bpmQuality), 2), col(value(s.breath), 7), col(value(s.breathQuality), 2),
                        col(value(s.steps), 6), col(value(s.activity), 4), col(value(s.speed), 6), col(value(s.skinTempC), 6),
                        col(value(s.coreTempC), 6), col(value(s.spo2), 4), col(value(s.spo2Quality), 2), col(value(s.edaMicrosiemens), 7),
                        col(value(s.sleepStage), 5), col(value(s.wearing), 4), col(value(s.battery), 4)]
-            out.write("\(t)  \(serial.padding(8)) " + row.joined(separator: " ") + (outOfRange.isEmpty ? "" : "  out of range: " + outOfRange.names.joined(separator: ",")) + "\n")
+            write("\(t)  \(serial.padding(8)) " + row.joined(separator: " ") + (outOfRange.isEmpty ? "" : "  out of range: " + outOfRange.names.joined(separator: ",")) + "\n")
         }
     }
 
     func beat(_ b: Beat, serial: String, model: DeviceModel) {
         let t = UTCTime.iso8601(unixMilliseconds: b.timeMs)
         switch format {
-        case .jsonl:
-            out.write("{\"kind\":\"rr\",\"t\":\"\(t)\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\",\"rr_ms\":\(value(b.rrMs))}\n")
         case .csv:
-            // kind, t, device and model are filled; the other slot columns stay empty up to rr_ms.
-            out.write("rr,\(t),\(csvEscaped(serial)),\(model)" + String(repeating: ",", count: Self.slotKeys.count - 2) + "\(value(b.rrMs)),\n")
+            // Time, kind, t, device and model are filled, interval_s and the slot values stay empty;
+            // an empty rr_ms is the first beat after a gap.
+            write("\(b.timeMs),rr,\(t),\(csvEscaped(serial)),\(model)," + Self.emptySlotValues + ",\(value(b.rrMs)),,,\n")
         case .table:
-            out.write("\(t)  \(serial.padding(8)) rr \(b.rrMs.map { "\($0) ms" } ?? "- (first beat after a gap)")\n")
+            write("\(t)  \(serial.padding(8)) rr \(b.rrMs.map { "\($0) ms" } ?? "- (first beat after a gap)")\n")
         }
     }
 
@@ -69,16 +130,10 @@ struct ReplayWriter {
         let t = UTCTime.iso8601(unixMilliseconds: hr.timestampMicros / 1000)
         let rr = hr.measurement.rrMilliseconds
         switch format {
-        case .jsonl:
-            out.write("{\"kind\":\"hr\",\"t\":\"\(t)\",\"bpm\":\(hr.measurement.bpm),\"rr_ms\":[" + rr.map(String.init).joined(separator: ",") + "]}\n")
         case .csv:
-            let bpmColumn = Self.slotKeys.firstIndex(of: "bpm")!
-            var cells = [String](repeating: "", count: Self.slotKeys.count)
-            cells[0] = t
-            cells[bpmColumn] = String(hr.measurement.bpm)
-            out.write("hr," + cells.joined(separator: ",") + "," + rr.map(String.init).joined(separator: ";") + ",\n")
+            write("\(hr.timestampMicros / 1000),hr,\(t),,," + Self.emptySlotValues + ",,\(hr.measurement.bpm)," + rr.map(String.init).joined(separator: ";") + ",\n")
         case .table:
-            out.write("\(t)  live     hr \(hr.measurement.bpm) bpm, rr " + rr.map(String.init).joined(separator: " ") + " ms\n")
+            write("\(t)  live     hr \(hr.measurement.bpm) bpm, rr " + rr.map(String.init).joined(separator: " ") + " ms\n")
         }
     }
 }

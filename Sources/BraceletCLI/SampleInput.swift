@@ -18,15 +18,19 @@ struct SampleInput {
     /// Notes for standard error (input diagnostics).
     var notes: [String] = []
 
-    /// Replays a capture and keeps every slot and beat (every device in it).
+    /// Replays a capture and keeps every slot and beat (every device in it), decoded straight into
+    /// one array each as the capture is read.
     static func capture(_ path: String) throws -> SampleInput {
-        let replayed = try loadCapture(path).capture
+        var input = SampleInput(source: path)
+        var slots: [Slot] = [], beats: [Beat] = []
+        let replayed = try streamCapture(path, beatsLast: false, metrics: { _, _, batch in
+            batch.forEachSlot { slot, _ in slots.append(slot) }
+        }, beats: { _, _, batch in beats.append(contentsOf: batch) }).capture
         guard !replayed.metricsFiles.isEmpty || !replayed.beatsFiles.isEmpty else {
             throw CLIError("\(path) holds no bracelet file transfer (\(replayed.statistics.attPDUs) ATT PDUs); nothing to summarise", exitCode: 2)
         }
-        var input = SampleInput(source: path)
-        input.slots = replayed.metricsFiles.flatMap(\.slots)
-        input.beats = replayed.beatsFiles.flatMap(\.beats)
+        input.slots = slots
+        input.beats = beats
         input.recordedOffsetSeconds = replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 }
         if replayed.isIncomplete { input.notes.append("warning: \(path) is damaged or incomplete; summarising what was recovered (see bracelet replay \(path))") }
         return input
@@ -63,11 +67,28 @@ struct SampleInput {
 /// Reads and replays a capture file, with messages that say what was wrong; `progress` is called
 /// with bytes read (about every MiB) for large files. Returns the file size too.
 func loadCapture(_ path: String, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> (capture: ReplayedCapture, bytes: Int) {
-    let bytes: [UInt8]
-    do { bytes = try CaptureFile.read(path: path) } catch { throw CLIError("\(error)") }
+    let reader = try openCapture(path)
+    return (ReplayedCapture.load(reader: reader, progress: progress.map { report in { report($0, reader.btsnoop.fileSize) } }),
+            reader.btsnoop.fileSize)
+}
+
+/// Reads a capture file as it streams its records (see ``ReplayedCapture/stream(reader:beatsLast:progress:metrics:beats:)``),
+/// with the same messages as ``loadCapture(_:progress:)``. Returns the file size too.
+func streamCapture(_ path: String, beatsLast: Bool, progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
+                   metrics: (Int, FileHeader, MetricsColumns) -> Void,
+                   beats: (Int, FileHeader, [Beat]) -> Void) throws -> (capture: ReplayedCapture, bytes: Int) {
+    let reader = try openCapture(path)
+    let size = reader.btsnoop.fileSize
+    return (ReplayedCapture.stream(reader: reader, beatsLast: beatsLast, progress: progress.map { report in { report($0, size) } },
+                                   metrics: metrics, beats: beats), size)
+}
+
+/// Opens the capture file at `path` for streaming, turning failures into messages.
+private func openCapture(_ path: String) throws -> ATTCaptureReader {
     do {
-        let replayed = try ReplayedCapture.load(bytes: bytes, progress: progress.map { report in { report($0, bytes.count) } })
-        return (replayed, bytes.count)
+        return try ATTCaptureReader(contentsOfFile: path)
+    } catch .unusableFile(let error) {
+        throw CLIError("\(error)")
     } catch {
         throw CLIError("\(path) is not a readable capture: \(error)")
     }

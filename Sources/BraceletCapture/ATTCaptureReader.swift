@@ -15,7 +15,7 @@ import BraceletTransport
 /// Nothing is allocated per record when frames fit in one ACL packet; fragmented frames are
 /// assembled in one reusable buffer per connection and direction.
 public struct ATTCaptureReader: Sequence, Sendable {
-    /// The underlying btsnoop reader (file buffer and datalink).
+    /// The underlying btsnoop reader (file or file buffer, and datalink).
     public let btsnoop: BtsnoopReader
     /// At most this many faults are kept in ``Iterator/faults``; all are counted and all are yielded.
     public var faultListLimit = 1000
@@ -25,7 +25,8 @@ public struct ATTCaptureReader: Sequence, Sendable {
         btsnoop = try BtsnoopReader(bytes: bytes)
     }
 
-    /// Reads the capture file at `path` whole; throws if it cannot be read or its header is bad.
+    /// Opens the capture file at `path`, which is read as it is iterated; throws if it cannot be
+    /// opened or its header is bad.
     public init(contentsOfFile path: String) throws(BtsnoopError) {
         btsnoop = try BtsnoopReader(contentsOfFile: path)
     }
@@ -58,8 +59,10 @@ public struct ATTCaptureReader: Sequence, Sendable {
     /// describe the whole capture.
     public struct Iterator: IteratorProtocol, Sendable {
         var records: BtsnoopReader.Iterator
-        /// The file buffer; packets are addressed by offsets into it (no slice per record).
-        let bytes: [UInt8]
+        /// The btsnoop iterator's buffer; packets are addressed by offsets into it (no slice per record).
+        private var bytes: [UInt8] {
+            @inline(__always) get { records.bytes }
+        }
         let datalink: BtsnoopDatalink
         let faultListLimit: Int
         var frames: [FrameInProgress] = []
@@ -73,7 +76,6 @@ public struct ATTCaptureReader: Sequence, Sendable {
 
         init(records: BtsnoopReader.Iterator, datalink: BtsnoopDatalink, faultListLimit: Int) {
             self.records = records
-            self.bytes = records.bytes
             self.datalink = datalink
             self.faultListLimit = faultListLimit
             statistics.bytesRead = BtsnoopReader.headerSize

@@ -12,6 +12,8 @@ public struct ReplayedMetricsFile: Sendable {
     public var outOfRange: [SlotFields]
     /// Faults in the file itself (truncation, CRC mismatch).
     public var faults: [FileFormatError]
+    /// Records decoded (also when they were streamed and `slots` is empty).
+    public var records: Int
 }
 
 /// A decoded beats file from a capture.
@@ -22,6 +24,8 @@ public struct ReplayedBeatsFile: Sendable {
     public var beats: [Beat]
     /// Faults in the file itself.
     public var faults: [FileFormatError]
+    /// Beats decoded (also when they were streamed and `beats` is empty).
+    public var records: Int
 }
 
 /// Everything a capture holds of bracelet data: decoded files, heart-rate notifications, and what
@@ -57,55 +61,127 @@ public struct ReplayedCapture: Sendable {
             || metricsFiles.contains { !$0.faults.isEmpty } || beatsFiles.contains { !$0.faults.isEmpty }
     }
 
-    /// Reads a capture held in memory. `progress` is called with bytes read so far (about every MiB).
+    /// Reads a capture held in memory and keeps every decoded slot and beat. `progress` is called
+    /// with bytes read so far (about every MiB).
     public static func load(bytes: [UInt8], progress: ((Int) -> Void)? = nil) throws(BtsnoopError) -> ReplayedCapture {
-        let reader = try ATTCaptureReader(bytes: bytes)
+        load(reader: try ATTCaptureReader(bytes: bytes), progress: progress)
+    }
+
+    /// Reads a capture and keeps every decoded slot and beat. `progress` is called with bytes read
+    /// so far (about every MiB).
+    public static func load(reader: ATTCaptureReader, progress: ((Int) -> Void)? = nil) -> ReplayedCapture {
+        var slots: [[Slot]] = [], flags: [[SlotFields]] = [], beats: [[Beat]] = []
+        var result = stream(reader: reader, progress: progress, metrics: { index, _, c in
+            while slots.count <= index { slots.append([]); flags.append([]) }
+            slots[index].reserveCapacity(slots[index].count + c.count)
+            c.forEachSlot { slot, outOfRange in
+                slots[index].append(slot)
+                flags[index].append(outOfRange)
+            }
+        }, beats: { index, _, batch in
+            while beats.count <= index { beats.append([]) }
+            beats[index].append(contentsOf: batch)
+        })
+        for i in slots.indices {
+            result.metricsFiles[i].slots = slots[i]
+            result.metricsFiles[i].outOfRange = flags[i]
+        }
+        for i in beats.indices { result.beatsFiles[i].beats = beats[i] }
+        return result
+    }
+
+    /// Reads a capture and hands over the records of each metrics and beats file as the file's
+    /// transfer ends, without keeping them: memory holds the file in transfer (and, from a reader
+    /// that streams its file, a window of the capture), not every decoded record.
+    ///
+    /// - Parameters:
+    ///   - beatsLast: hold the beats files (as received, 8 bytes a beat) until the capture is read,
+    ///     so that every metrics record comes before every beat (the order `bracelet replay` prints).
+    ///   - metrics: called with each batch of a metrics file: the file's index in the result's
+    ///     ``metricsFiles``, its header, and the batch (valid only during the call).
+    ///   - beats: called with each batch of a beats file's beats, likewise.
+    /// - Returns: everything but the records: files (header, record count, faults; `slots` and
+    ///   `beats` stay empty), heart rates, statistics and faults.
+    public static func stream(reader: ATTCaptureReader, beatsLast: Bool = false, progress: ((Int) -> Void)? = nil,
+                              metrics: (_ index: Int, _ header: FileHeader, _ batch: MetricsColumns) -> Void,
+                              beats: (_ index: Int, _ header: FileHeader, _ batch: [Beat]) -> Void) -> ReplayedCapture {
         var events = reader.makeIterator()
         var recovery = TransferRecovery()
+        var files = FileStreamer(beatsLast: beatsLast)
         var nextReport = 1 << 20
         while let event = events.next() {
             recovery.consume(event)
+            if !recovery.files.isEmpty {
+                for file in recovery.takeFiles() { files.take(file, metrics: metrics, beats: beats) }
+            }
             if let progress, events.statistics.bytesRead >= nextReport {
                 progress(events.statistics.bytesRead)
                 nextReport += 1 << 20
             }
         }
         recovery.finish()
-        var result = ReplayedCapture()
+        for file in recovery.takeFiles() { files.take(file, metrics: metrics, beats: beats) }
+        files.finish(beats: beats)
+        var result = files.result
         result.statistics = events.statistics
         result.captureFaults = events.faults
         result.transferFaults = recovery.faults
         result.heartRates = recovery.heartRates
         result.handles = recovery.handles
-        // A sealed file is identified by its header and its CRC-32 trailer; hashing those is enough
-        // to spot a file transferred twice.
-        var seen = Set<[UInt8]>()
-        let columns = MetricsColumns(capacity: 1024)
-        for file in recovery.files where file.kind == .metrics || file.kind == .beats {
-            let identity = [file.kind.rawValue] + file.bytes.prefix(FileHeader.length) + file.bytes.suffix(FileHeader.trailerLength)
-            if file.isComplete, !seen.insert(identity).inserted { result.duplicateFiles += 1; continue }
-            do {
-                try file.bytes.withUnsafeBytes { raw in
-                    if file.kind == .metrics {
-                        var slots: [Slot] = []
-                        var flags: [SlotFields] = []
-                        let summary = try FileDecoder.decodeMetrics(raw, columns: columns) { c in
-                            slots.reserveCapacity(slots.count + c.count)
-                            for i in 0..<c.count {
-                                slots.append(c.slot(at: i))
-                                flags.append(c.outOfRange(at: i))
-                            }
-                        }
-                        result.metricsFiles.append(ReplayedMetricsFile(header: summary.header, slots: slots, outOfRange: flags, faults: summary.faults))
+        return result
+    }
+}
+
+/// Decodes recovered files one by one as they are taken from the recovery, in the order the
+/// transfers ended, and drops each file's bytes once it is decoded.
+private struct FileStreamer {
+    let beatsLast: Bool
+    var result = ReplayedCapture()
+    /// A sealed file is identified by its header and its CRC-32 trailer; those are enough to spot a
+    /// file transferred twice.
+    var seen = Set<[UInt8]>()
+    let columns = MetricsColumns(capacity: 1024)
+    /// Beats files checked but not yet decoded (with `beatsLast`): index, bytes, inspection.
+    var heldBeats: [(index: Int, bytes: [UInt8], sealed: SealedFile)] = []
+
+    init(beatsLast: Bool) { self.beatsLast = beatsLast }
+
+    mutating func take(_ file: RecoveredFile, metrics: (Int, FileHeader, MetricsColumns) -> Void,
+                       beats: (Int, FileHeader, [Beat]) -> Void) {
+        guard file.kind == .metrics || file.kind == .beats else { return }
+        let identity = [file.kind.rawValue] + file.bytes.prefix(FileHeader.length) + file.bytes.suffix(FileHeader.trailerLength)
+        if file.isComplete, !seen.insert(identity).inserted { result.duplicateFiles += 1; return }
+        do {
+            try file.bytes.withUnsafeBytes { raw in
+                if file.kind == .metrics {
+                    let index = result.metricsFiles.count
+                    let summary = try FileDecoder.decodeMetricsBatches(raw, columns: columns) { header, c in metrics(index, header, c) }
+                    result.metricsFiles.append(ReplayedMetricsFile(header: summary.header, slots: [], outOfRange: [],
+                                                                   faults: summary.faults, records: summary.records))
+                } else {
+                    let sealed = try FileDecoder.inspectBeats(raw)
+                    let index = result.beatsFiles.count
+                    result.beatsFiles.append(ReplayedBeatsFile(header: sealed.header, beats: [], faults: sealed.faults,
+                                                               records: sealed.completeRecords))
+                    if beatsLast {
+                        heldBeats.append((index, file.bytes, sealed))
                     } else {
-                        let (beats, summary) = try FileDecoder.decodeBeats(raw)
-                        result.beatsFiles.append(ReplayedBeatsFile(header: summary.header, beats: beats, faults: summary.faults))
+                        FileDecoder.decodeBeats(raw, inspected: sealed) { beats(index, sealed.header, $0) }
                     }
                 }
-            } catch {
-                result.undecodableFiles.append("\(file.kind) file of \(file.bytes.count) bytes: \(error)")
+            }
+        } catch {
+            result.undecodableFiles.append("\(file.kind) file of \(file.bytes.count) bytes: \(error)")
+        }
+    }
+
+    /// Decodes the held beats files.
+    mutating func finish(beats: (Int, FileHeader, [Beat]) -> Void) {
+        for held in heldBeats {
+            held.bytes.withUnsafeBytes { raw in
+                FileDecoder.decodeBeats(raw, inspected: held.sealed) { beats(held.index, held.sealed.header, $0) }
             }
         }
-        return result
+        heldBeats = []
     }
 }

@@ -317,6 +317,14 @@ public struct TransferRecovery: Sendable {
                                    wasErased: erased, completedAtMicros: transfer.lastMicros))
     }
 
+    /// Hands over the files recovered since the last call and forgets their bytes, so that a reader
+    /// streaming a long capture holds one file at a time instead of all of them. A later erase of a
+    /// file already taken no longer marks it (``RecoveredFile/wasErased`` is set only on files still held).
+    public mutating func takeFiles() -> [RecoveredFile] {
+        defer { files = [] }
+        return files
+    }
+
     /// Ends the capture: a complete active file is delivered; incomplete ones are delivered with the
     /// contiguous bytes they have and a ``TransferFault/transferIncomplete(kind:received:of:)`` fault.
     public mutating func finish() {

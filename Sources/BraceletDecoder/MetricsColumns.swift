@@ -66,16 +66,53 @@ public final class MetricsColumns {
     @inline(__always) static func value8(_ v: UInt8) -> Int? { v == 0xFF ? nil : Int(v) }
     @inline(__always) static func value16(_ v: UInt16, _ divisor: Double) -> Double? { v == 0xFFFF ? nil : Double(v) / divisor }
 
+    /// Stops the program when `i` is not a record of the batch: reading past `count` would return
+    /// values of an earlier batch (or, past `capacity`, memory that is not the batch's at all).
+    @inline(__always)
+    func check(_ i: Int) {
+        precondition(i >= 0 && i < count, "record \(i) is outside the batch of \(count) records")
+    }
+
     /// Start of record `i`, Unix seconds.
-    public func start(at i: Int) -> Int64 { firstStart + Int64(i) * Int64(intervalSeconds) }
+    public func start(at i: Int) -> Int64 {
+        check(i)
+        return firstStart + Int64(i) * Int64(intervalSeconds)
+    }
     /// Heart rate of record `i`, beats per minute.
-    public func bpm(at i: Int) -> Int? { Self.value8(bpm[i]) }
+    public func bpm(at i: Int) -> Int? {
+        check(i)
+        return Self.value8(bpm[i])
+    }
     /// Breath rate of record `i`, breaths per minute.
-    public func breath(at i: Int) -> Double? { Self.value16(breath[i], 100) }
+    public func breath(at i: Int) -> Double? {
+        check(i)
+        return Self.value16(breath[i], 100)
+    }
     /// Sleep stage of record `i`.
-    public func sleepStage(at i: Int) -> Int? { Self.value8(stage[i]) }
+    public func sleepStage(at i: Int) -> Int? {
+        check(i)
+        return Self.value8(stage[i])
+    }
     /// Fields of record `i` the decoder found out of range.
     public func outOfRange(at i: Int) -> SlotFields {
+        check(i)
+        return uncheckedOutOfRange(i)
+    }
+
+    /// Record `i` as a ``Slot``; sentinels become `nil`.
+    public func slot(at i: Int) -> Slot {
+        check(i)
+        return uncheckedSlot(i)
+    }
+
+    /// Calls `body` with every record of the batch, in order, as a ``Slot`` with the fields the decoder
+    /// found out of range. The bounds are those of the batch, checked once for all records.
+    public func forEachSlot(_ body: (Slot, SlotFields) throws -> Void) rethrows {
+        precondition(count <= capacity, "a batch of \(count) records in columns for \(capacity)")
+        for i in 0..<count { try body(uncheckedSlot(i), uncheckedOutOfRange(i)) }
+    }
+
+    private func uncheckedOutOfRange(_ i: Int) -> SlotFields {
         let word = i / 16, bit = UInt16(1) << UInt16(i % 16)
         var raw: UInt32 = 0
         let fields = model == .v2 ? Int(BRACELET_FIELD_COUNT.rawValue) : Int(BRACELET_SPO2.rawValue)
@@ -83,9 +120,8 @@ public final class MetricsColumns {
         return SlotFields(rawValue: raw)
     }
 
-    /// Record `i` as a ``Slot``; sentinels become `nil`.
-    public func slot(at i: Int) -> Slot {
-        var s = Slot(start: start(at: i), intervalSeconds: intervalSeconds)
+    private func uncheckedSlot(_ i: Int) -> Slot {
+        var s = Slot(start: firstStart + Int64(i) * Int64(intervalSeconds), intervalSeconds: intervalSeconds)
         s.bpm = Self.value8(bpm[i])
         s.bpmQuality = Self.value8(bpmQ[i])
         s.breath = Self.value16(breath[i], 100)

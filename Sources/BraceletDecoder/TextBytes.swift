@@ -1,15 +1,16 @@
 /// Numbers and times appended as ASCII bytes, for writers that produce millions of records and
 /// cannot afford a `String` per value.
+///
+/// Each number has two forms with the same text: one that appends to an array, and one that writes
+/// through a raw pointer and returns the position after the last byte written, for writers that fill
+/// a large buffer themselves (the caller guarantees the room: at most ``maximumNumberLength`` bytes).
 public enum TextBytes {
+    /// The most bytes one number takes: a sign and 19 digits, or a `Double`'s `description`.
+    public static let maximumNumberLength = 32
+
     /// Appends `value` in decimal.
     public static func append(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(0x2D)
-            // The magnitude of Int64.min does not fit an Int64; go through UInt64.
-            append(UInt64(bitPattern: 0 &- value), to: &out)
-        } else {
-            append(UInt64(value), to: &out)
-        }
+        appendWithPointer(to: &out) { write(value, to: $0) }
     }
 
     /// Appends `value` in decimal.
@@ -19,54 +20,102 @@ public enum TextBytes {
 
     /// Appends `value` in decimal.
     public static func append(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(0x30 + UInt8(value))
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var rest = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                count += 1
-                buffer[20 - count] = 0x30 + UInt8(rest % 10)
-                rest /= 10
-            }
-            out.append(contentsOf: buffer[(20 - count)...])
-        }
+        appendWithPointer(to: &out) { write(value, to: $0) }
     }
 
     /// Appends exactly the text of `value.description` (`14.46`, `0.0`, `-0.5`, `1e-05`).
+    public static func append(_ value: Double, to out: inout [UInt8]) {
+        appendWithPointer(to: &out) { write(value, to: $0) }
+    }
+
+    /// Writes `value` in decimal at `p`; returns the position after it.
+    @inlinable
+    public static func write(_ value: Int64, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if value < 0 {
+            p.pointee = 0x2D
+            // The magnitude of Int64.min does not fit an Int64; go through UInt64.
+            return write(UInt64(bitPattern: 0 &- value), to: p + 1)
+        }
+        return write(UInt64(value), to: p)
+    }
+
+    /// Writes `value` in decimal at `p`; returns the position after it.
+    @inlinable
+    public static func write(_ value: UInt64, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        if value < 10 {
+            p.pointee = 0x30 + UInt8(value)
+            return p + 1
+        }
+        if value < 100 {
+            p[0] = 0x30 + UInt8(value / 10)
+            p[1] = 0x30 + UInt8(value % 10)
+            return p + 2
+        }
+        if value < 1000 {
+            p[0] = 0x30 + UInt8(value / 100)
+            p[1] = 0x30 + UInt8(value / 10 % 10)
+            p[2] = 0x30 + UInt8(value % 10)
+            return p + 3
+        }
+        var count = 0
+        var rest = value
+        while rest > 0 { count += 1; rest /= 10 }
+        rest = value
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            p[i] = 0x30 + UInt8(rest % 10)
+            rest /= 10
+        }
+        return p + count
+    }
+
+    /// Writes exactly the text of `value.description` at `p`; returns the position after it.
     ///
     /// Decoded measurements are hundredths (or coarser); for those the digits are produced directly,
     /// which is the same text because `description` prints the shortest digits that read back as the
     /// same `Double`, and for the `Double` nearest to n/100 those are the digits of n/100. Anything
     /// else goes through `description`.
-    public static func append(_ value: Double, to out: inout [UInt8]) {
+    public static func write(_ value: Double, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         if value == 0 {
-            out.append(contentsOf: value.sign == .minus ? [0x2D, 0x30, 0x2E, 0x30] : [0x30, 0x2E, 0x30])
-            return
+            var q = p
+            if value.sign == .minus { q.pointee = 0x2D; q += 1 }
+            q[0] = 0x30; q[1] = 0x2E; q[2] = 0x30
+            return q + 3
         }
         let hundredths = (value * 100).rounded()
         guard hundredths.magnitude < 1e15, hundredths / 100 == value else {
-            out.append(contentsOf: value.description.utf8)
-            return
+            var q = p
+            for byte in value.description.utf8 { q.pointee = byte; q += 1 }
+            return q
         }
         var n = Int64(hundredths)
+        var q = p
         if n < 0 {
-            out.append(0x2D)
+            q.pointee = 0x2D
+            q += 1
             n = -n
         }
-        append(n / 100, to: &out)
-        out.append(0x2E)
+        return writeHundredths(UInt64(n), to: q)
+    }
+
+    /// Writes `n / 100` as `description` prints the `Double` nearest to it (`14.46`, `14.5`, `3.0`);
+    /// returns the position after it. The fast path of replay's decimal columns, which hold hundredths.
+    @inlinable
+    public static func writeHundredths(_ n: UInt64, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        let q = write(n / 100, to: p)
+        q.pointee = 0x2E
         let fraction = UInt8(n % 100)
-        if fraction % 10 == 0 {
-            out.append(0x30 + fraction / 10)
-        } else {
-            out.append(0x30 + fraction / 10)
-            out.append(0x30 + fraction % 10)
+        q[1] = 0x30 + fraction / 10
+        if fraction % 10 == 0 { return q + 2 }
+        q[2] = 0x30 + fraction % 10
+        return q + 3
+    }
+
+    /// Runs `body` on room for one number at the end of `out` and keeps what it wrote.
+    private static func appendWithPointer(to out: inout [UInt8], _ body: (UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumNumberLength) { room in
+            guard let base = room.baseAddress else { return }
+            let end = body(base)
+            out.append(contentsOf: UnsafeBufferPointer(start: base, count: end - base))
         }
     }
 }

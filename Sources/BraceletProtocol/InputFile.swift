@@ -25,32 +25,61 @@ public enum InputFile {
     ///   - limit: the largest size accepted, in bytes.
     /// - Throws: ``InputFileError`` naming the path and what to do.
     public static func read(path: String, what: String, limit: Int) throws(InputFileError) -> [UInt8] {
-        // O_NONBLOCK: opening a named pipe must not wait for a writer before it can be refused.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw openError(path: path, what: what, errno: errno) }
+        let (fd, size) = try open(path: path, what: what, limit: limit)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .unreadable(path: path, what: what, reason: errorText(errno)) }
-        if let kind = nonRegularKind(st.st_mode) { throw .notRegularFile(path: path, what: what, kind: kind) }
-        let size = Int(st.st_size)
-        guard size <= limit else { throw .tooLarge(path: path, what: what, size: size, limit: limit) }
         var readError: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 0)) { buffer, count in
-            var done = 0
-            while done < size, let base = buffer.baseAddress {
-                let n = systemRead(fd, base + done, size - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    readError = errno
-                    break
-                }
-                if n == 0 { break }
-                done += n
-            }
-            count = done
+            guard let base = buffer.baseAddress else { return }
+            (count, readError) = read(descriptor: fd, at: 0, into: base, count: size)
         }
         if readError != 0 { throw .unreadable(path: path, what: what, reason: errorText(readError)) }
         return bytes
+    }
+
+    /// Reads up to `count` bytes at file offset `position` of an open file into `target`, retrying
+    /// interrupted and short reads; fewer bytes only at the end of the file.
+    ///
+    /// - Returns: the bytes read, and the errno of a read that failed (0 when none did).
+    public static func read(descriptor fd: Int32, at position: Int, into target: UnsafeMutableRawPointer,
+                            count: Int) -> (read: Int, errno: Int32) {
+        var done = 0
+        while done < count {
+            let n = pread(fd, target + done, count - done, off_t(position + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return (done, errno)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return (done, 0)
+    }
+
+    /// Opens the regular file at `path` for reading, with the checks of ``read(path:what:limit:)``,
+    /// for a reader that streams it. The caller closes the descriptor.
+    ///
+    /// - Returns: the open descriptor and the file's size.
+    /// - Throws: ``InputFileError`` naming the path and what to do.
+    public static func open(path: String, what: String, limit: Int) throws(InputFileError) -> (descriptor: Int32, size: Int) {
+        // O_NONBLOCK: opening a named pipe must not wait for a writer before it can be refused.
+        let fd = systemOpen(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw openError(path: path, what: what, errno: errno) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let code = errno
+            close(fd)
+            throw .unreadable(path: path, what: what, reason: errorText(code))
+        }
+        if let kind = nonRegularKind(st.st_mode) {
+            close(fd)
+            throw .notRegularFile(path: path, what: what, kind: kind)
+        }
+        let size = Int(st.st_size)
+        guard size <= limit else {
+            close(fd)
+            throw .tooLarge(path: path, what: what, size: size, limit: limit)
+        }
+        return (fd, size)
     }
 
     /// Checks a path that another library opens itself (the SQLite database): it must be a regular
@@ -122,6 +151,7 @@ public enum InputFileError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 @inline(__always)
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
-    read(fd, buffer, count)
+private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
+    open(path, flags)
 }
+

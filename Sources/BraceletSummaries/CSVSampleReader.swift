@@ -52,6 +52,10 @@ public enum CSVInputError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum CSVSampleReader {
     /// Columns this reader understands (besides the first, timestamp, column).
     public static let knownColumns = CSVColumn.names
+    /// The other columns of `bracelet replay --format csv`, read without a note: `kind` marks a
+    /// beat row (an `rr` row with an empty `rr_ms` is the first beat after a gap); the rest describe
+    /// the row for people and are not needed here.
+    public static let replayColumns: Set<String> = ["kind", "t", "device", "model", "interval_s", "hr_bpm", "hr_rr_ms", "out_of_range"]
 
     /// One data row: its values by column, present where the bit of the column is set.
     private struct Row {
@@ -59,6 +63,8 @@ public enum CSVSampleReader {
         var timeMs: Int64
         var values: [Double]
         var present: UInt32
+        /// A beat row of replay's CSV without an interval: the first beat after a gap.
+        var gapBeat = false
 
         static let rrBit: UInt32 = 1 << CSVColumn.rr.rawValue
         /// Whether the row has a slot value (any column but `rr_ms`).
@@ -84,6 +90,7 @@ public enum CSVSampleReader {
         var lineNumber = 0
         var header: [String]?
         var headerColumns: [CSVColumn?] = []
+        var kindIndex: Int?
         var rows: [Row] = []
         var lineStart = 0
         while lineStart <= utf8.count {
@@ -99,11 +106,12 @@ public enum CSVSampleReader {
                 let first = cells[0].string
                 if Double(first) != nil { return .failure(.missingHeader(firstCell: first)) }
                 let names = cells.map { $0.string.lowercased() }
-                for name in names.dropFirst() where CSVColumn(name: name) == nil {
+                for name in names.dropFirst() where CSVColumn(name: name) == nil && !replayColumns.contains(name) {
                     report.add(SummaryDiagnostic(kind: .csvUnknownColumn, row: lineNumber, column: name, message:
                         "line \(lineNumber): column '\(name)' is not a known key and is ignored; known keys are \(knownColumns.joined(separator: ", "))"))
                 }
                 headerColumns = names.enumerated().map { $0.offset == 0 ? nil : CSVColumn(name: $0.element) }
+                kindIndex = names.firstIndex(of: "kind")
                 guard headerColumns.contains(where: { $0 != nil }) else { return .failure(.noKnownColumns(header: names)) }
                 header = names
                 continue
@@ -134,6 +142,9 @@ public enum CSVSampleReader {
                 row.values[column.rawValue] = value
                 row.present |= 1 << column.rawValue
             }
+            if let kindIndex, kindIndex < cells.count, row.value(.rr) == nil {
+                row.gapBeat = cells[kindIndex].string == "rr"
+            }
             rows.append(row)
         }
         guard header != nil else { return .failure(.empty) }
@@ -148,7 +159,11 @@ public enum CSVSampleReader {
         var slots: [Slot] = []
         var beats: [Beat] = []
         for row in rows {
-            if let rr = row.value(.rr) { beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr))) }
+            if let rr = row.value(.rr) {
+                beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr)))
+            } else if row.gapBeat {
+                beats.append(Beat(timeMs: row.timeMs, rrMs: nil))
+            }
             guard let interval, row.hasSlotValue else { continue }
             slots.append(makeSlot(start: row.timeMs / 1000, interval: interval, row: row))
         }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import BraceletDecoder
 import BraceletProtocol
+import BraceletSummaries
 @testable import BraceletCLI
 
 /// A fresh folder under /tmp for one test.
@@ -54,16 +55,38 @@ func contents(_ path: String) -> String { (try? String(contentsOfFile: path, enc
 
     @Test func csvBeatRowsPutRRUnderItsOwnColumn() throws {
         let path = try scratchFolder() + "/replay.csv"
-        let out = try TextOutput(path: path)
-        let writer = ReplayWriter(format: .csv, out: out)
-        writer.begin()
+        let writer = ReplayWriter(format: .csv, output: ReplayOutput(try TextOutput(path: path)))
         writer.beat(Beat(timeMs: 1_795_219_200_000, rrMs: 812), serial: "V1DAY001", model: .v1)
-        try out.flush()
+        writer.beat(Beat(timeMs: 1_795_219_201_000, rrMs: nil), serial: "V1DAY001", model: .v1)
+        try writer.finish()
         let rows = contents(path).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.count == 2)
-        #expect(rows[1].count == rows[0].count)
+        #expect(rows.count == 3)
+        #expect(rows[1].count == rows[0].count && rows[2].count == rows[0].count)
+        #expect(rows[0].first == "timestamp_ms" && rows[1].first == "1795219200000")
         let rrColumn = try #require(rows[0].firstIndex(of: "rr_ms"))
         #expect(rows[1][rrColumn] == "812")
+        #expect(rows[2][rrColumn] == "")
         #expect(rows[1][try #require(rows[0].firstIndex(of: "battery"))] == "")
+    }
+
+    /// The CSV replay writes is an input of `summarize --csv`: read back, it gives the slots, the beats
+    /// (gap markers included) and so the daily summaries of the capture itself.
+    @Test func replayCSVReadsBackToTheSameDailySummaries() throws {
+        for name in ["v2-three-days.btsnoop", "v1-day.btsnoop"] {
+            let capture = capturesFolder + "/" + name
+            let csv = try scratchFolder() + "/replay.csv"
+            try ReplayCommand.parse([capture, "--format", "csv", "-o", csv, "--quiet"]).run()
+            let direct = try SampleInput.capture(capture)
+            let readBack = try SampleInput.csv(csv, intervalSeconds: nil)
+            #expect(readBack.notes.isEmpty)
+            #expect(readBack.beats == direct.beats)
+            #expect(readBack.beats.contains { $0.rrMs == nil })
+            let configuration = try PersonOptions.parse(["--tz", "UTC", "--age", "35"]).configuration(recordedOffsetSeconds: nil)
+            let now: Int64 = 1_900_000_000
+            let expected = SummaryEngine.summarize(slots: direct.slots, beats: direct.beats, configuration: configuration, now: now).document
+            let actual = SummaryEngine.summarize(slots: readBack.slots, beats: readBack.beats, configuration: configuration, now: now).document
+            #expect(!expected.days.isEmpty)
+            #expect(try actual.jsonData() == expected.jsonData())
+        }
     }
 }

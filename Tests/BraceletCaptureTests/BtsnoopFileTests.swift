@@ -141,7 +141,10 @@ import Foundation
         try CaptureFile.write(twoRecordFile(), to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try BtsnoopReader(contentsOfFile: path)
-        #expect(reader.bytes == twoRecordFile())
+        #expect(reader.fileSize == twoRecordFile().count)
+        let fromDisk = reader.map { Array($0.packet) }
+        let fromMemory = try BtsnoopReader(bytes: twoRecordFile()).map { Array($0.packet) }
+        #expect(fromDisk.count == 2 && fromDisk == fromMemory)
         #expect(throws: BtsnoopError.self) { try BtsnoopReader(contentsOfFile: path + ".missing") }
     }
 }
