@@ -1,0 +1,158 @@
+#!/bin/bash
+# Pairing and the encrypted link on the kernel's own stack (protocol-specs §11), run inside the
+# ble-vm guest: by tools/ble-vm/suite-guest.sh (one line) or alone with
+#   sudo tools/ble-vm/run.sh tools/ble-vm/pairing.sh
+# hci1 is a simulated passkey bracelet (bracelet simulate --pairing), hci0 the gateway. Proves: pairing
+# with passkey 999999 and a sync equal to the same sync over unix:; an HCI trace (btmon -w) with the
+# Encryption Change before the first ATT packet; a bonded reconnect without pairing, also after the
+# bracelet restarts with its --bond-dir; a wrong passkey, a refused pairing and a lost bond each end with
+# exit 2 and a message saying what to do; a gateway that does not encrypt gets no write through.
+# Prints "ok" or "FAIL" per check; the exit status is the number of failures.
+set -uo pipefail
+B=$BRACELET
+W=/tmp/pairing
+mkdir -p "$W"
+trap 'cp -a "$W"/. "$OUT"/pairing/ 2>/dev/null' EXIT
+mkdir -p "$OUT/pairing"
+PEER=00:AA:01:01:00:01
+GATEWAY=00:AA:01:00:00:00
+failures=0
+ok() { echo "ok   pairing: $*"; }
+fail() { echo "FAIL pairing: $*"; failures=$((failures + 1)); }
+step() { echo "---- pairing: $* ($(date -u +%T))"; }
+
+SIM=
+start_sim() {
+  local log=$1; shift
+  "$B" simulate --model v2 --days 1 --seed 11 "$@" > "$W/$log" 2>&1 &
+  SIM=$!
+  for _ in $(seq 1800); do
+    grep -q 'advertising on\|serving on' "$W/$log" && return 0
+    kill -0 $SIM 2>/dev/null || break
+    sleep 0.1
+  done
+  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
+}
+stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+# listen LOG [options]: a sync of the bracelet on hci1 from hci0; sets rc.
+listen() {
+  local log=$1; shift
+  "$B" listen --adapter hci0 --device $PEER --address-type public --tz UTC --age 40 --exit-after-sync "$@" > /dev/null 2> "$W/$log"
+  rc=$?
+  sed 's/^/  | /' "$W/$log" | grep -v 'stored\|progress' | tail -6
+}
+forget_everything() {
+  "$B" unpair $PEER --adapter hci0 > /dev/null 2>&1
+  "$B" unpair $GATEWAY --adapter hci1 > /dev/null 2>&1
+}
+
+step "0. the kernel can do LE pairing (SMP needs its ECDH)"
+forget_everything
+DAY=$(date -u -d yesterday +%F)
+
+step "1. pair with passkey 999999 and sync; the same summary as over unix:; encrypted before the first ATT packet"
+btmon -w "$W/pair.btsnoop" > /dev/null 2>&1 &
+BTMON=$!
+sleep 1
+while [ "$(date +%S)" -gt 40 ]; do sleep 1; done
+start_sim sim-pair.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds" || exit 99
+PAIR_SIM=$SIM
+start_sim sim-unix.log --serve unix:/tmp/pairing.sock || exit 99
+UNIX_SIM=$SIM
+listen listen-pair.err --db "$W/pair.db"
+if [ $rc -eq 0 ] && grep -q 'passkey requested' "$W/listen-pair.err" && grep -q 'encrypted and authenticated.*paired and bonded now' "$W/listen-pair.err"; then
+  ok "listen paired with passkey 999999 (authenticated link) and synced"
+else
+  fail "pair + sync: exit $rc"; grep -i 'ecdh\|smp' /proc/kmsg 2>/dev/null | head -3; dmesg | grep -i 'bluetooth' | tail -5
+fi
+kill $BTMON 2>/dev/null; wait $BTMON 2>/dev/null
+"$B" listen --via unix:/tmp/pairing.sock --db "$W/unix.db" --tz UTC --age 40 --exit-after-sync > /dev/null 2> "$W/listen-unix.err"
+SIM=$UNIX_SIM; stop_sim
+"$B" summarize --db "$W/pair.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-pair.json" 2>&1
+"$B" summarize --db "$W/unix.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-unix.json" 2>&1
+if [ -s "$W/summary-pair.json" ] && cmp -s "$W/summary-pair.json" "$W/summary-unix.json"; then
+  ok "summary of $DAY identical over the paired link and over unix: ($(wc -c < "$W/summary-pair.json") bytes)"
+else
+  fail "summaries differ:"; diff "$W/summary-pair.json" "$W/summary-unix.json" | head -10
+fi
+# Frame numbers in the HCI trace: the first Encryption Change (0x08, or 0x59 v2) and the first ATT PDU.
+enc=$(tshark -r "$W/pair.btsnoop" -Y 'bthci_evt.code == 0x08 || bthci_evt.code == 0x59' -T fields -e frame.number 2>/dev/null | head -1)
+att=$(tshark -r "$W/pair.btsnoop" -Y 'btatt' -T fields -e frame.number 2>/dev/null | head -1)
+natt=$(tshark -r "$W/pair.btsnoop" -Y 'btatt' -T fields -e frame.number 2>/dev/null | wc -l)
+if [ -n "$enc" ] && [ -n "$att" ] && [ "$enc" -lt "$att" ]; then
+  ok "btmon trace: Encryption Change in frame $enc, first of $natt ATT packets in frame $att"
+else
+  fail "btmon trace: Encryption Change frame '${enc:-none}', first ATT frame '${att:-none}'"
+fi
+
+step "2. a second listen reconnects bonded, without pairing"
+SIM=$PAIR_SIM
+listen listen-bonded.err --save-dir "$W/bonded"
+if [ $rc -eq 0 ] && ! grep -q 'passkey requested' "$W/listen-bonded.err" && grep -q 'bonded before, no pairing' "$W/listen-bonded.err"; then
+  ok "bonded reconnect: encrypted with the stored key, no passkey asked"
+else
+  fail "bonded reconnect: exit $rc"
+fi
+
+step "3. the bracelet restarts with its --bond-dir: still bonded"
+stop_sim
+start_sim sim-restart.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds" || exit 99
+listen listen-restart.err --save-dir "$W/restart"
+if [ $rc -eq 0 ] && grep -q 'bonded before, no pairing' "$W/listen-restart.err" && grep -q '1 bond(s) loaded' "$W/sim-restart.log"; then
+  ok "bond kept across the simulator's restart ($(wc -l < "$W/bonds/long-term-keys") key(s) in --bond-dir)"
+else
+  fail "bond across restart: exit $rc"
+fi
+
+step "4. the bracelet forgot the gateway (empty --bond-dir): lost bond, exit 2, then unpair and pair again"
+stop_sim
+start_sim sim-lost.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds-reset" || exit 99
+listen listen-lost.err --save-dir "$W/lost"
+if [ $rc -eq 2 ] && grep -q 'no longer knows this gateway\|bracelet unpair' "$W/listen-lost.err" && ! grep -q 'erased' "$W/sim-lost.log"; then
+  ok "lost bond: exit 2: $(grep -o 'no longer knows[^.]*\|refused to pair[^.]*' "$W/listen-lost.err" | head -1)"
+else
+  fail "lost bond: exit $rc"
+fi
+"$B" unpair $PEER --adapter hci0 > "$W/unpair.out" 2>&1
+listen listen-repair.err --save-dir "$W/repair"
+if grep -q 'removed the bond' "$W/unpair.out" && [ $rc -eq 0 ] && grep -q 'paired and bonded now' "$W/listen-repair.err"; then
+  ok "after \`bracelet unpair\` the next sync pairs again: $(cat "$W/unpair.out")"
+else
+  fail "unpair + re-pair: exit $rc; $(cat "$W/unpair.out")"
+fi
+
+step "5. a wrong passkey is refused with exit 2"
+stop_sim
+forget_everything
+start_sim sim-wrong.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds-wrong" || exit 99
+listen listen-wrong.err --save-dir "$W/wrong" --passkey 123456
+if [ $rc -eq 2 ] && grep -q 'passkey is wrong' "$W/listen-wrong.err" && ! grep -q 'command ' "$W/sim-wrong.log"; then
+  ok "--passkey 123456: exit 2: $(grep -o 'pairing with.*wrong' "$W/listen-wrong.err" | head -1)"
+else
+  fail "wrong passkey: exit $rc"
+fi
+
+step "6. a gateway that does not encrypt gets no write through (ATT 0x05)"
+listen listen-clear.err --save-dir "$W/clear" --security none
+if [ $rc -ne 0 ] && grep -q 'refused write' "$W/sim-wrong.log" && ! grep -q 'command ' "$W/sim-wrong.log"; then
+  ok "--security none against a passkey bracelet: exit $rc, every write refused: $(grep -m1 'refused write' "$W/sim-wrong.log")"
+else
+  fail "unencrypted writes: exit $rc; $(grep -c 'command ' "$W/sim-wrong.log") command(s) executed"
+fi
+stop_sim
+
+step "7. a bracelet that refuses to pair (--pairing none): exit 2"
+forget_everything
+start_sim sim-none.log --serve hci:hci1 --pairing none || exit 99
+listen listen-refused.err --save-dir "$W/refused" --security encrypted
+if [ $rc -eq 2 ] && grep -q 'refused to pair' "$W/listen-refused.err"; then
+  ok "pairing refused: exit 2"
+else
+  fail "refused pairing: exit $rc"
+fi
+stop_sim
+forget_everything
+dmesg | grep -i 'ecdh\|smp' | head -3
+
+echo "---- pairing: $failures failure(s)"
+exit $failures
