@@ -130,7 +130,8 @@ struct ListenCommand: ParsableCommand {
             if !quiet { printError("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
         var serial = ""
-        let recorder = record.map { _ in CaptureRecorder() }
+        // A secure connector hands over only encrypted links: the capture says so after each connection.
+        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: connector is SecureConnector) }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
@@ -261,8 +262,13 @@ struct RefusingSink: TransferSink {
 /// Collects the session's ATT traffic as a btsnoop capture.
 final class CaptureRecorder {
     private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251)
+    private let encryptedLinks: Bool
+    init(encryptedLinks: Bool) { self.encryptedLinks = encryptedLinks }
     private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
-    func connect() { writer.connect(unixMicros: micros()) }
+    func connect() {
+        writer.connect(unixMicros: micros())
+        if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
+    }
     func disconnect() { writer.disconnect(unixMicros: micros()) }
     func append(_ pdu: ATTPDU, direction: ATTDirection) {
         writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())
