@@ -1,6 +1,7 @@
 import ArgumentParser
 import BraceletProtocol
 import BraceletTransport
+import Foundation
 
 /// The link security `bracelet listen` asks for before its first write (protocol-specs §11.3).
 enum ListenSecurity: String, ExpressibleByArgument, CaseIterable {
@@ -52,7 +53,22 @@ struct ListenSecurityOptions: ParsableArguments {
         let agent = try PairingAgent(settings: settings) { event in
             if !quiet { printError("listen: pairing: \(event)") }
         }
+        if Self.bluetoothdIsRunning() {
+            // bluetoothd sees the same passkey request; without a registered agent it refuses it, often first.
+            printError("warning: bluetoothd is running: without a pairing agent it refuses the bracelet's passkey request, and "
+                       + "the pairing then fails as if the passkey were wrong. Pair once with bluetoothctl (agent KeyboardOnly, "
+                       + "default-agent, pair \(base.address), passkey \(passkey)); later syncs use that bond.")
+        }
         return SecureConnector(base: base, level: level, agent: agent, onSecured: onSecured)
+    }
+
+    /// Whether a process named bluetoothd runs (read from /proc).
+    static func bluetoothdIsRunning() -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.contains { entry in
+            entry.allSatisfy(\.isNumber)
+                && (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "bluetoothd"
+        }
     }
 }
 

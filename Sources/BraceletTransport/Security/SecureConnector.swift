@@ -51,7 +51,10 @@ public struct SecureConnector: BraceletConnector, Sendable {
         while true {
             agent.service(timeout: .milliseconds(50))
             if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= level {
-                onSecured(security, agent.outcome(address).paired)
+                // The new key's event may trail the encryption by a moment; a typed passkey already says it.
+                if !agent.outcome(address).passkeyAnswered { agent.service(timeout: .milliseconds(300)) }
+                let outcome = agent.outcome(address)
+                onSecured(security, outcome.paired || outcome.passkeyAnswered)
                 return socket
             }
             if let failure = classify(agent.outcome(address)) {
