@@ -66,6 +66,8 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Measurement plan to set (0-10).")
     var plan: UInt8 = 2
 
+    @OptionGroup(title: "Pairing and encryption (--device only)") var link: ListenSecurityOptions
+
     @Flag(help: "Exit once the transfer is done instead of printing live samples.")
     var exitAfterSync = false
 
@@ -92,12 +94,19 @@ struct ListenCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             let type: LEAddressType
+            var pairingState: UInt8?
             switch addressType {
             case "public": type = .public
             case "random": type = .random
-            default: type = try Self.advertisedAddressType(of: address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
+            default:
+                let heard = try Self.advertised(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
+                (type, pairingState) = (heard.addressType, heard.advertisement.pairingState)
             }
-            connector = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
+            let plain = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
+            do { connector = try link.connector(base: plain, pairingState: pairingState, quiet: quiet, onSecured: securedHandler()) } catch {
+                printError("bracelet listen: \(error)")
+                throw ExitCode(2)
+            }
         } else {
             // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
             do { try LEScanner.checkKernelSupport() } catch {
@@ -121,7 +130,8 @@ struct ListenCommand: ParsableCommand {
             if !quiet { printError("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
         var serial = ""
-        let recorder = record.map { _ in CaptureRecorder() }
+        // A secure connector hands over only encrypted links: the capture says so after each connection.
+        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: connector is SecureConnector) }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
@@ -193,8 +203,8 @@ extension ListenCommand {
 
     /// The address type `address` advertises with, from a short scan on `adapter`; exits with status
     /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
-    static func advertisedAddressType(of address: BluetoothAddress, adapter: String?, quiet: Bool,
-                                      shouldStop: @escaping @Sendable () -> Bool) throws -> LEAddressType {
+    static func advertised(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
+                           shouldStop: @escaping @Sendable () -> Bool) throws -> DiscoveredBracelet {
         if !quiet { printError("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
         let heard: DiscoveredBracelet?
         do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).find(address, seconds: addressTypeScanSeconds) } catch {
@@ -209,7 +219,7 @@ extension ListenCommand {
             throw ExitCode(2)
         }
         if !quiet { printError("listen: \(address) advertises with a \(heard.addressType) address") }
-        return heard.addressType
+        return heard
     }
 }
 
@@ -252,8 +262,13 @@ struct RefusingSink: TransferSink {
 /// Collects the session's ATT traffic as a btsnoop capture.
 final class CaptureRecorder {
     private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251)
+    private let encryptedLinks: Bool
+    init(encryptedLinks: Bool) { self.encryptedLinks = encryptedLinks }
     private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
-    func connect() { writer.connect(unixMicros: micros()) }
+    func connect() {
+        writer.connect(unixMicros: micros())
+        if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
+    }
     func disconnect() { writer.disconnect(unixMicros: micros()) }
     func append(_ pdu: ATTPDU, direction: ATTDirection) {
         writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())

@@ -50,6 +50,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: .hidden)
     var maxFileSize: Int = Int(Response.maximumFileSize)
 
+    @OptionGroup(title: "Pairing (hci: only)") var security: SimulatorPairingOptions
+
     @Flag(help: "Do not log commands and connections on standard error.")
     var quiet = false
 
@@ -79,7 +81,7 @@ struct SimulateCommand: ParsableCommand {
         let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: injected, maximumFileSize: maxFileSize)
         let quiet = self.quiet
         let server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: LiveHeartRateSource(model: history),
-                                     onEvent: { event in
+                                     requiredSecurity: isHCI ? security.pairing.requiredLevel : nil, onEvent: { event in
                                          if quiet { return }
                                          if case .heartRate = event { return }
                                          printError("simulate: \(event)")
@@ -95,9 +97,11 @@ struct SimulateCommand: ParsableCommand {
         do {
             if isHCI {
                 let adapter = String(serve.dropFirst(4))
-                let advertisement = BraceletAdvertisement.simulated(model: deviceModel, serial: history.serial)
+                let advertisement = BraceletAdvertisement.simulated(model: deviceModel, serial: history.serial,
+                                                                    pairingState: security.pairing.advertisedState)
                 let peripheral: LEPeripheral
                 do {
+                    _ = try security.startAgent(adapter: adapter, quiet: quiet, stopped: { server.isStopped })
                     peripheral = try LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
                                                   scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
                 } catch {

@@ -71,6 +71,12 @@ public struct ATTCaptureWriter: Sendable {
         writeEvent(HCIEventBuilder.leConnectionComplete(handle: h, peerAddress: peerAddress), unixMicros: unixMicros)
     }
 
+    /// Notes that the link is now encrypted: writes Encryption Change (on, AES-CCM). Does nothing when no link is up.
+    public mutating func encryptionOn(unixMicros: Int64) {
+        guard let h = connectionHandle else { return }
+        writeEvent(HCIEventBuilder.encryptionChange(handle: h, enabled: true), unixMicros: unixMicros)
+    }
+
     /// Takes the link down: writes Disconnection Complete with an HCI `reason` (default 0x08,
     /// connection timeout: what a link drop looks like). Does nothing when no link is up.
     public mutating func disconnect(reason: UInt8 = 0x08, unixMicros: Int64) {

@@ -34,6 +34,14 @@ public enum HCIEventBuilder {
         return [0x05, UInt8(p.count)] + p
     }
 
+    /// Encryption Change (0x08), status success: encryption on (0x01, AES-CCM on LE) or off.
+    public static func encryptionChange(handle: UInt16, enabled: Bool) -> [UInt8] {
+        var p: [UInt8] = [0x00]
+        appendLE(&p, handle & 0x0FFF)
+        p.append(enabled ? 0x01 : 0x00)
+        return [0x08, UInt8(p.count)] + p
+    }
+
     /// Number Of Completed Packets (0x13) for one handle.
     public static func numberOfCompletedPackets(handle: UInt16, count: UInt16) -> [UInt8] {
         var p: [UInt8] = [0x01]

@@ -7,7 +7,9 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 . /tmp/ble-vm-out/.guest-env
 # AF_ALG (af_alg, algif_hash, algif_skcipher) with ecb and cmac: btvirt's emulated controllers do
 # their LE crypto with it (the kernel cannot autoload them: its modules are not in /lib/modules).
-for m in ecb cmac af_alg algif_hash algif_skcipher bluetooth hci_vhci; do
+# drbg: the default RNG that LE pairing's ECDH keys come from (SMP fails with
+# "Unable to create ECDH crypto context" without it).
+for m in ecb cmac af_alg algif_hash algif_skcipher drbg bluetooth hci_vhci; do
   modprobe -d "$KMODDIR" "$m" || { echo "ble-vm: cannot load module $m" >&2; exit 125; }
 done
 btvirt -L -l2 > /tmp/btvirt.log 2>&1 &

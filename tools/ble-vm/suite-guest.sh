@@ -176,5 +176,7 @@ fi
 stop_sim
 kill $BTD 2>/dev/null
 
+bash "$REPO/tools/ble-vm/pairing.sh"; failures=$((failures + $?))  # pairing and the encrypted link (protocol-specs §11)
+
 echo "---- $failures failure(s)"
 exit $failures

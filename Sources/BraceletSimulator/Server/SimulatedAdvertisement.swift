@@ -5,9 +5,9 @@ extension BraceletAdvertisement {
     public static let simulatedBrandID: UInt16 = 0x0001
 
     /// What a simulated bracelet of `model` with `serial` advertises (protocol-specs section 2):
-    /// no passkey (the simulator does not pair), the model id of `model`, hardware id = model id.
-    public static func simulated(model: DeviceModel, serial: String) -> BraceletAdvertisement {
-        BraceletAdvertisement(pairingState: 0x01, serial: serial, brandID: simulatedBrandID,
+    /// `pairingState` (``SimulatedPairing/advertisedState``), the model id of `model`, hardware id = model id.
+    public static func simulated(model: DeviceModel, serial: String, pairingState: UInt8 = 0x01) -> BraceletAdvertisement {
+        BraceletAdvertisement(pairingState: pairingState, serial: serial, brandID: simulatedBrandID,
                               hardwareID: UInt16(model.rawValue), modelID: UInt16(model.rawValue), localName: nil)
     }
 

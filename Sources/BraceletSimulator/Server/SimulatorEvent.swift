@@ -1,4 +1,5 @@
 import BraceletProtocol
+import BraceletTransport
 
 /// What a served simulated bracelet did, for logs and for tests that check the client's behaviour
 /// from the bracelet's side.
@@ -15,6 +16,8 @@ public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
     case erased(kind: FileKind, file: [UInt8])
     /// A live Heart Rate notification went out.
     case heartRate(HeartRateMeasurement)
+    /// A protected write was refused: the link (`nil`: not Bluetooth) was below the required level.
+    case refused(ATTOpcode, link: LinkSecurity?)
 
     /// One line for a log.
     public var description: String {
@@ -25,6 +28,7 @@ public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
         case .command(let frame): "command " + hexString(frame, separator: " ")
         case let .erased(kind, file): "erased \(kind) file of \(file.count) bytes, trailing CRC-32 \(hexString(file.suffix(4)))"
         case .heartRate(let m): "heart rate \(m.bpm) bpm, \(m.rrIntervals1024.count) RR"
+        case let .refused(opcode, link): "refused \(opcode) on a link \(link?.description ?? "without Bluetooth security")"
         }
     }
 }

@@ -22,11 +22,15 @@ public final class SimulatorServer: Sendable {
     private let state: Mutex<State>
     private let clock: @Sendable () -> Int64
     private let onEvent: @Sendable (SimulatorEvent) -> Void
+    private let requiredSecurity: LESecurityLevel?
 
     /// A server for `server`. `live` enables Heart Rate notifications; `clock` gives the current
     /// Unix time (the firmware seals files up to it); `onEvent` sees what happens, from the serving thread.
+    /// `requiredSecurity` is the link level protected writes need (protocol-specs §11), read from
+    /// each Bluetooth link; `nil` requires none.
     public init(server: SimulatedGATTServer, live: LiveHeartRateSource?, clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
-                onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
+                requiredSecurity: LESecurityLevel? = nil, onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
+        self.requiredSecurity = requiredSecurity
         state = Mutex(State(server: server, live: live))
         self.clock = clock
         self.onEvent = onEvent
@@ -76,6 +80,12 @@ public final class SimulatorServer: Sendable {
                 // A server answers what it cannot parse with Invalid PDU.
                 let reply = ATTPDU.errorResponse(requestOpcode: ATTOpcode(rawValue: frame.bytes.first ?? 0), handle: 0, code: .invalidPDU)
                 if (try? socket.send(reply.encode())) == nil { onEvent(.disconnected(number)); return }
+                continue
+            }
+            let link = requiredSecurity == nil ? nil : LinkSecurity.current(of: socket.descriptor)
+            if let refusal = state.withLock({ $0.server.securityRefusal(for: pdu, link: link, required: requiredSecurity) }) {
+                onEvent(.refused(pdu.opcode, link: link))
+                if refusal.contains(where: { (try? socket.send($0.encode())) == nil }) { onEvent(.disconnected(number)); return }
                 continue
             }
             let (output, erased, slow, isCommand) = state.withLock { s -> (SimulatedGATTServer.Output, (FileKind, [UInt8])?, Int?, Bool) in

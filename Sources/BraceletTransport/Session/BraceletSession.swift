@@ -102,6 +102,8 @@ public final class BraceletSession {
     private func connectAndSync() throws(SessionError) {
         let socket: SeqPacketSocket
         do { socket = try connector.connect() } catch {
+            // A failed pairing needs the user (passkey, pairing mode, unpair): retrying cannot help.
+            if let pairing = error as? PairingError { throw .cannotConnect(pairing.description) }
             if let bt = error as? BluetoothError {
                 switch bt {
                 case .kernelLacksBluetooth, .noAdapter, .adapterDown, .permissionDenied, .invalidAddress:

@@ -1,0 +1,83 @@
+import ArgumentParser
+import BraceletProtocol
+import BraceletTransport
+import Foundation
+
+/// The link security `bracelet listen` asks for before its first write (protocol-specs §11.3).
+enum ListenSecurity: String, ExpressibleByArgument, CaseIterable {
+    /// What the advertised pairing state requires; authenticated when it was not heard (the documented default).
+    case auto
+    /// No pairing, no encryption: health data in clear. Only for bracelets that cannot pair.
+    case none
+    /// Encrypted (Just Works or a bond).
+    case encrypted
+    /// Encrypted and authenticated (passkey entry or a passkey bond).
+    case authenticated
+}
+
+/// `bracelet listen` options for pairing and encryption.
+struct ListenSecurityOptions: ParsableArguments {
+    @Option(help: "Link security before the first write: auto follows the bracelet's advertised pairing state (authenticated when not heard); none sends in clear.")
+    var security: ListenSecurity = .auto
+
+    @Option(help: "Passkey to enter when the bracelet asks for one (its manual's 999999 unless changed).")
+    var passkey: UInt32 = BraceletSecurity.defaultPasskey
+
+    func validate() throws {
+        guard passkey <= 999_999 else { throw ValidationError("--passkey must be 0-999999 (six digits), not \(passkey)") }
+    }
+
+    /// The level to require for a bracelet that advertised `pairingState` (`nil`: not heard); `nil` for none.
+    func level(pairingState: UInt8?) -> LESecurityLevel? {
+        switch security {
+        case .auto: BraceletSecurity.requiredLevel(pairingState: pairingState)
+        case .none: nil
+        case .encrypted: .medium
+        case .authenticated: .high
+        }
+    }
+
+    /// `base` as it is (--security none) or wrapped so that the link is secured before any write,
+    /// with this adapter answering the passkey through the management interface. `onSecured` sees
+    /// the link's security once it is sufficient.
+    func connector(base: L2CAPConnector, pairingState: UInt8?, quiet: Bool,
+                   onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void) throws(BluetoothError) -> BraceletConnector {
+        guard let level = level(pairingState: pairingState) else {
+            if !quiet { printError("listen: --security none: the link is not encrypted; health data travels in clear") }
+            return base
+        }
+        // KeyboardOnly on both sides makes the pairing passkey entry with a typed passkey; a
+        // display-capable side would have the kernel draw a random passkey instead.
+        let settings = PairingAgent.Settings(adapter: base.adapter, ioCapability: level == .high ? .keyboardOnly : .noInputNoOutput,
+                                             passkey: passkey, bondable: true)
+        let agent = try PairingAgent(settings: settings) { event in
+            if !quiet { printError("listen: pairing: \(event)") }
+        }
+        if Self.bluetoothdIsRunning() {
+            // bluetoothd sees the same passkey request; without a registered agent it refuses it, often first.
+            printError("warning: bluetoothd is running: without a pairing agent it refuses the bracelet's passkey request, and "
+                       + "the pairing then fails as if the passkey were wrong. Pair once with bluetoothctl (agent KeyboardOnly, "
+                       + "default-agent, pair \(base.address), passkey \(passkey)); later syncs use that bond.")
+        }
+        return SecureConnector(base: base, level: level, agent: agent, onSecured: onSecured)
+    }
+
+    /// Whether a process named bluetoothd runs (read from /proc).
+    static func bluetoothdIsRunning() -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.contains { entry in
+            entry.allSatisfy(\.isNumber)
+                && (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "bluetoothd"
+        }
+    }
+}
+
+extension ListenCommand {
+    /// Says on standard error how the link was secured (unless --quiet).
+    func securedHandler() -> @Sendable (LinkSecurity, Bool) -> Void {
+        let quiet = self.quiet
+        return { security, newlyPaired in
+            if !quiet { printError("listen: link \(security)" + (newlyPaired ? "; paired and bonded now" : "; bonded before, no pairing")) }
+        }
+    }
+}
