@@ -28,8 +28,11 @@ struct SummarizeCommand: ParsableCommand {
     @Option(help: "The bracelet database.")
     var db: String?
 
-    @Option(help: "With --db: the device serial (default: the only one).")
+    @Option(help: "With --db: the device serial (default: the only one); with --postgres: the device.")
     var device: String?
+
+    @Option(help: "A PostgreSQL fleet database: print the summaries delivered for --device.")
+    var postgres: String?
 
     @Option(name: .customLong("interval-s"), help: "With --csv: seconds per row (default: the spacing of the rows).")
     var intervalSeconds: Int?
@@ -43,11 +46,12 @@ struct SummarizeCommand: ParsableCommand {
     var format: SummaryFormat = .json
 
     func validate() throws {
-        let inputs = [capture, csv, db].compactMap { $0 }
-        guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE or --db PATH") }
+        let inputs = [capture, csv, db, postgres].compactMap { $0 }
+        guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE, --db PATH or --postgres URL") }
     }
 
     func run() throws {
+        if let postgres { return try write(fleetDocument(postgres)) }
         let input = try loadSamples()
         for note in input.notes { printError(note) }
         let configuration = try person.configuration(recordedOffsetSeconds: input.recordedOffsetSeconds)
@@ -56,6 +60,11 @@ struct SummarizeCommand: ParsableCommand {
         for diagnostic in diagnostics.prefix(20) { printError("note: \(diagnostic)") }
         if diagnostics.count > 20 { printError("note: \(diagnostics.count - 20) more diagnostics not shown") }
         if let day, document.days.isEmpty { throw CLIError("no data on \(day) in \(input.source)", exitCode: 2) }
+        try write(document)
+    }
+
+    /// Prints `document` in the chosen format.
+    func write(_ document: SummaryDocument) throws {
         switch format {
         case .json:
             let data = try document.jsonData(prettyPrinted: true)
