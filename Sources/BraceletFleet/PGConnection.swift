@@ -29,7 +29,10 @@ final class PGConnection {
             throw PGConnection.loginError(detail, server: server)
         }
         connection = made
-        _ = try execute("SET client_min_messages = warning")
+        // Notices (a server shutting down warns every session) are not printed: errors say it.
+        PQsetNoticeProcessor(made, { _, _ in }, nil)
+        try execute("SET client_min_messages = warning")
+        try execute("SET DateStyle = ISO")
     }
 
     deinit {

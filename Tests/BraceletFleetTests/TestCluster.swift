@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A throwaway PostgreSQL 15 cluster started by the project's own `tools/pg-cluster.sh`, stopped
 /// and removed when the value is released.
@@ -49,22 +52,22 @@ final class TestCluster {
         var description: String { text }
     }
 
-    /// Runs tools/pg-cluster.sh and returns its standard output.
+    /// Runs tools/pg-cluster.sh and returns its standard output (its stderr goes to the test log).
+    ///
+    /// Through popen, which waits for the script itself: `Process.waitUntilExit` was seen to hang
+    /// here, the script having exited while the server it started lives on.
     static func script(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["\(root)/tools/pg-cluster.sh"] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ScriptError(text: "pg-cluster.sh \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
+        let command = (["/bin/bash", "\(root)/tools/pg-cluster.sh"] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        guard let pipe = popen(command, "r") else { throw ScriptError(text: "cannot run pg-cluster.sh") }
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count == 0 { break }
+            output.append(contentsOf: buffer[0..<count])
         }
-        return String(decoding: data, as: UTF8.self)
+        let status = pclose(pipe)
+        guard status == 0 else { throw ScriptError(text: "pg-cluster.sh \(arguments.joined(separator: " ")) failed (status \(status)); see its message above") }
+        return String(decoding: output, as: UTF8.self)
     }
 }
