@@ -57,27 +57,33 @@ gateway() {
     "$BRACELET" listen --via "unix:$work/b$i.sock" --db "$db" --tz UTC --age 40 --exit-after-sync --format jsonl \
       >/dev/null 2>>"$work/gw$i.log" &
     echo $! >"$work/g$i.pid"
+    echo listen >"$work/g$i.phase"
     wait $! || { echo "listen exited $?" >>"$work/gw$i.log"; continue; }
     "$BRACELET" sync --db "$db" --quiet --base-delay 0.05 --max-delay 1 2>>"$work/gw$i.log" &
     echo $! >"$work/g$i.pid"
+    echo sync >"$work/g$i.phase"
     wait $! || { echo "sync exited $?" >>"$work/gw$i.log"; continue; }
     touch "$work/g$i.done"
     return 0
   done
 }
 for i in $(seq 1 "$GATEWAYS"); do
-  gateway "$i" &
+  gateway "$i" 2>>"$work/gw$i.log" &
   gateways+=($!)
 done
 
-# The faults: KILLS SIGKILLs of random running gateway steps, and RESTARTS server restarts spread
-# among them.
+# The faults: KILLS SIGKILLs of random running gateway steps (every other one, when some gateway is
+# delivering, of a sync), and RESTARTS server restarts spread among them, 0.5 to 3 s apart.
 restart_every=$(( RESTARTS > 0 ? (KILLS / (RESTARTS + 1)) + 1 : KILLS + 1 ))
 killed=0
 restarted=0
 for k in $(seq 1 "$KILLS"); do
-  sleep "0.$((RANDOM % 9 + 1))"
+  sleep "$((RANDOM % 3)).$((RANDOM % 9 + 1))"
   i=$(( RANDOM % GATEWAYS + 1 ))
+  if [ $((k % 2)) -eq 0 ]; then
+    syncing=$(grep -l sync "$work"/g*.phase 2>/dev/null | sed 's/.*g\([0-9]*\)\.phase/\1/' | shuf -n 1 || true)
+    [ -n "$syncing" ] && i=$syncing
+  fi
   if [ ! -e "$work/g$i.done" ] && [ -f "$work/g$i.pid" ]; then
     kill -KILL "$(cat "$work/g$i.pid")" 2>/dev/null && killed=$((killed + 1)) || true
   fi
@@ -99,7 +105,7 @@ for i in $(seq 1 "$GATEWAYS"); do
 done | sort >"$work/gateways.txt"
 outbox=$(for i in $(seq 1 "$GATEWAYS"); do sqlite3 "$work/gw$i.db" "SELECT state FROM outbox WHERE state <> 'delivered'"; done | sort | uniq -c)
 tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "
-    SELECT device, kind, local_date, version, content_hash FROM fleet_daily_summaries
+    SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
     UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions" | sort >"$work/server.txt"
 
 rows=$(wc -l <"$work/gateways.txt")
