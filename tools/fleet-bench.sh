@@ -62,15 +62,17 @@ sqlite3 "$work/gw.db" "
          replace(o.payload, 'FLB00001', printf('FLB%05d', n.x)), 'pending', 0, o.next_attempt_at, o.created_at,
          printf('P-%05d', n.x)
   FROM outbox o, n WHERE o.device = 'FLB00001';"
-read -r entries summaries mbytes < <(sqlite3 -separator ' ' "$work/gw.db" \
-  "SELECT count(*), sum(kind LIKE 'daily:%'), round(sum(length(payload)) / 1e6, 1) FROM outbox WHERE state = 'pending'")
+# Entries count every version; the server ends with the newest of each (rows).
+read -r entries summaries mbytes rows < <(sqlite3 -separator ' ' "$work/gw.db" \
+  "SELECT count(*), sum(kind LIKE 'daily:%'), round(sum(length(payload)) / 1e6, 1),
+          count(DISTINCT substr(key, 1, length(key) - length('/v' || version))) FROM outbox WHERE state = 'pending'")
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 t0=$(ms)
 "$BRACELET" sync --db "$work/gw.db" --quiet
 sync_ms=$(( $(ms) - t0 ))
 delivered=$(psql_ -c "SELECT (SELECT count(*) FROM fleet_daily_summaries) + (SELECT count(*) FROM fleet_sleep_sessions)")
-[ "$delivered" -eq "$entries" ] || { echo "fleet-bench: the server holds $delivered rows, the outbox had $entries" >&2; exit 1; }
-echo "sync: $entries entries ($summaries day summaries, $mbytes MB of payload) from one process in $sync_ms ms:" \
+[ "$delivered" -eq "$rows" ] || { echo "fleet-bench: the server holds $delivered rows, the outbox had $rows summaries" >&2; exit 1; }
+echo "sync: $entries entries ($summaries of them day summaries; $rows rows on the server; $mbytes MB of payload) from one process in $sync_ms ms:" \
   "$(( entries * 1000 / sync_ms )) entries/s, $(( summaries * 1000 / sync_ms )) day summaries/s," \
   "$(echo "scale=1; $mbytes * 1000 / $sync_ms" | bc) MB/s (load average $load_before before)"
 

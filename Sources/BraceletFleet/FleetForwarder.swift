@@ -54,14 +54,8 @@ public struct FleetForwarder: Sendable {
             try Task.checkCancellation()
             let batch = Array(due[start..<min(start + batchSize, due.count)])
             let outcomes = sink.deliver(batch: batch)
-            let part = try record(batch, outcomes)
-            report.delivered += part.delivered
-            report.retried += part.retried
-            report.dead += part.dead
-            if let reason = part.pausedReason {
-                report.pausedReason = reason
-                return report
-            }
+            report.add(try record(batch, outcomes))
+            if report.pausedReason != nil { return report }
         }
         return report
     }
@@ -71,14 +65,8 @@ public struct FleetForwarder: Sendable {
     public func drain() async throws -> ForwarderReport {
         var report = ForwarderReport()
         while true {
-            let pass = try await deliverDue()
-            report.delivered += pass.delivered
-            report.retried += pass.retried
-            report.dead += pass.dead
-            if let reason = pass.pausedReason {
-                report.pausedReason = reason
-                return report
-            }
+            report.add(try await deliverDue())
+            if report.pausedReason != nil { return report }
             let pending = try store.outboxEntries(state: .pending).filter { filter.takes(kind: $0.kind) }
             guard let next = pending.map(\.nextAttemptAt).min() else { return report }
             let wait = Forwarder.milliseconds(until: next, now: clock.nowMilliseconds())
@@ -145,3 +133,4 @@ public struct FleetForwarder: Sendable {
         return report
     }
 }
+
