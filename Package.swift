@@ -15,6 +15,7 @@
 //   BraceletVitality   VitalityRawMetrics adapters, windows and scoring
 //   BraceletIngest     the one ingest pipeline: verified files (capture, live link, CSV) -> store,
 //                      transfer progress, recomputed summaries, outbox
+//   BraceletFleet      the fleet database on PostgreSQL (libpq): batched sink, fleet queries
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
 // Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels). Above every layer: the
@@ -35,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // libm: `rounded()` on Linux needs it when a module imports neither Foundation nor Glibc.
         .target(name: "BraceletProtocol", linkerSettings: [.linkedLibrary("m")]),
@@ -53,6 +55,7 @@ let package = Package(
             dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture", "BraceletSummaries",
                            "BraceletStore", "BraceletVitality"]
         ),
+        .target(name: "BraceletFleet", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality", "CLibPQ"]),
         .target(
             name: "BraceletExport",
             dependencies: ["BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]
@@ -62,7 +65,7 @@ let package = Package(
             dependencies: [
                 "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
                 "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality", "BraceletIngest",
-                "BraceletExport",
+                "BraceletExport", "BraceletFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -100,6 +103,7 @@ let package = Package(
             dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync"]),
     ]
 )
 

@@ -23,6 +23,7 @@ struct Bracelet: AsyncParsableCommand {
             RecomputeCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
+            FleetCommand.self,
             DbCommand.self,
             ExportCommand.self,
             ReportCommand.self,

@@ -33,8 +33,14 @@ struct ScoreCommand: ParsableCommand {
     @Option(name: .long, help: "Bracelet database to read daily vitality metrics from.")
     var db: String?
 
-    @Option(name: .long, help: "With --db: the device serial (default: the only one).")
+    @Option(name: .long, help: "With --db: the device serial (default: the only one); with --postgres: the device to score.")
     var device: String?
+
+    @Option(name: .long, help: ArgumentHelp("Read the delivered summaries from this PostgreSQL fleet database.", valueName: "url"))
+    var postgres: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --postgres: score this study participant's days.", valueName: "id"))
+    var user: String?
 
     @Option(name: .long, help: "ROOK JSON file with one entry per day.")
     var rook: String?
@@ -58,9 +64,10 @@ struct ScoreCommand: ParsableCommand {
     var format: Format = .table
 
     func validate() throws {
-        if (db == nil) == (rook == nil) {
-            throw ValidationError("give exactly one of --db PATH or --rook FILE.json")
+        if [db, rook, postgres].compactMap({ $0 }).count != 1 {
+            throw ValidationError("give exactly one of --db PATH, --rook FILE.json or --postgres URL")
         }
+        if user != nil && (postgres == nil || device != nil) { throw ValidationError("--user goes with --postgres, instead of --device") }
         if let end, LocalDate(iso: end) == nil {
             throw ValidationError("--end \(end) is not a date written YYYY-MM-DD")
         }
@@ -70,7 +77,10 @@ struct ScoreCommand: ParsableCommand {
         let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays,
                                             includeIncompleteDays: includeIncomplete)
         let report: ScoreReport
-        if let rook {
+        if let postgres {
+            let (days, source) = try fleetDays(postgres)
+            report = try ScoreReport.make(days: days, age: age, builder: builder, source: source)
+        } else if let rook {
             let file: ROOKInputFile
             let bytes: [UInt8]
             do { bytes = try InputFile.read(path: rook, what: "ROOK JSON file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }

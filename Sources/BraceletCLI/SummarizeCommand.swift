@@ -29,8 +29,11 @@ struct SummarizeCommand: ParsableCommand {
     @Option(help: "The bracelet database.")
     var db: String?
 
-    @Option(help: "With --db: the device serial (default: the only one).")
+    @Option(help: "With --db: the device serial (default: the only one); with --postgres: the device.")
     var device: String?
+
+    @Option(help: "A PostgreSQL fleet database: print the summaries delivered for --device.")
+    var postgres: String?
 
     @Option(name: .customLong("interval-s"), help: "With --csv: seconds per row (default: the spacing of the rows).")
     var intervalSeconds: Int?
@@ -44,11 +47,12 @@ struct SummarizeCommand: ParsableCommand {
     var format: SummaryFormat = .json
 
     func validate() throws {
-        let inputs = [capture, csv, db].compactMap { $0 }
-        guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE or --db PATH") }
+        let inputs = [capture, csv, db, postgres].compactMap { $0 }
+        guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE, --db PATH or --postgres URL") }
     }
 
     func run() throws {
+        if let postgres { return try write(fleetDocument(postgres)) }
         // A database has no recorded offset: its settings are known before anything is read.
         let databaseConfiguration = try db.map { _ in try person.configuration(recordedOffsetSeconds: nil) }
         if let db, let databaseConfiguration, let stored = try storedDocument(db, configuration: databaseConfiguration) {
@@ -91,6 +95,7 @@ struct SummarizeCommand: ParsableCommand {
         }
     }
 
+    /// Prints `document` in the chosen format.
     func write(_ document: SummaryDocument) throws {
         switch format {
         case .json:

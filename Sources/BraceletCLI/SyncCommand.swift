@@ -31,6 +31,7 @@ struct SyncCommand: AsyncParsableCommand {
             Examples:
               bracelet sync --db bracelet.db --webhook https://example.org/in --secret s3cret --once
               bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow --kinds daily,sleep
+              bracelet sync --db bracelet.db --postgres "postgresql://gw@db.example.org/fleet?sslmode=verify-full"
               bracelet sync --db bracelet.db --status --format json
               bracelet sync --db bracelet.db --requeue-dead --from 2024-03-01 --to 2024-03-07
               bracelet sync --db bracelet.db --resend --from 2024-03-01 --to 2024-03-07
@@ -50,6 +51,10 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Append each entry as one line to this file (fsynced).", valueName: "file"))
     var jsonl: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL).", valueName: "url"))
+    var postgres: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "Deliver only these kinds (comma-separated, e.g. daily,sleep); other entries stay pending for another sink.",
@@ -157,9 +162,12 @@ struct SyncCommand: AsyncParsableCommand {
             }
             return
         }
+        if postgresURL != nil && (webhook != nil || jsonl != nil || payload != nil || secret != nil) {
+            throw ValidationError("--postgres stands alone: drop --webhook / --jsonl / --payload / --secret (run sync once per sink).")
+        }
         switch (webhook, jsonl) {
         case (nil, nil):
-            if !managing {
+            if !managing && postgresURL == nil {
                 throw ValidationError("say where to deliver: --webhook URL --secret S, or --jsonl FILE (or use --status).")
             }
         case (.some, .some): throw ValidationError("--webhook and --jsonl exclude each other: run sync once per sink.")
@@ -192,6 +200,7 @@ struct SyncCommand: AsyncParsableCommand {
         // Before anything changes states or is sent: a damaged outbox could send one entry in a loop.
         try store.checkOutboxIntegrity()
         try manage(store)
+        if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
         if webhook == nil && jsonl == nil { return }
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)

@@ -31,7 +31,8 @@ public struct ForwarderReport: Sendable, Equatable {
     /// An empty report.
     public init() {}
 
-    mutating func add(_ other: ForwarderReport) {
+    /// Adds the counts of `other`, and its pause reason when it has one (the fleet forwarder sums its batches with it).
+    package mutating func add(_ other: ForwarderReport) {
         delivered += other.delivered
         retried += other.retried
         dead += other.dead

@@ -1,0 +1,134 @@
+import ArgumentParser
+import BraceletFleet
+import BraceletStore
+import BraceletSummaries
+import BraceletSync
+import BraceletVitality
+import Foundation
+
+/// `bracelet fleet`: the fleet database on PostgreSQL that many gateways deliver into.
+struct FleetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "The fleet database on PostgreSQL: what every gateway delivered.",
+        discussion: """
+            Gateways deliver with `bracelet sync --db D --postgres URL`; `score --postgres` and \
+            `summarize --postgres` read the delivered summaries. The URL may also come from \
+            $BRACELET_POSTGRES_URL; its password is never printed.
+            """,
+        subcommands: [FleetStatusCommand.self]
+    )
+}
+
+/// `bracelet fleet status`: per device the last delivered day, the oldest gap and the last sync.
+struct FleetStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "List every device in the fleet database: participant, last delivered day, oldest gap, last sync time.",
+        discussion: """
+            The oldest gap is the first local date without a day summary between a device's first \
+            and last delivered day ("-" when there is none). Last sync is when a gateway last \
+            delivered for the device (UTC).
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The fleet database (default: $BRACELET_POSTGRES_URL).", valueName: "url"))
+    var postgres: String?
+
+    @Option(name: .long, help: "Output format: table or json.")
+    var format: SyncCommand.StatusFormat = .table
+
+    func run() throws {
+        let reader = try fleetReader(postgres)
+        let devices = try fleetCall { try reader.status() }
+        if format == .json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(devices), as: UTF8.self))
+            return
+        }
+        print("device\tuser\tdays\tsleep_sessions\tlast_day\toldest_gap\tlast_sync")
+        for device in devices {
+            print([device.device, device.user ?? "-", String(device.days), String(device.sleepSessions), device.lastDay ?? "-",
+                   device.oldestGap ?? "-", device.lastSync].joined(separator: "\t"))
+        }
+    }
+}
+
+/// The fleet server of `--postgres` or `$BRACELET_POSTGRES_URL`, checked.
+func fleetServer(_ option: String?) throws -> FleetServer {
+    guard let uri = option ?? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"], !uri.isEmpty else {
+        throw CLIError("give the fleet database with --postgres URL or $BRACELET_POSTGRES_URL")
+    }
+    do { return try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
+}
+
+/// A reader of the fleet database, with a clear message when it cannot be reached.
+func fleetReader(_ option: String?) throws -> FleetReader {
+    let server = try fleetServer(option)
+    return try fleetCall { try FleetReader(server: server) }
+}
+
+/// Runs a fleet call, turning its error into the CLI's.
+func fleetCall<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as FleetError { throw CLIError(error.description) }
+}
+
+extension SyncCommand {
+    /// Delivers the outbox to the fleet database in batches (`--postgres`), with `sync`'s exit codes.
+    func deliverToPostgres(_ uri: String, store: Store) async throws {
+        let server = try fleetServer(uri)
+        try warnAboutUnknownKinds(store)
+        let lock = try ForwarderLock(databasePath: db)
+        defer { withExtendedLifetime(lock) {} }
+        let sink = PostgresSink(server: server)
+        let quiet = quiet
+        let forwarder = FleetForwarder(store: store, sink: sink, policy: try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay),
+                                       filter: filter, onEvent: { event in
+            if quiet { return }
+            // One line per batch outcome, not per entry: a backfill is tens of thousands.
+            if case .delivered = event { return }
+            SyncCommand.progress(event)
+        })
+        let before = try store.outboxStatus(filter: filter).counts
+        if !quiet { Self.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
+        if follow {
+            try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
+            return
+        }
+        let report = once ? try await forwarder.deliverDue() : try await forwarder.drain()
+        try finish(report, store: store, sink: sink)
+    }
+
+    /// The fleet database URL when `--postgres` (or, with no other sink, `$BRACELET_POSTGRES_URL`) names one.
+    var postgresURL: String? {
+        postgres ?? (webhook == nil && jsonl == nil && !status && !managing ? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"] : nil)
+    }
+}
+
+extension ScoreCommand {
+    /// The days of `--device` or `--user` from the fleet database.
+    func fleetDays(_ uri: String) throws -> (days: [DatedVitalityMetrics], source: String) {
+        let reader = try fleetReader(uri)
+        guard let subject: FleetReader.Subject = user.map({ .user($0) }) ?? device.map({ .device($0) }) else {
+            throw CLIError("with --postgres, name whose days to score: --device SERIAL or --user ID")
+        }
+        let days = try fleetCall { try reader.vitalityDays(of: subject, age: age) }
+        guard !days.isEmpty else { throw CLIError("the fleet database holds no day summaries for \(subject)", exitCode: 2) }
+        return (days, "postgres \(subject)")
+    }
+}
+
+extension SummarizeCommand {
+    /// The delivered summaries of `--device` (on `--day`), as the gateway's `summarize --db` shows them.
+    func fleetDocument(_ uri: String) throws -> SummaryDocument {
+        guard let device else { throw CLIError("with --postgres, name the bracelet: --device SERIAL") }
+        let reader = try fleetReader(uri)
+        let configuration = try person.configuration(recordedOffsetSeconds: nil)
+        let subject = FleetReader.Subject.device(device)
+        let days = try fleetCall { try reader.days(of: subject, fromDate: day ?? "0001-01-01", toDate: day ?? "9999-12-31") }
+        let sessions = try fleetCall { try reader.sleepSessions(of: subject, fromDate: day ?? "0001-01-01", toDate: day ?? "9999-12-31") }
+        if let day, days.isEmpty { throw CLIError("no data on \(day) for \(subject) in the fleet database", exitCode: 2) }
+        return SummaryDocument(timeZone: configuration.timeZone.identifier, days: days, sleepSessions: sessions)
+    }
+}

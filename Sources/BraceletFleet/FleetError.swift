@@ -1,0 +1,59 @@
+/// What went wrong talking to the fleet database. Messages never contain the password.
+public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is not a PostgreSQL connection URI (shown redacted).
+    case invalidURL(String)
+    /// No connection could be made, or it broke (server down or restarting, network): worth retrying.
+    case connection(server: String, detail: String)
+    /// The server refused a statement. `sqlState` is PostgreSQL's five-character error code.
+    case server(sqlState: String, message: String)
+    /// The fleet schema on the server is newer than this build knows.
+    case schemaNewer(found: Int, supported: Int)
+    /// A stored row could not be read back (its payload is not the JSON the sink writes).
+    case badRow(detail: String)
+
+    /// What went wrong and what to do.
+    public var description: String {
+        switch self {
+        case let .invalidURL(url):
+            "\(url) is not a PostgreSQL URL: pass e.g. postgresql://user:password@host:5432/bracelet?sslmode=require "
+                + "(or set $BRACELET_POSTGRES_URL)."
+        case let .connection(server, detail):
+            "cannot reach the fleet database \(server): \(detail). Check that the server runs and the URL's host, port, "
+                + "user and password; sync keeps retrying."
+        case let .server(state, message):
+            "the fleet database refused a statement (SQLSTATE \(state)): \(message)" + FleetError.advice(state)
+        case let .schemaNewer(found, supported):
+            "the fleet database has schema version \(found), newer than this build's \(supported): update bracelet on this host."
+        case let .badRow(detail):
+            "a row of the fleet database cannot be read: \(detail). It was not written by bracelet's fleet sink; remove or fix it."
+        }
+    }
+
+    /// Whether waiting and trying again may help: a lost or refused connection, a server shutting
+    /// down or starting up, a serialization failure or deadlock, a full disk or too many connections.
+    public var isTransient: Bool {
+        switch self {
+        case .connection: true
+        case let .server(state, _):
+            state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "40001" || state == "40P01"
+        case .invalidURL, .schemaNewer, .badRow: false
+        }
+    }
+
+    /// Whether the sink as configured cannot work until someone changes the setup: bad login,
+    /// missing privilege or database, an unknown schema.
+    public var isConfiguration: Bool {
+        switch self {
+        case .invalidURL, .schemaNewer: true
+        case let .server(state, _): state.hasPrefix("28") || state.hasPrefix("3D") || state.hasPrefix("42")
+        case .connection, .badRow: false
+        }
+    }
+
+    private static func advice(_ state: String) -> String {
+        if state.hasPrefix("28") { return ". Check the user and password in the URL." }
+        if state == "42501" { return ". Grant the URL's user CREATE on the database (it creates its own tables) or run the migrations as the owner." }
+        if state.hasPrefix("3D") { return ". Create the database or fix its name in the URL." }
+        return ""
+    }
+}

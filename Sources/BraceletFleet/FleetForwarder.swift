@@ -1,0 +1,136 @@
+import BraceletStore
+import BraceletSync
+
+/// Delivers pending outbox entries to the fleet database in batches: one PostgreSQL transaction
+/// and one SQLite transaction per batch, instead of one of each per entry.
+///
+/// The guarantees are the forwarder's (``BraceletSync/Forwarder``): at least once (an entry is
+/// recorded delivered only after the server committed it), transient failures retried with backoff
+/// for as long as they last, a configuration failure pauses, one attempt per entry per pass. Order
+/// per device is not needed here: the sink keeps the newest version whatever order versions
+/// arrive in, so a whole device queue may go in one batch.
+public struct FleetForwarder: Sendable {
+    /// The gateway's database with the outbox.
+    public let store: Store
+    /// The fleet database.
+    public let sink: PostgresSink
+    /// Backoff settings.
+    public let policy: RetryPolicy
+    /// The kinds this sink takes.
+    public let filter: OutboxKindFilter
+    /// Entries per transaction.
+    public let batchSize: Int
+    /// Time source and sleeping.
+    public let clock: any ForwarderClock
+    /// A uniform random number in `[0, 1]` for the jitter.
+    public let random: @Sendable () -> Double
+    /// Called for every event (progress output).
+    public let onEvent: @Sendable (ForwarderEvent) -> Void
+
+    /// Creates a forwarder; `batchSize` is clamped to 1...10,000.
+    public init(store: Store, sink: PostgresSink, policy: RetryPolicy, filter: OutboxKindFilter = .all, batchSize: Int = 1_000,
+                clock: any ForwarderClock = SystemClock(), random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+                onEvent: @escaping @Sendable (ForwarderEvent) -> Void = { _ in }) {
+        self.store = store
+        self.sink = sink
+        self.policy = policy
+        self.filter = filter
+        self.batchSize = min(10_000, max(1, batchSize))
+        self.clock = clock
+        self.random = random
+        self.onEvent = onEvent
+    }
+
+    /// One pass: every entry due now, each attempted at most once, in batches. Stops early when the
+    /// sink pauses.
+    public func deliverDue() async throws -> ForwarderReport {
+        var report = ForwarderReport()
+        let now = clock.nowMilliseconds()
+        let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
+        let moved = try store.rescheduleOutbox(notAfter: overflow ? Int64.max : latest)
+        if moved > 0 { onEvent(.rescheduled(count: moved)) }
+        let due = try store.outboxEntries(state: .pending).filter { $0.nextAttemptAt <= now && filter.takes(kind: $0.kind) }
+        for start in stride(from: 0, to: due.count, by: batchSize) {
+            try Task.checkCancellation()
+            let batch = Array(due[start..<min(start + batchSize, due.count)])
+            let outcomes = sink.deliver(batch: batch)
+            report.add(try record(batch, outcomes))
+            if report.pausedReason != nil { return report }
+        }
+        return report
+    }
+
+    /// Delivers until nothing the sink takes is pending, sleeping through backoffs however long an
+    /// outage lasts. Returns early when the sink pauses.
+    public func drain() async throws -> ForwarderReport {
+        var report = ForwarderReport()
+        while true {
+            report.add(try await deliverDue())
+            if report.pausedReason != nil { return report }
+            let pending = try store.outboxEntries(state: .pending).filter { filter.takes(kind: $0.kind) }
+            guard let next = pending.map(\.nextAttemptAt).min() else { return report }
+            let wait = Forwarder.milliseconds(until: next, now: clock.nowMilliseconds())
+            if wait > 0 {
+                onEvent(.waiting(milliseconds: wait, pending: pending.count))
+                try await clock.sleep(milliseconds: wait)
+            }
+        }
+    }
+
+    /// Delivers forever: what is due, then polls every `pollMilliseconds`. A paused sink is probed
+    /// again after the longest backoff; a database locked by another process is waited out.
+    public func follow(pollMilliseconds: Int64) async throws {
+        while true {
+            try Task.checkCancellation()
+            do {
+                if try await deliverDue().pausedReason != nil {
+                    try await clock.sleep(milliseconds: policy.maxDelayMilliseconds)
+                    continue
+                }
+            } catch let error as StoreError {
+                guard case .locked = error else { throw error }
+            }
+            try await clock.sleep(milliseconds: max(1, pollMilliseconds))
+        }
+    }
+
+    /// Records a batch's outcomes in one store transaction.
+    func record(_ batch: [OutboxEntry], _ outcomes: [DeliveryOutcome]) throws -> ForwarderReport {
+        let at = clock.nowMilliseconds()
+        let unitRandom = random()
+        var report = ForwarderReport()
+        var events: [ForwarderEvent] = []
+        try store.transaction {
+            for (entry, outcome) in zip(batch, outcomes) {
+                let attempt = entry.attempts == Int.max ? Int.max : max(0, entry.attempts) + 1
+                switch outcome {
+                case .delivered, .alreadyHad:
+                    try store.recordDelivered(entryID: entry.id, sink: sink.name, outcome: outcome.label, httpStatus: nil, at: at)
+                    report.delivered += 1
+                    events.append(.delivered(key: entry.key, attempt: attempt, outcome: outcome.label))
+                case let .permanentFailure(reason, _):
+                    try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
+                                                  httpStatus: nil, at: at, retryAt: nil)
+                    report.dead += 1
+                    events.append(.dead(key: entry.key, attempt: attempt, reason: reason))
+                case let .configurationFailure(reason, _):
+                    try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
+                                                  httpStatus: nil, at: at, retryAt: min(at, entry.nextAttemptAt))
+                    if report.pausedReason == nil { events.append(.paused(sink: sink.name, reason: reason)) }
+                    report.pausedReason = reason
+                case let .transientFailure(reason, _):
+                    // One draw for the batch: its entries retry together, as they failed together.
+                    let delay = policy.delayMilliseconds(afterFailures: attempt, unitRandom: unitRandom)
+                    let (retryAt, overflow) = at.addingReportingOverflow(delay)
+                    try store.recordFailedAttempt(entryID: entry.id, sink: sink.name, outcome: outcome.label, error: reason,
+                                                  httpStatus: nil, at: at, retryAt: overflow ? Int64.max : retryAt)
+                    report.retried += 1
+                    events.append(.retryScheduled(key: entry.key, attempt: attempt, retryAt: retryAt, reason: reason))
+                }
+            }
+        }
+        events.forEach(onEvent)
+        return report
+    }
+}
+

@@ -1,0 +1,131 @@
+import BraceletSummaries
+import Foundation
+
+/// Reads the fleet database: the delivered summaries of a device or participant, and each
+/// device's delivery status. Used by `score`, `summarize` and `fleet status` with `--postgres`.
+public final class FleetReader {
+    private let connection: PGConnection
+
+    /// The outbox kind of the day summaries the gateways write (`SummaryRecomputer.dailyKind`).
+    public static let dailyKind = "daily:daily"
+
+    /// Connects and checks the fleet schema is there and not newer than this build.
+    ///
+    /// - Throws: ``FleetError`` (cannot connect, login refused, no fleet tables yet, newer schema).
+    public init(server: FleetServer) throws {
+        connection = try PGConnection(server: server)
+        let version = try connection.execute("""
+            SELECT CASE WHEN to_regclass('fleet_schema') IS NULL THEN NULL ELSE (SELECT max(version) FROM fleet_schema) END
+            """).values.first?.first.flatMap { $0.flatMap { Int($0) } }
+        guard let version, version >= 1 else {
+            throw FleetError.badRow(detail: "\(server) holds no fleet tables yet; deliver summaries first with `bracelet sync --db D --postgres URL`")
+        }
+        guard version <= FleetSchema.latestVersion else { throw FleetError.schemaNewer(found: version, supported: FleetSchema.latestVersion) }
+    }
+
+    /// Who the rows are selected by.
+    public enum Subject: Sendable, Equatable, CustomStringConvertible {
+        /// One bracelet (serial).
+        case device(String)
+        /// One study participant: the days of every device assigned to them.
+        case user(String)
+
+        /// `device S` or `user U`.
+        public var description: String {
+            switch self {
+            case let .device(serial): "device \(serial)"
+            case let .user(user): "user \(user)"
+            }
+        }
+
+        var condition: (column: String, value: String) {
+            switch self {
+            case let .device(serial): ("device", serial)
+            case let .user(user): ("user_id", user)
+            }
+        }
+    }
+
+    /// The delivered day summaries of `subject` from `fromDate` to `toDate` (inclusive,
+    /// `YYYY-MM-DD`), oldest first. A participant who wore two bracelets on one day gets the
+    /// summary delivered last.
+    public func days(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [DailySummary] {
+        let (column, value) = subject.condition
+        let rows = try connection.execute("""
+            SELECT DISTINCT ON (local_date) payload FROM fleet_daily_summaries
+            WHERE \(column) = $1 AND kind = $2 AND local_date BETWEEN $3::date AND $4::date
+            ORDER BY local_date, delivered_at DESC
+            """, [value, Self.dailyKind, fromDate, toDate])
+        return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: DailySummary.self) }
+    }
+
+    /// The delivered sleep sessions of `subject` that belong to local dates `fromDate...toDate`,
+    /// by start.
+    public func sleepSessions(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [SleepSession] {
+        let (column, value) = subject.condition
+        let rows = try connection.execute("""
+            SELECT payload FROM fleet_sleep_sessions WHERE \(column) = $1 AND local_date BETWEEN $2::date AND $3::date
+            ORDER BY session_start
+            """, [value, fromDate, toDate])
+        return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: SleepSession.self) }
+    }
+
+    /// Every device's delivery status, by serial.
+    public func status() throws -> [FleetDeviceStatus] {
+        let rows = try connection.execute("""
+            WITH days AS (
+                SELECT device, local_date, lead(local_date) OVER (PARTITION BY device ORDER BY local_date) AS next
+                FROM fleet_daily_summaries WHERE kind = $1
+            )
+            SELECT d.device, d.user_id, to_char(d.last_sync_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                (SELECT max(local_date)::text FROM days WHERE days.device = d.device),
+                (SELECT min(local_date + 1)::text FROM days WHERE days.device = d.device AND next > local_date + 1),
+                (SELECT count(*) FROM days WHERE days.device = d.device),
+                (SELECT count(*) FROM fleet_sleep_sessions s WHERE s.device = d.device)
+            FROM fleet_devices d ORDER BY d.device
+            """, [Self.dailyKind])
+        return rows.values.map { row in
+            FleetDeviceStatus(device: row[0] ?? "", user: row[1], lastSync: row[2] ?? "", lastDay: row[3], oldestGap: row[4],
+                              days: Int(row[5] ?? "") ?? 0, sleepSessions: Int(row[6] ?? "") ?? 0)
+        }
+    }
+
+    /// The `summary` of a stored envelope, decoded.
+    static func summary<T: Decodable>(of payload: String?, as type: T.Type) throws -> T {
+        guard let payload else { throw FleetError.badRow(detail: "a payload is NULL") }
+        do { return try JSONDecoder().decode(SummaryEnvelope<T>.self, from: Data(payload.utf8)).summary } catch {
+            throw FleetError.badRow(detail: "a payload is not a summary envelope (\(error))")
+        }
+    }
+}
+
+/// The part of a stored outbox envelope the readers need.
+private struct SummaryEnvelope<T: Decodable>: Decodable {
+    let summary: T
+}
+
+/// One device in `bracelet fleet status`.
+public struct FleetDeviceStatus: Sendable, Equatable, Codable {
+    /// The bracelet serial.
+    public var device: String
+    /// Its study participant, when assigned.
+    public var user: String?
+    /// When a gateway last delivered for it (UTC, ISO 8601).
+    public var lastSync: String
+    /// The latest local date with a day summary, `nil` when none arrived yet.
+    public var lastDay: String?
+    /// The first local date missing between the first and the last delivered day, `nil` when none is.
+    public var oldestGap: String?
+    /// Day summaries held.
+    public var days: Int
+    /// Sleep sessions held.
+    public var sleepSessions: Int
+
+    enum CodingKeys: String, CodingKey {
+        case device, user, days
+        case lastSync = "last_sync"
+        case lastDay = "last_day"
+        case oldestGap = "oldest_gap"
+        case sleepSessions = "sleep_sessions"
+    }
+}

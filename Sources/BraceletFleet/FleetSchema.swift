@@ -1,0 +1,85 @@
+/// The fleet database's own schema, as an ordered list of migrations (each a list of statements).
+/// Migration `n` (1-based) moves `fleet_schema.version` from `n - 1` to `n`. Never edit a migration
+/// that has shipped: append a new one.
+///
+/// Tables:
+/// - `fleet_daily_summaries`: the newest delivered version of each daily summary, keyed by device,
+///   outbox kind (`daily:<kind>`) and local date; `payload` is the outbox envelope exactly as the
+///   gateway wrote it (canonical JSON, so `content_hash` can be checked against its `summary`).
+/// - `fleet_sleep_sessions`: the newest delivered version of each sleep session, keyed by device
+///   and session start (Unix s), with the local date it belongs to.
+/// - `fleet_devices`: each device's participant and the last time a gateway delivered for it.
+///
+/// Raw slots and beats stay on the gateways: the server holds what scoring and reporting read
+/// (summaries are about 1/100 of a day's slots), and a changed summary arrives as a new version.
+enum FleetSchema {
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE fleet_daily_summaries (
+                device text NOT NULL,
+                kind text NOT NULL,
+                local_date date NOT NULL,
+                version integer NOT NULL CHECK (version >= 1),
+                content_hash text NOT NULL,
+                user_id text,
+                outbox_key text NOT NULL,
+                payload text NOT NULL,
+                delivered_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (device, kind, local_date)
+            )
+            """,
+            "CREATE INDEX fleet_daily_summaries_user ON fleet_daily_summaries (user_id, kind, local_date) WHERE user_id IS NOT NULL",
+            """
+            CREATE TABLE fleet_sleep_sessions (
+                device text NOT NULL,
+                session_start bigint NOT NULL,
+                session_stop bigint NOT NULL,
+                local_date date NOT NULL,
+                version integer NOT NULL CHECK (version >= 1),
+                content_hash text NOT NULL,
+                user_id text,
+                outbox_key text NOT NULL,
+                payload text NOT NULL,
+                delivered_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (device, session_start)
+            )
+            """,
+            "CREATE INDEX fleet_sleep_sessions_date ON fleet_sleep_sessions (device, local_date)",
+            """
+            CREATE TABLE fleet_devices (
+                device text PRIMARY KEY,
+                user_id text,
+                last_sync_at timestamptz NOT NULL
+            )
+            """,
+        ],
+    ]
+
+    /// The schema version this build writes.
+    static var latestVersion: Int { migrations.count }
+
+    /// Brings the schema to ``latestVersion`` in one transaction. Many gateways may start at once:
+    /// an advisory lock lets one migrate while the others wait and then find it done.
+    ///
+    /// - Throws: ``FleetError/schemaNewer(found:supported:)`` when the server is ahead of this build.
+    static func migrate(_ connection: PGConnection) throws {
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock(7262022014)")
+            try connection.execute("CREATE TABLE IF NOT EXISTS fleet_schema (version integer NOT NULL)")
+            let found = try connection.execute("SELECT version FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
+            if found == nil { try connection.execute("INSERT INTO fleet_schema (version) VALUES (0)") }
+            let current = found ?? 0
+            guard current <= latestVersion else { throw FleetError.schemaNewer(found: current, supported: latestVersion) }
+            for migration in migrations.dropFirst(current) {
+                for statement in migration { try connection.execute(statement) }
+            }
+            try connection.execute("UPDATE fleet_schema SET version = $1", [String(latestVersion)])
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+}

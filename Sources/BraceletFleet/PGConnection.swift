@@ -1,0 +1,116 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection, used from one thread at a time (the owner serialises calls).
+///
+/// Every value goes as a text parameter (`$1`, `$2`, ...) and comes back as text: no SQL is ever
+/// built from data. Calls block the calling thread on the network.
+final class PGConnection {
+    private let connection: OpaquePointer
+    let server: FleetServer
+
+    /// Connects to `server`. libpq reads every option of the URI (`sslmode` and the other TLS
+    /// settings, `connect_timeout`, several hosts); a URI without `connect_timeout` waits 10 s at most.
+    ///
+    /// - Throws: ``FleetError/connection(server:detail:)`` when the server cannot be reached, or
+    ///   ``FleetError/server(sqlState:message:)`` when it refuses the login (password, database).
+    init(server: FleetServer) throws {
+        self.server = server
+        // Keywords before `dbname` are defaults the URI's own values override.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = ["10", "bracelet", server.uri]
+        let made: OpaquePointer? = withCStrings(keywords) { keys in
+            withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+        }
+        guard let made else { throw FleetError.connection(server: server.description, detail: "libpq could not allocate a connection") }
+        guard PQstatus(made) == CONNECTION_OK else {
+            let detail = server.scrub(PGConnection.message(PQerrorMessage(made)))
+            PQfinish(made)
+            throw PGConnection.loginError(detail, server: server)
+        }
+        connection = made
+        // Notices (a server shutting down warns every session) are not printed: errors say it.
+        PQsetNoticeProcessor(made, { _, _ in }, nil)
+        try execute("SET client_min_messages = warning")
+        try execute("SET DateStyle = ISO")
+    }
+
+    deinit {
+        PQfinish(connection)
+    }
+
+    /// Whether the connection is still usable (it broke when the server went away).
+    var isOpen: Bool { PQstatus(connection) == CONNECTION_OK }
+
+    /// Runs one statement with text parameters (`nil` is SQL NULL) and returns its rows as text.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [String?] = []) throws -> PGRows {
+        let result: OpaquePointer? = withOptionalCStrings(parameters) { pointers in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        }
+        guard let result else { throw brokenOrRefused(nil) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            var rows = PGRows()
+            let columns = PQnfields(result)
+            for row in 0..<PQntuples(result) {
+                rows.values.append((0..<columns).map { column in
+                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                })
+            }
+            rows.affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+            return rows
+        default:
+            throw brokenOrRefused(result)
+        }
+    }
+
+    /// The error of a failed statement: the connection's loss when it is gone, else the server's
+    /// SQLSTATE and message.
+    private func brokenOrRefused(_ result: OpaquePointer?) -> FleetError {
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        // The primary message only: the full one repeats the statement with a caret under the error.
+        let primary = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }
+        let message = server.scrub(PGConnection.message(primary ?? PQerrorMessage(connection)))
+        if let state, !state.isEmpty, isOpen || !state.hasPrefix("08") { return .server(sqlState: state, message: message) }
+        return .connection(server: server.description, detail: message.isEmpty ? "the connection was lost" : message)
+    }
+
+    /// A login failure: the server's refusal (wrong password, no such role or database) is a
+    /// configuration problem; anything else (refused, timed out, starting up) may pass.
+    static func loginError(_ detail: String, server: FleetServer) -> FleetError {
+        if detail.contains("authentication failed") || detail.contains("no pg_hba.conf entry") {
+            return .server(sqlState: "28P01", message: detail)
+        }
+        if detail.contains("does not exist") && !detail.contains("No such file") {
+            return .server(sqlState: "3D000", message: detail)
+        }
+        return .connection(server: server.description, detail: detail)
+    }
+
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "" }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
+    }
+}
+
+/// Rows of a result, every value as text (`nil` for NULL).
+struct PGRows {
+    /// Row by row, column by column.
+    var values: [[String?]] = []
+    /// Rows inserted, updated or deleted by the statement.
+    var affected = 0
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) } + [nil])
+}
+
+private func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) })
+}

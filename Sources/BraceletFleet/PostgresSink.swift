@@ -1,0 +1,127 @@
+import BraceletStore
+import BraceletSync
+import Foundation
+
+/// Delivers outbox entries into the fleet database on a PostgreSQL server, many per transaction.
+///
+/// Each summary is upserted by its natural key (device, kind, local date; for a sleep session
+/// device and start) and only when its version is newer than the stored one: an entry sent again
+/// changes nothing and is reported `already_had`, and an older version arriving late never
+/// overwrites a newer one. So delivery order does not matter, and any number of gateways may write
+/// at once. A batch is one transaction: all of it is stored or none.
+///
+/// A lost connection, a server restart or failover, too many connections or a full disk are
+/// transient (the forwarder retries with backoff; nothing becomes a dead letter); a refused login,
+/// a missing privilege or a newer schema pause the sink; only an entry the sink cannot read (not
+/// a summary envelope) is refused for good. The connection (and the schema migration) is made on
+/// first use and again after it broke.
+public final class PostgresSink: OutboxSink, @unchecked Sendable {
+    /// The server (its description hides the password).
+    public let server: FleetServer
+    private let lock = NSLock()
+    private var connection: PGConnection?
+
+    /// Rows per INSERT statement: 9 parameters a row stays far below PostgreSQL's 65,535.
+    static let rowsPerStatement = 1_000
+
+    /// A sink writing to `server`; nothing is connected until the first delivery.
+    public init(server: FleetServer) {
+        self.server = server
+    }
+
+    /// `postgres <URL without password>`.
+    public var name: String { "postgres \(server)" }
+
+    /// Delivers one entry (a batch of one).
+    public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
+        deliver(batch: [entry])[0]
+    }
+
+    /// Delivers `entries` in one transaction and returns one outcome per entry, in order.
+    /// Blocks the calling thread on the network.
+    public func deliver(batch entries: [OutboxEntry]) -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: entries.count)
+        var rows: [FleetRow] = []
+        for (index, entry) in entries.enumerated() {
+            do { rows.append(try FleetRow(entry: entry, index: index)) } catch {
+                outcomes[index] = .permanentFailure(reason: "\(error)", httpStatus: nil)
+            }
+        }
+        if !rows.isEmpty {
+            let written = lock.withLock { write(rows) }
+            for row in rows { outcomes[row.index] = written(row) }
+        }
+        return outcomes.map { $0 ?? .transientFailure(reason: "not attempted", httpStatus: nil) }
+    }
+
+    /// Writes `rows` in one transaction; returns each row's outcome. A statement the server refuses
+    /// for one row's data is retried row by row, so one bad entry does not hold back the others.
+    private func write(_ rows: [FleetRow]) -> (FleetRow) -> DeliveryOutcome {
+        do {
+            let stored = try transaction(rows)
+            return { stored.contains($0.entry.key) ? .delivered(httpStatus: nil) : .alreadyHad(httpStatus: nil) }
+        } catch let error as FleetError {
+            if error.isTransient || error.isConfiguration || rows.count == 1 {
+                let outcome = PostgresSink.outcome(of: error)
+                return { _ in outcome }
+            }
+            var single: [String: DeliveryOutcome] = [:]
+            for row in rows { single[row.entry.key] = write([row])(row) }
+            return { single[$0.entry.key] ?? PostgresSink.outcome(of: error) }
+        } catch {
+            let outcome = DeliveryOutcome.transientFailure(reason: server.scrub("\(error)"), httpStatus: nil)
+            return { _ in outcome }
+        }
+    }
+
+    /// The outcome a failed batch has for its entries.
+    static func outcome(of error: FleetError) -> DeliveryOutcome {
+        if error.isTransient { return .transientFailure(reason: error.description, httpStatus: nil) }
+        if error.isConfiguration { return .configurationFailure(reason: error.description, httpStatus: nil) }
+        return .permanentFailure(reason: error.description, httpStatus: nil)
+    }
+
+    /// Upserts `rows` in one transaction and returns the outbox keys that changed the server.
+    private func transaction(_ rows: [FleetRow]) throws -> Set<String> {
+        let connection = try connected()
+        do {
+            try connection.execute("BEGIN")
+            // Newest version per natural key only: one statement may not update a row twice. The
+            // older versions in the batch are superseded, which is what the server would end with.
+            var newest: [String: FleetRow] = [:]
+            for row in rows where (newest[row.naturalKey]?.entry.version ?? 0) < row.entry.version { newest[row.naturalKey] = row }
+            // Sorted keys: two gateways writing the same rows lock them in the same order (no deadlock).
+            let ordered = newest.values.sorted { $0.naturalKey < $1.naturalKey }
+            var stored = Set<String>()
+            for chunk in FleetRow.chunks(ordered.filter { $0.session == nil }, of: Self.rowsPerStatement) {
+                stored.formUnion(try connection.execute(FleetRow.dailyUpsert(rows: chunk.count), chunk.flatMap(\.dailyParameters)).values.compactMap { $0.first ?? nil })
+            }
+            for chunk in FleetRow.chunks(ordered.filter { $0.session != nil }, of: Self.rowsPerStatement) {
+                stored.formUnion(try connection.execute(FleetRow.sleepUpsert(rows: chunk.count), chunk.flatMap(\.sleepParameters)).values.compactMap { $0.first ?? nil })
+            }
+            var devices: [String: String?] = [:]
+            for row in rows where row.entry.user != nil || devices[row.entry.device] == nil {
+                devices[row.entry.device] = .some(row.entry.user)
+            }
+            let deviceList = devices.sorted { $0.key < $1.key }
+            try connection.execute(FleetRow.deviceUpsert(rows: deviceList.count), deviceList.flatMap { [$0.key, $0.value] })
+            try connection.execute("COMMIT")
+            // Superseded versions in this batch count as stored with the newest.
+            return Set(rows.filter { stored.contains(newest[$0.naturalKey]?.entry.key ?? "") }.map(\.entry.key))
+        } catch {
+            if connection.isOpen { _ = try? connection.execute("ROLLBACK") } else { self.connection = nil }
+            if let fleet = error as? FleetError, fleet.isTransient { self.connection = nil }
+            throw error
+        }
+    }
+
+    /// The open connection, made (and the schema migrated) when there is none or it broke.
+    private func connected() throws -> PGConnection {
+        if let connection, connection.isOpen { return connection }
+        connection = nil
+        let made = try PGConnection(server: server)
+        try FleetSchema.migrate(made)
+        connection = made
+        return made
+    }
+}
