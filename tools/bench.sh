@@ -62,7 +62,9 @@ measure() {
 }
 
 : > "$dir/times"
-rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+if wanted ingest || wanted summarize-db || wanted summarize-db-raw; then
+  rm -f "$dir/bench.db" "$dir/bench.db-wal" "$dir/bench.db-shm"
+fi
 if wanted ingest; then
   measure ingest "$B" ingest "$capture" --db "$dir/bench.db" --tz $tz --age 35
 elif wanted summarize-db || wanted summarize-db-raw; then
