@@ -4,7 +4,8 @@
 # gateway processes at random moments (each gateway restarts what was killed), and one PostgreSQL
 # restart mid-run. At the end the central tables must hold exactly the union of what every
 # gateway's SQLite holds (device, kind, date or session start, version, content hash): no row lost,
-# none duplicated, every version the newest, nothing pending or dead in any outbox.
+# none duplicated, every version the newest, nothing pending or dead in any outbox; and for one
+# device `summarize --postgres` prints what `summarize --db` prints, `score --postgres` what `score --db` does.
 #
 #   tools/fleet-chaos.sh [GATEWAYS] [DAYS] [KILLS] [RESTARTS]     (default 20 3 10 1)
 #
@@ -108,14 +109,30 @@ tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "
     SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
     UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions" | sort >"$work/server.txt"
 
+# The fleet queries against the gateway's own: yesterday's summaries of gateway 1 byte for byte, and
+# its score apart from the line naming the source.
+serial=FLT00001
+yesterday=$(date -u -d yesterday +%F)
+queries=ok
+"$BRACELET" summarize --db "$work/gw1.db" --tz UTC --age 40 --day "$yesterday" >"$work/sum-db.json" 2>/dev/null
+"$BRACELET" summarize --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --tz UTC --age 40 --day "$yesterday" \
+  >"$work/sum-pg.json" 2>/dev/null
+cmp -s "$work/sum-db.json" "$work/sum-pg.json" && [ -s "$work/sum-db.json" ] || queries="summarize --postgres differs from summarize --db"
+"$BRACELET" score --db "$work/gw1.db" --age 40 --min-days 1 --format json 2>/dev/null | grep -v '"source"' >"$work/score-db.json" || true
+"$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --age 40 --min-days 1 --format json 2>/dev/null \
+  | grep -v '"source"' >"$work/score-pg.json" || true
+cmp -s "$work/score-db.json" "$work/score-pg.json" && [ -s "$work/score-db.json" ] || queries="$queries; score --postgres differs from score --db"
+
 rows=$(wc -l <"$work/gateways.txt")
 elapsed=$(( $(date +%s) - started ))
-if [ -n "$outbox" ] || ! cmp -s "$work/gateways.txt" "$work/server.txt" || [ "$rows" -eq 0 ]; then
+if [ -n "$outbox" ] || ! cmp -s "$work/gateways.txt" "$work/server.txt" || [ "$rows" -eq 0 ] || [ "$queries" != ok ]; then
   echo "fleet-chaos: FAILED: $GATEWAYS gateways x $DAYS days, $killed kills, $restarted server restarts" >&2
+  [ "$queries" != ok ] && echo "$queries" >&2
   [ -n "$outbox" ] && echo "outbox entries not delivered: $outbox" >&2
   diff "$work/gateways.txt" "$work/server.txt" | head -20 >&2 || true
   for i in $(seq 1 "$GATEWAYS"); do tail -3 "$work/gw$i.log" | sed "s/^/gw$i: /" >&2; done
   exit 1
 fi
 echo "fleet-chaos: ok: $GATEWAYS gateways x $DAYS days, $killed SIGKILLs, $restarted server restarts, ${elapsed} s;" \
-  "the server holds exactly the $rows summaries and sessions of the gateways (newest versions), every outbox delivered"
+  "the server holds exactly the $rows summaries and sessions of the gateways (newest versions), every outbox delivered;" \
+  "summarize and score --postgres equal --db for $serial"
