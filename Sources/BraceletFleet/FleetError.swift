@@ -8,6 +8,8 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
     case server(sqlState: String, message: String)
     /// The fleet schema on the server is newer than this build knows.
     case schemaNewer(found: Int, supported: Int)
+    /// The database has no fleet tables: nothing was delivered into it yet.
+    case noFleetTables(server: String)
     /// A stored row could not be read back (its payload is not the JSON the sink writes).
     case badRow(detail: String)
 
@@ -24,6 +26,8 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
             "the fleet database refused a statement (SQLSTATE \(state)): \(message)" + FleetError.advice(state)
         case let .schemaNewer(found, supported):
             "the fleet database has schema version \(found), newer than this build's \(supported): update bracelet on this host."
+        case let .noFleetTables(server):
+            "\(server) holds no fleet tables yet: deliver summaries first with `bracelet sync --db D --postgres URL` (or check the URL's database)."
         case let .badRow(detail):
             "a row of the fleet database cannot be read: \(detail). It was not written by bracelet's fleet sink; remove or fix it."
         }
@@ -36,7 +40,7 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connection: true
         case let .server(state, _):
             state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "40001" || state == "40P01"
-        case .invalidURL, .schemaNewer, .badRow: false
+        case .invalidURL, .schemaNewer, .badRow, .noFleetTables: false
         }
     }
 
@@ -46,7 +50,7 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL, .schemaNewer: true
         case let .server(state, _): state.hasPrefix("28") || state.hasPrefix("3D") || state.hasPrefix("42")
-        case .connection, .badRow: false
+        case .connection, .badRow, .noFleetTables: false
         }
     }
 

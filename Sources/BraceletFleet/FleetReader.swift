@@ -14,11 +14,13 @@ public final class FleetReader {
     /// - Throws: ``FleetError`` (cannot connect, login refused, no fleet tables yet, newer schema).
     public init(server: FleetServer) throws {
         connection = try PGConnection(server: server)
-        let version = try connection.execute("""
-            SELECT CASE WHEN to_regclass('fleet_schema') IS NULL THEN NULL ELSE (SELECT max(version) FROM fleet_schema) END
-            """).values.first?.first.flatMap { $0.flatMap { Int($0) } }
+        // Asked in two steps: a statement naming a missing table fails before it runs.
+        let exists = try connection.execute("SELECT to_regclass('fleet_schema') IS NOT NULL").values.first?.first == "t"
+        let version = exists
+            ? try connection.execute("SELECT max(version) FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
+            : nil
         guard let version, version >= 1 else {
-            throw FleetError.badRow(detail: "\(server) holds no fleet tables yet; deliver summaries first with `bracelet sync --db D --postgres URL`")
+            throw FleetError.noFleetTables(server: server.description)
         }
         guard version <= FleetSchema.latestVersion else { throw FleetError.schemaNewer(found: version, supported: FleetSchema.latestVersion) }
     }
@@ -48,7 +50,9 @@ public final class FleetReader {
 
     /// The delivered day summaries of `subject` from `fromDate` to `toDate` (inclusive,
     /// `YYYY-MM-DD`), oldest first. A participant who wore two bracelets on one day gets the
-    /// summary delivered last.
+    /// summary delivered last. A participant's days are those whose entries carried the
+    /// participant (as in the gateway's outbox): days delivered before the device was assigned
+    /// belong to no participant and are read by device.
     public func days(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [DailySummary] {
         let (column, value) = subject.condition
         let rows = try connection.execute("""
