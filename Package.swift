@@ -55,7 +55,7 @@ let package = Package(
             dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture", "BraceletSummaries",
                            "BraceletStore", "BraceletVitality"]
         ),
-        .target(name: "BraceletFleet", dependencies: ["BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality", "CLibPQ"]),
+        .target(name: "BraceletFleet", dependencies: ["BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality", "CLibPQ"]),
         .target(
             name: "BraceletExport",
             dependencies: ["BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletSummaries
 import BraceletVitality
 
