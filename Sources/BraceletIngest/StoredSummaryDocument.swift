@@ -60,6 +60,13 @@ public struct StoredSummaryDocument: Sendable, Equatable {
             }
         }
         let sessions = try store.currentSleepSessions(device: device, basis: basis, date: date)
+        // The content hash covers the JSON, not the row's key: a damaged date would misplace it.
+        for (what, json, localDate) in days.map({ ("summary", $0.json, $0.localDate) }) + sessions.map({ ("sleep session", $0.json, $0.localDate) }) {
+            let key = what == "summary" ? "date" : "recordDate"
+            guard json.range(of: Data(#""\#(key)":"\#(localDate)""#.utf8)) != nil else {
+                throw StoreError.corrupt(path: store.path, detail: "a stored \(what) filed under \(localDate) is not of that date; run `bracelet db check --db \(store.path)`")
+            }
+        }
         return .success(StoredSummaryDocument(timeZone: configuration.timeZone.identifier, days: days, sleepSessions: sessions))
     }
 

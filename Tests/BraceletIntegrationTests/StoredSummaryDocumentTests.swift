@@ -86,3 +86,11 @@ func theStoredDocumentIsByteForByteTheRecomputedOne(capture: String, zone: Strin
     _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-06-17", kind: SummaryRecomputer.dailyKind, json: Data(#"{"date":"2026-06-17"}"#.utf8))
     #expect(try StoredSummaryDocument.load(from: store, device: "SN1", configuration: configuration) == .failure(.unstamped(date: "2026-06-17")))
 }
+
+@Test func aStoredSummaryWhoseDateWasChangedIsAnErrorNotAMisplacedDay() throws {
+    try withIngested("v1-day.btsnoop", zone: "Europe/Amsterdam", age: 40) { store, configuration, serial in
+        let first = try #require(try store.summaryDates(device: serial).first)
+        try Database(path: store.path).execute("UPDATE daily_summaries SET local_date = '2001-01-01' WHERE local_date = '\(first)'")
+        #expect(throws: StoreError.self) { try StoredSummaryDocument.load(from: store, device: serial, configuration: configuration) }
+    }
+}
