@@ -57,7 +57,7 @@ struct ListenSecurityOptions: ParsableArguments {
             // bluetoothd sees the same passkey request; without a registered agent it refuses it, often first.
             printError("warning: bluetoothd is running: without a pairing agent it refuses the bracelet's passkey request, and "
                        + "the pairing then fails as if the passkey were wrong. Pair once with bluetoothctl (agent KeyboardOnly, "
-                       + "default-agent, pair \(base.address), passkey \(passkey)); later syncs use that bond.")
+                       + "default-agent, pair \(base.address), passkey \(passkey)) so that later syncs use that bond.")
         }
         return SecureConnector(base: base, level: level, agent: agent, onSecured: onSecured)
     }
