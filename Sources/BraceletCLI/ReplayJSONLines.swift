@@ -100,16 +100,7 @@ final class ReplayJSONLines: ReplayRecordWriter {
 
     func heartRate(_ hr: CapturedHeartRate) {
         line.removeAll(keepingCapacity: true)
-        line.append(contentsOf: "{\"kind\":\"hr\",\"t\":\"".utf8)
-        UTCTime.appendISO8601(unixMilliseconds: hr.timestampMicros / 1000, to: &line)
-        line.append(contentsOf: "\",\"bpm\":".utf8)
-        TextBytes.append(Int(hr.measurement.bpm), to: &line)
-        line.append(contentsOf: ",\"rr_ms\":[".utf8)
-        for (i, rr) in hr.measurement.rrMilliseconds.enumerated() {
-            if i > 0 { line.append(0x2C) }
-            TextBytes.append(Int(rr), to: &line)
-        }
-        line.append(contentsOf: [0x5D, 0x7D, 0x0A])
+        HeartRateSampleLine.append(hr.measurement, unixMilliseconds: hr.timestampMicros / 1000, to: &line)
         out.write(bytes: line)
     }
 }

@@ -70,7 +70,7 @@ struct ReplayWriter {
         let rr = hr.measurement.rrMilliseconds
         switch format {
         case .jsonl:
-            out.write("{\"kind\":\"hr\",\"t\":\"\(t)\",\"bpm\":\(hr.measurement.bpm),\"rr_ms\":[" + rr.map(String.init).joined(separator: ",") + "]}\n")
+            out.write(HeartRateSampleLine.string(hr.measurement, unixMilliseconds: hr.timestampMicros / 1000))
         case .csv:
             let bpmColumn = Self.slotKeys.firstIndex(of: "bpm")!
             var cells = [String](repeating: "", count: Self.slotKeys.count)

@@ -21,6 +21,9 @@ public final class LEPeripheral: SeqPacketAcceptor {
     private var listening: Int32 = -1
     /// Advertising instance used (1: the first of the controller's instances).
     private static let instance: UInt8 = 1
+    /// Called (from the accepting thread) each time another program had removed the advertisement
+    /// and it was added again.
+    public var onAdvertisingRestored: (() -> Void)?
 
     /// Powers `adapterName` (`hci1`), enables LE and connectable mode, starts listening on the ATT
     /// channel and advertises `advertisingData` (AD structures, at most 31 bytes, including the Flags
@@ -75,7 +78,13 @@ public final class LEPeripheral: SeqPacketAcceptor {
     /// this makes sure).
     public func accept(timeout: Duration) throws(LinkError) -> Int32? {
         guard listening >= 0 else { throw .closed }
-        if lastPeer != nil, needsAdvertising {
+        if advertisingWasRemoved() {
+            // bluetoothd removes every advertising instance of an adapter when it starts managing it
+            // (its advertising manager resets them), which silences a peripheral started before it.
+            needsAdvertising = true
+            if (try? advertise()) != nil { needsAdvertising = false; onAdvertisingRestored?() }
+        }
+        if needsAdvertising {
             needsAdvertising = (try? advertise()) == nil
         }
         var pfd = pollfd(fd: listening, events: Int16(POLLIN), revents: 0)
@@ -97,6 +106,18 @@ public final class LEPeripheral: SeqPacketAcceptor {
     }
 
     private var needsAdvertising = false
+
+    /// Whether an Advertising Removed event for this instance arrived since the last look.
+    private func advertisingWasRemoved() -> Bool {
+        var removed = false
+        while let event = try? management.waitingEvent() {
+            if event.code == ManagementEventCode.advertisingRemoved, event.index == adapter.index,
+               event.parameters.first == Self.instance {
+                removed = true
+            }
+        }
+        return removed
+    }
 
     /// Stops advertising and listening. Safe to call twice.
     public func close() {
