@@ -73,16 +73,28 @@ public final class LEPeripheral: SeqPacketAcceptor {
                                operation: "starting advertising on \(adapter.name)", adapter: adapter.name)
     }
 
-    /// Waits up to `timeout` for a central to connect on the ATT channel. Before waiting after a
-    /// link, advertises again (a connection ends legacy advertising; the kernel usually restarts it,
-    /// this makes sure).
+    /// Waits up to `timeout` for a central to connect on the ATT channel. Before waiting, advertises
+    /// again when needed: after a link (a connection ends legacy advertising; the kernel usually
+    /// restarts it, this makes sure), after another program removed the advertisement, and when
+    /// another adapter of this machine started a discovery.
     public func accept(timeout: Duration) throws(LinkError) -> Int32? {
         guard listening >= 0 else { throw .closed }
-        if advertisingWasRemoved() {
+        switch advertisingNews() {
+        case .removed:
             // bluetoothd removes every advertising instance of an adapter when it starts managing it
             // (its advertising manager resets them), which silences a peripheral started before it.
             needsAdvertising = true
             if (try? advertise()) != nil { needsAdvertising = false; onAdvertisingRestored?() }
+        case .scannerStarted:
+            // Another adapter of this machine started discovering. A controller that reports each
+            // advertiser once per scan start (btvirt's emulated ones do, at once) can report this
+            // one before the kernel counts that discovery as running, and the kernel then drops it:
+            // advertising again (off, then on) makes the controller report it to the running discovery.
+            _ = try? management.command(ManagementOpcode.removeAdvertising, index: adapter.index, parameters: [Self.instance],
+                                        operation: "restarting the advertisement", adapter: adapter.name)
+            needsAdvertising = true
+        case nil:
+            break
         }
         if needsAdvertising {
             needsAdvertising = (try? advertise()) == nil
@@ -107,16 +119,22 @@ public final class LEPeripheral: SeqPacketAcceptor {
 
     private var needsAdvertising = false
 
-    /// Whether an Advertising Removed event for this instance arrived since the last look.
-    private func advertisingWasRemoved() -> Bool {
-        var removed = false
+    private enum AdvertisingNews { case removed, scannerStarted }
+
+    /// What the management events that arrived since the last look mean for the advertisement:
+    /// another program removed it, or another adapter started a discovery (`nil`: neither).
+    private func advertisingNews() -> AdvertisingNews? {
+        var news: AdvertisingNews?
         while let event = try? management.waitingEvent() {
             if event.code == ManagementEventCode.advertisingRemoved, event.index == adapter.index,
                event.parameters.first == Self.instance {
-                removed = true
+                news = .removed
+            } else if event.code == ManagementEventCode.discovering, event.index != adapter.index,
+                      event.parameters.count >= 2, event.parameters[1] == 1, news == nil {
+                news = .scannerStarted
             }
         }
-        return removed
+        return news
     }
 
     /// Stops advertising and listening. Safe to call twice.
