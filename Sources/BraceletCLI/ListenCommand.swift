@@ -9,8 +9,9 @@ import BraceletVitality
 import Foundation
 import Synchronization
 
-/// Set by SIGINT/SIGTERM; the session stops at the next safe point (never mid-commit).
-private let listenInterrupted = Atomic<Bool>(false)
+/// The signal (SIGINT or SIGTERM) that asked listen to stop, 0 while none did; the session stops at
+/// the next safe point (never mid-commit).
+private let listenSignal = Atomic<Int32>(0)
 
 /// `bracelet listen`: sync a bracelet (or a simulated one) and print live samples.
 struct ListenCommand: ParsableCommand {
@@ -33,15 +34,33 @@ struct ListenCommand: ParsableCommand {
             with --format json it goes instead to standard output as JSON Lines, next to the live samples \
             ("kind": backlog, file, progress, committed, erased, link_lost, size_mismatch, event, hr).
 
-            Exit status: 0 synced; 2 Bluetooth unusable (message says what to do); 1 other failures.
+            A device without the bracelet service but with the standard Heart Rate service (0x180D), \
+            such as any chest strap, is listened to as a heart-rate sensor: listen reads its Device \
+            Information, Body Sensor Location and Battery Level when it has them, subscribes to Heart \
+            Rate Measurement and prints each sample (rate, RR intervals, and skin contact and energy \
+            expended when the sensor sends them). Such a sensor holds no files: nothing is transferred \
+            or erased and --db/--save-dir store nothing from it (live samples are not stored, so that \
+            the database only ever holds what a bracelet's verified files say); keep them with --record \
+            FILE, which `bracelet replay` reads back as the same sample lines.
+
+            Live sample lines (--format jsonl/json) are the ones `bracelet replay` prints for a \
+            capture's notifications: {"kind":"hr","t":UTC with ms,"bpm":N,"rr_ms":[...]}, with \
+            "contact":false when the sensor reports lost skin contact and "energy_kj" when it sends \
+            Energy Expended.
+
+            Exit status: 0 when the run finished: with --exit-after-sync, once every file was \
+            transferred (a signal arriving after that changes nothing); 130 when SIGINT (Ctrl-C) and \
+            143 when SIGTERM ended it before then (without --exit-after-sync only a signal ends the \
+            live samples, so such a run ends with 130 or 143), everything committed staying \
+            committed; 2 Bluetooth unusable (message says what to do); 1 other failures.
             """
     )
 
     @Option(help: "Bracelet address (AA:BB:CC:DD:EE:FF), connected over BlueZ L2CAP.")
     var device: String?
 
-    @Option(help: "Address type of --device: random or public (default: what a short scan hears it advertise as).")
-    var addressType: String?
+    @Option(help: "Address type of --device (default: what a short scan hears it advertise as).")
+    var addressType: AddressTypeArgument?
 
     @Option(help: "Adapter for --device (default: any).")
     var adapter: String?
@@ -60,8 +79,8 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Record the session's ATT traffic as a btsnoop file.")
     var record: String?
 
-    @Option(help: "Live sample format: jsonl or table; json = jsonl plus transfer progress events as JSON Lines on standard output.")
-    var format: String = "jsonl"
+    @Option(help: "Live sample format; json = jsonl plus transfer progress events as JSON Lines on standard output.")
+    var format: ListenFormat = .jsonl
 
     @Option(help: "Measurement plan to set (0-10).")
     var plan: UInt8 = 2
@@ -75,14 +94,10 @@ struct ListenCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        guard ["jsonl", "table", "json"].contains(format) else { throw ValidationError("--format must be jsonl, table or json") }
-        guard addressType == nil || addressType == "random" || addressType == "public" else {
-            throw ValidationError("--address-type must be random or public")
-        }
         // Installed first: SIGINT/SIGTERM must also end a scan or a pending connect at once.
-        signal(SIGINT) { _ in listenInterrupted.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in listenInterrupted.store(true, ordering: .relaxed) }
-        let interrupted: @Sendable () -> Bool = { listenInterrupted.load(ordering: .relaxed) }
+        signal(SIGINT) { number in listenSignal.store(number, ordering: .relaxed) }
+        signal(SIGTERM) { number in listenSignal.store(number, ordering: .relaxed) }
+        let interrupted: @Sendable () -> Bool = { listenSignal.load(ordering: .relaxed) != 0 }
         let connector: BraceletConnector
         if let via {
             guard via.hasPrefix("unix:"), via.count > 5 else { throw ValidationError("--via must be unix:PATH") }
@@ -95,17 +110,24 @@ struct ListenCommand: ParsableCommand {
             }
             let type: LEAddressType
             var pairingState: UInt8?
-            switch addressType {
-            case "public": type = .public
-            case "random": type = .random
-            default:
+            var standardSensor = false
+            if let given = addressType {
+                type = given.addressType
+            } else {
                 let heard = try Self.advertised(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
-                (type, pairingState) = (heard.addressType, heard.advertisement.pairingState)
+                (type, pairingState, standardSensor) = (heard.addressType, heard.bracelet?.pairingState, heard.bracelet == nil)
             }
             let plain = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
-            do { connector = try link.connector(base: plain, pairingState: pairingState, quiet: quiet, onSecured: securedHandler()) } catch {
-                printError("bracelet listen: \(error)")
-                throw ExitCode(2)
+            if standardSensor, link.security == .auto {
+                // A device without the bracelet's service data is a standard sensor (a heart-rate
+                // strap); those serve their measurements without pairing.
+                if !quiet { printError("listen: \(address) is not a bracelet; connecting without pairing (--security to require it)") }
+                connector = plain
+            } else {
+                do { connector = try link.connector(base: plain, pairingState: pairingState, quiet: quiet, onSecured: securedHandler()) } catch {
+                    printError("bracelet listen: \(error)")
+                    throw ExitCode(2)
+                }
             }
         } else {
             // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
@@ -123,7 +145,7 @@ struct ListenCommand: ParsableCommand {
         var configuration = SessionConfiguration()
         configuration.plan = MeasurementPlan(rawValue: plan)
         configuration.timeZoneOffsetMinutes = TimeZone.current.secondsFromGMT() / 60
-        configuration.shouldStop = { listenInterrupted.load(ordering: .relaxed) }
+        configuration.shouldStop = interrupted
         configuration.liveDuration = exitAfterSync ? .zero : .seconds(365 * 86_400)
         if saveDir == nil && db == nil {
             configuration.kinds = []
@@ -136,26 +158,24 @@ struct ListenCommand: ParsableCommand {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
         }
-        let quiet = self.quiet, table = format == "table"
-        let progress = TransferProgressOutput(style: format == "json" ? .json : quiet ? .quiet : .human)
+        let quiet = self.quiet, table = format == .table, storing = db ?? saveDir
+        let progress = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if case .device(_, let s, _) = event { serial = s }
+            if case .heartRateSensor = event, let storing, !quiet {
+                printError("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
+                           + "keep its samples with --record FILE (bracelet replay reads them back)")
+            }
             if case .erased(let kind, _) = event, let pipeline {
                 do { try pipeline.recordErased(serial: serial, fileKind: kind.description) } catch {
                     printError("warning: could not record the erase of \(kind) in the database: \(error)")
                 }
             }
             if case .heartRate(let m) = event {
-                let t = UTCTime.iso8601(unixSeconds: Int64(Date().timeIntervalSince1970))
-                let line: String
-                if table {
-                    line = ("\(t)  \(m.bpm) bpm  rr \(m.rrMilliseconds.map(String.init).joined(separator: ","))")
-                } else {
-                    line = ("{\"kind\":\"hr\",\"t\":\"\(t)\",\"bpm\":\(m.bpm),\"contact\":\(m.contactDetected.map { $0 ? "true" : "false" } ?? "null"),"
-                          + "\"energy_kj\":\(m.energyExpendedKJ.map(String.init) ?? "null"),\"rr_ms\":[\(m.rrMilliseconds.map(String.init).joined(separator: ","))]}")
-                }
+                let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+                let line = table ? Self.tableLine(m, unixMilliseconds: ms) : HeartRateSampleLine.string(m, unixMilliseconds: ms)
                 // Unbuffered, so a pipe sees each sample as it arrives.
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                FileHandle.standardOutput.write(Data(line.utf8))
             } else {
                 progress.handle(event)
             }
@@ -165,16 +185,20 @@ struct ListenCommand: ParsableCommand {
                 do { try CaptureFile.write(recorder.bytes, to: record) } catch { printError("bracelet listen: cannot write \(record): \(error)") }
             }
         }
-        do {
-            let report = try session.run()
-            if !quiet {
-                printError("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
-                           + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
-            }
-        } catch {
+        let report: BraceletSession.Report
+        do { report = try session.run() } catch {
             printError("bracelet listen: \(error)")
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
+        }
+        if !quiet {
+            printError("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
+                       + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
+        }
+        if let status = Self.interruptedStatus(signal: listenSignal.load(ordering: .relaxed), exitAfterSync: exitAfterSync,
+                                               syncCompleted: report.syncCompleted) {
+            if !quiet { printError("listen: ended by \(status == 130 ? "SIGINT" : "SIGTERM") before the run finished; exit status \(status)") }
+            throw ExitCode(status)
         }
     }
 }
@@ -198,23 +222,64 @@ extension ListenCommand {
 }
 
 extension ListenCommand {
+    /// The exit status of a run a signal asked to stop: 128 + the signal's number (130 SIGINT, 143
+    /// SIGTERM), the shell's convention, so a script can tell it from a finished run; `nil` when no
+    /// signal came, or when it came after --exit-after-sync's sync had completed (the run finished).
+    static func interruptedStatus(signal: Int32, exitAfterSync: Bool, syncCompleted: Bool) -> Int32? {
+        guard signal != 0, !(exitAfterSync && syncCompleted) else { return nil }
+        return 128 + signal
+    }
+
+    /// One live sample as a table row: time, rate, RR intervals, and contact or energy when sent.
+    static func tableLine(_ m: HeartRateMeasurement, unixMilliseconds: Int64) -> String {
+        var line = "\(UTCTime.iso8601(unixMilliseconds: unixMilliseconds))  \(m.bpm) bpm  rr \(m.rrMilliseconds.map(String.init).joined(separator: ",")) ms"
+        if m.contactDetected == false { line += "  no skin contact" }
+        if let energy = m.energyExpendedKJ { line += "  \(energy) kJ" }
+        return line + "\n"
+    }
+}
+
+/// `listen --format`: how live samples (and, for json, progress) are printed.
+enum ListenFormat: String, ExpressibleByArgument, CaseIterable {
+    /// One JSON object per live sample (the lines `bracelet replay` prints).
+    case jsonl
+    /// One aligned text row per live sample.
+    case table
+    /// jsonl, plus the transfer progress events as JSON Lines on standard output.
+    case json
+}
+
+/// An LE address type on the command line: `public` or `random` (what `bracelet scan` prints).
+enum AddressTypeArgument: String, ExpressibleByArgument, CaseIterable {
+    /// A public (IEEE-assigned) address.
+    case `public`
+    /// A random (static or private) address.
+    case random
+
+    /// The transport's address type.
+    var addressType: LEAddressType { self == .public ? .public : .random }
+}
+
+extension ListenCommand {
     /// How long listen scans for the device when --address-type is not given.
     static let addressTypeScanSeconds = 10.0
 
     /// The address type `address` advertises with, from a short scan on `adapter`; exits with status
     /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
     static func advertised(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
-                           shouldStop: @escaping @Sendable () -> Bool) throws -> DiscoveredBracelet {
+                           shouldStop: @escaping @Sendable () -> Bool) throws -> HeardAdvertiser {
         if !quiet { printError("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
-        let heard: DiscoveredBracelet?
-        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).find(address, seconds: addressTypeScanSeconds) } catch {
+        let heard: HeardAdvertiser?
+        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).advertised(address, seconds: addressTypeScanSeconds) } catch {
             printError("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
                        + "Or give --address-type public|random (what `bracelet scan` shows).")
             throw ExitCode(2)
         }
-        if shouldStop() { throw ExitCode(130) }
+        if let status = interruptedStatus(signal: listenSignal.load(ordering: .relaxed), exitAfterSync: false, syncCompleted: false) {
+            throw ExitCode(status)
+        }
         guard let heard else {
-            printError("bracelet listen: \(address) was not heard advertising as a bracelet in \(Int(addressTypeScanSeconds)) s. "
+            printError("bracelet listen: \(address) was not heard advertising in \(Int(addressTypeScanSeconds)) s. "
                        + "Check that it is near and advertising (`bracelet scan`), or give --address-type public|random.")
             throw ExitCode(2)
         }

@@ -146,27 +146,11 @@ final class ReplayJSONLines: ReplayRecordWriter {
     }
 
     func heartRate(_ hr: CapturedHeartRate) {
-        let line = Self.heartRateLine(timestampMicros: hr.timestampMicros, measurement: hr.measurement)
+        var line: [UInt8] = []
+        HeartRateSampleLine.append(hr.measurement, unixMilliseconds: hr.timestampMicros / 1000, to: &line)
         var p = room(block + used, line.count)
         line.withUnsafeBufferPointer { p = copy($0, p) }
         used = p - block
-    }
-
-    /// The JSON line of one heart-rate sample, newline included: `{"kind":"hr","t":"...Z","bpm":72,"rr_ms":[812,790]}`
-    /// with the time of the notification in UTC milliseconds. The one heart-rate schema of the
-    /// command line: replay prints it for Heart Rate notifications in a capture, listen for live ones.
-    static func heartRateLine(timestampMicros: Int64, measurement: HeartRateMeasurement) -> [UInt8] {
-        var line = Array("{\"kind\":\"hr\",\"t\":\"".utf8)
-        UTCTime.appendISO8601(unixMilliseconds: timestampMicros / 1000, to: &line)
-        line.append(contentsOf: "\",\"bpm\":".utf8)
-        TextBytes.append(measurement.bpm, to: &line)
-        line.append(contentsOf: ",\"rr_ms\":[".utf8)
-        for (i, rr) in measurement.rrMilliseconds.enumerated() {
-            if i > 0 { line.append(0x2C) }
-            TextBytes.append(rr, to: &line)
-        }
-        line.append(contentsOf: "]}\n".utf8)
-        return line
     }
 
     // MARK: - Pieces of a line

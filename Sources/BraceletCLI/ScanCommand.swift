@@ -16,7 +16,10 @@ struct ScanCommand: ParsableCommand {
             Listens for LE advertisements for --timeout seconds and prints every bracelet heard (by the \
             0xFFFF service data): address and address type, RSSI, model, serial, pairing state and name. \
             Discovers through the kernel's management interface, so it works where bluetoothd owns the \
-            adapter (when another program is discovering, it listens to that discovery). Needs root or \
+            adapter (when another program is discovering, it listens to that discovery); it restarts its \
+            own discovery every 2 s, so a controller that reports each advertiser once per scan start \
+            reports it again. Lists bracelets only (a heart-rate strap is not listed; `bracelet listen \
+            --device ADDR` finds any advertiser's address type). Needs root or \
             CAP_NET_ADMIN; the adapter must be powered (`bluetoothctl power on` or `btmgmt power on`).
 
             Exit status: 0 when the scan ran (even if nothing was found), 2 when Bluetooth is not \

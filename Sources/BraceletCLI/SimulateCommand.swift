@@ -23,13 +23,22 @@ struct SimulateCommand: ParsableCommand {
             the physiological model ending now, sends live Heart Rate notifications once a second while \
             subscribed, and keeps its files and faults across connections. Serves until Ctrl-C.
 
+            --profile heart-rate serves a plain SIG heart-rate sensor instead (a chest strap: Heart Rate \
+            0x180D with Heart Rate Measurement notifications carrying RR intervals and Body Sensor \
+            Location chest, Device Information, Battery; no bracelet service, no files), advertising the \
+            0x180D service UUID; `bracelet listen` listens to it like any strap. Its samples come from the \
+            same physiological model (--seed, --days); --model, --serial and --fault do not apply.
+
             Faults (repeatable): drop-link-at:BYTES, lose-packet:N, repeat-packet:N, corrupt-crc:N, \
             slow:MS, reboot-at:BYTES, clock-reset. Packet numbers count data packets from 0.
             """
     )
 
-    @Option(help: "Bracelet model: v1 or v2.")
-    var model: String = "v2"
+    @Option(help: "Bracelet model.")
+    var model: SimulatedModel = .v2
+
+    @Option(help: "What to simulate: the bracelet, or a standard heart-rate sensor (chest strap).")
+    var profile: SimulatorProfile = .bracelet
 
     @Option(help: "Where to serve: unix:PATH or hci:hciN.")
     var serve: String
@@ -56,12 +65,9 @@ struct SimulateCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let deviceModel: DeviceModel
-        switch model.lowercased() {
-        case "v1": deviceModel = .v1
-        case "v2": deviceModel = .v2
-        default: throw ValidationError("--model must be v1 or v2, not '\(model)'")
-        }
+        let deviceModel = model.deviceModel
+        let isSensor = profile == .heartRate
+        if isSensor, !faults.isEmpty { throw ValidationError("--fault applies to the bracelet's file transfer; a heart-rate sensor has none (drop --fault or --profile heart-rate)") }
         let isHCI = serve.hasPrefix("hci:")
         guard (serve.hasPrefix("unix:") || isHCI), serve.count > (isHCI ? 4 : 5) else {
             throw ValidationError("--serve must be unix:PATH (e.g. unix:/tmp/bracelet.sock) or hci:hciN (e.g. hci:hci1), not '\(serve)'")
@@ -80,8 +86,10 @@ struct SimulateCommand: ParsableCommand {
         let windows = history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) }
         let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: injected, maximumFileSize: maxFileSize)
         let quiet = self.quiet
-        let server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: LiveHeartRateSource(model: history),
-                                     requiredSecurity: isHCI ? security.pairing.requiredLevel : nil, onEvent: { event in
+        let gattServer = isSensor ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
+        // A standard heart-rate sensor serves without pairing, as straps do; a bracelet requires what its pairing state says.
+        let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history),
+                                     requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil, onEvent: { event in
                                          if quiet { return }
                                          if case .heartRate = event { return }
                                          printError("simulate: \(event)")
@@ -92,7 +100,8 @@ struct SimulateCommand: ParsableCommand {
             while !simulateInterrupted.load(ordering: .relaxed) { usleep(100_000) }
             server.stop()
         }
-        let description = "\(deviceModel) bracelet \(history.serial) with \(days) day(s) of history"
+        let description = isSensor ? "heart-rate sensor \(HeartRateSensorAdvertisement.localName) (seed \(seed))"
+            : "\(deviceModel) bracelet \(history.serial) with \(days) day(s) of history"
             + (faults.isEmpty ? "" : " with faults \(faults.joined(separator: ", "))")
         do {
             if isHCI {
@@ -101,14 +110,20 @@ struct SimulateCommand: ParsableCommand {
                                                                     pairingState: security.pairing.advertisedState)
                 let peripheral: LEPeripheral
                 do {
-                    _ = try security.startAgent(adapter: adapter, quiet: quiet, stopped: { server.isStopped })
-                    peripheral = try LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
-                                                  scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
+                    if !isSensor { _ = try security.startAgent(adapter: adapter, quiet: quiet, stopped: { server.isStopped }) }
+                    peripheral = isSensor
+                        ? try LEPeripheral(adapter: adapter, advertisingData: HeartRateSensorAdvertisement.advertisingData,
+                                           scanResponse: HeartRateSensorAdvertisement.scanResponse)
+                        : try LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
+                                           scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
                 } catch {
                     printError("bracelet simulate: \(error)")
                     throw ExitCode(2)
                 }
                 defer { peripheral.close() }
+                peripheral.onAdvertisingRestored = {
+                    printError("simulate: another program (bluetoothd, when it starts managing \(adapter)) removed the advertisement; advertising again")
+                }
                 printError("simulate: \(description) advertising on \(adapter) as \(peripheral.address) (public)")
                 try server.serve(listener: peripheral)
             } else {
@@ -122,4 +137,17 @@ struct SimulateCommand: ParsableCommand {
             throw ExitCode(1)
         }
     }
+}
+
+extension SimulatorProfile: ExpressibleByArgument {}
+
+/// `simulate --model`: the bracelet model to simulate.
+enum SimulatedModel: String, ExpressibleByArgument, CaseIterable {
+    /// Base model 287-1.
+    case v1
+    /// Model 287-2 with SpO2, core temperature and EDA.
+    case v2
+
+    /// The protocol's model.
+    var deviceModel: DeviceModel { self == .v1 ? .v1 : .v2 }
 }

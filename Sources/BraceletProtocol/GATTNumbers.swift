@@ -13,6 +13,8 @@ public enum GATTNumbers {
     public static let heartRateService = BluetoothUUID(0x180D)
     /// Heart Rate Measurement characteristic (notify).
     public static let heartRateMeasurement = BluetoothUUID(0x2A37)
+    /// Body Sensor Location characteristic of the Heart Rate service (read, one byte: 1 = chest, 2 = wrist...).
+    public static let bodySensorLocation = BluetoothUUID(0x2A38)
     /// Battery service.
     public static let batteryService = BluetoothUUID(0x180F)
     /// Battery Level characteristic (read, notify).

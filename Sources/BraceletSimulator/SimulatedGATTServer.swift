@@ -35,9 +35,9 @@ public struct SimulatedGATTServer: Sendable {
     /// The protocol engine behind the vendor characteristics.
     public var firmware: SimulatedFirmware
     /// The attribute table, ascending by handle.
-    public private(set) var attributes: [Attribute] = []
+    public internal(set) var attributes: [Attribute] = []
     /// Handles of interest.
-    public private(set) var handles = Handles()
+    public internal(set) var handles = Handles()
     /// The negotiated ATT MTU.
     public private(set) var mtu = 23
     /// CCCD values written by the client, keyed by CCCD handle.

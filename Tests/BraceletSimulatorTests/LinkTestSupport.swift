@@ -41,7 +41,7 @@ final class ServedBracelet: Sendable {
     let maximumFileSize: Int
 
     init(model: DeviceModel = .v1, days: Int = 1, seed: UInt64 = 7, faults: [String] = [], log: LinkLog = LinkLog(),
-         maximumFileSize: Int = Int(Response.maximumFileSize)) throws {
+         maximumFileSize: Int = Int(Response.maximumFileSize), profile: SimulatorProfile = .bracelet) throws {
         self.maximumFileSize = maximumFileSize
         let end: Int64 = 1_780_000_000
         history = try PhysiologyModel.simulatedHistory(model: model, serial: model == .v1 ? "V1LINK01" : "V2LINK01",
@@ -53,7 +53,8 @@ final class ServedBracelet: Sendable {
         let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: f, maximumFileSize: maximumFileSize)
         let fixedNow = now
         self.log = log
-        server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: LiveHeartRateSource(model: history),
+        let gattServer = profile == .heartRate ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
+        server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history),
                                  clock: { fixedNow }, onEvent: { event in
                                      switch event {
                                      case let .erased(kind, file): log.append(.erase(kind, file))

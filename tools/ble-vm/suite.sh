@@ -9,8 +9,12 @@
 #     the day summary equals the same sync over `unix:`;
 #   - its --record capture is dissected by tshark (ATT) and summarizes exactly like the database;
 #   - a link drop mid-transfer resumes and the saved files are the bracelet's exact files;
-#   - SIGTERM ends listen within 2 s mid-transfer (nothing erased that was not saved) and while connecting;
-#   - listen works again with dbus-daemon and bluetoothd running (scan there: KNOWN-FAIL, open).
+#   - SIGTERM ends listen within 2 s, exit status 143, mid-transfer (nothing erased that was not
+#     saved) and while connecting;
+#   - `simulate --profile heart-rate` on hci1 is a standard heart-rate strap: listen (address type
+#     from the strap's own advertisement) prints its samples with RR intervals, Ctrl-C exits 130, and
+#     the --record capture replays as the same sample lines;
+#   - scan and listen work again with dbus-daemon and bluetoothd running.
 # Exit status: 0 when every check passed. Needs root (see run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -21,6 +21,9 @@ public final class LEPeripheral: SeqPacketAcceptor {
     private var listening: Int32 = -1
     /// Advertising instance used (1: the first of the controller's instances).
     private static let instance: UInt8 = 1
+    /// Called (from the accepting thread) each time another program had removed the advertisement
+    /// and it was added again.
+    public var onAdvertisingRestored: (() -> Void)?
 
     /// Powers `adapterName` (`hci1`), enables LE and connectable mode, starts listening on the ATT
     /// channel and advertises `advertisingData` (AD structures, at most 31 bytes, including the Flags
@@ -70,12 +73,30 @@ public final class LEPeripheral: SeqPacketAcceptor {
                                operation: "starting advertising on \(adapter.name)", adapter: adapter.name)
     }
 
-    /// Waits up to `timeout` for a central to connect on the ATT channel. Before waiting after a
-    /// link, advertises again (a connection ends legacy advertising; the kernel usually restarts it,
-    /// this makes sure).
+    /// Waits up to `timeout` for a central to connect on the ATT channel. Before waiting, advertises
+    /// again when needed: after a link (a connection ends legacy advertising; the kernel usually
+    /// restarts it, this makes sure), after another program removed the advertisement, and when
+    /// another adapter of this machine started a discovery.
     public func accept(timeout: Duration) throws(LinkError) -> Int32? {
         guard listening >= 0 else { throw .closed }
-        if lastPeer != nil, needsAdvertising {
+        switch advertisingNews() {
+        case .removed:
+            // bluetoothd removes every advertising instance of an adapter when it starts managing it
+            // (its advertising manager resets them), which silences a peripheral started before it.
+            needsAdvertising = true
+            if (try? advertise()) != nil { needsAdvertising = false; onAdvertisingRestored?() }
+        case .scannerStarted:
+            // Another adapter of this machine started discovering. A controller that reports each
+            // advertiser once per scan start (btvirt's emulated ones do, at once) can report this
+            // one before the kernel counts that discovery as running, and the kernel then drops it:
+            // advertising again (off, then on) makes the controller report it to the running discovery.
+            _ = try? management.command(ManagementOpcode.removeAdvertising, index: adapter.index, parameters: [Self.instance],
+                                        operation: "restarting the advertisement", adapter: adapter.name)
+            needsAdvertising = true
+        case nil:
+            break
+        }
+        if needsAdvertising {
             needsAdvertising = (try? advertise()) == nil
         }
         var pfd = pollfd(fd: listening, events: Int16(POLLIN), revents: 0)
@@ -97,6 +118,24 @@ public final class LEPeripheral: SeqPacketAcceptor {
     }
 
     private var needsAdvertising = false
+
+    private enum AdvertisingNews { case removed, scannerStarted }
+
+    /// What the management events that arrived since the last look mean for the advertisement:
+    /// another program removed it, or another adapter started a discovery (`nil`: neither).
+    private func advertisingNews() -> AdvertisingNews? {
+        var news: AdvertisingNews?
+        while let event = try? management.waitingEvent() {
+            if event.code == ManagementEventCode.advertisingRemoved, event.index == adapter.index,
+               event.parameters.first == Self.instance {
+                news = .removed
+            } else if event.code == ManagementEventCode.discovering, event.index != adapter.index,
+                      event.parameters.count >= 2, event.parameters[1] == 1, news == nil {
+                news = .scannerStarted
+            }
+        }
+        return news
+    }
 
     /// Stops advertising and listening. Safe to call twice.
     public func close() {

@@ -32,21 +32,19 @@ public struct LEScanner: Sendable {
     private static let leAddressTypes: UInt8 = 0x06
 
     /// Scans for `seconds` and returns every bracelet heard (strongest first). Other devices are
-    /// ignored; `onReport` sees every decoded report as it arrives; `until` ends the scan early once
-    /// it returns true for a bracelet heard (e.g. the one being looked for).
-    public func scan(seconds: Double, onReport: ((LEAdvertisingReport) -> Void)? = nil,
+    /// ignored; `untilReport` sees every decoded report as it arrives and ends the scan early once it
+    /// returns true; `until` ends it early once it returns true for a bracelet heard (e.g. the one
+    /// being looked for).
+    public func scan(seconds: Double, untilReport: ((LEAdvertisingReport) -> Bool)? = nil,
                      until: ((DiscoveredBracelet) -> Bool)? = nil) throws(BluetoothError) -> [DiscoveredBracelet] {
         try Self.checkKernelSupport()
         let socket = try ManagementSocket()
         let adapter = try ManagementAdapter.resolve(self.adapter, on: socket)
         _ = try adapter.requirePoweredLowEnergy(on: socket)
         var ownDiscovery = try startDiscovery(adapter, on: socket)
-        defer {
-            if ownDiscovery {
-                _ = try? socket.command(ManagementOpcode.stopDiscovery, index: adapter.index, parameters: [Self.leAddressTypes],
-                                        operation: "stopping discovery", adapter: adapter.name)
-            }
-        }
+        defer { if ownDiscovery { _ = try? stopDiscovery(adapter, on: socket) } }
+        // Discovering events announcing the end of a discovery this scan stopped itself (to restart it).
+        var ownStops = 0
         var found: [BluetoothAddress: DiscoveredBracelet] = [:]
         var names: [BluetoothAddress: String] = [:]
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
@@ -58,18 +56,24 @@ public struct LEScanner: Sendable {
             if !ownDiscovery, lastStart.duration(to: .now) >= .seconds(1) {
                 lastStart = .now
                 ownDiscovery = try startDiscovery(adapter, on: socket)
+            } else if ownDiscovery, lastStart.duration(to: .now) >= Self.restartInterval {
+                lastStart = .now
+                // It may have just ended on its own (its Discovering event then restarts it instead).
+                if (try? stopDiscovery(adapter, on: socket)) != nil { ownStops += 1 }
+                ownDiscovery = try startDiscovery(adapter, on: socket)
             }
             guard let event = try socket.nextEvent(timeout: min(remaining, .milliseconds(100))), event.index == adapter.index else { continue }
             switch event.code {
             case ManagementEventCode.discovering:
                 // The kernel ends an LE discovery after about 10 s; start another while time remains.
                 if event.parameters.count >= 2, event.parameters[1] == 0 {
+                    if ownStops > 0 { ownStops -= 1; continue }
                     lastStart = .now
                     ownDiscovery = try startDiscovery(adapter, on: socket)
                 }
             case ManagementEventCode.deviceFound:
                 guard let report = try? LEAdvertisingReport.parse(deviceFound: event.parameters) else { continue }
-                onReport?(report)
+                if let untilReport, untilReport(report) { break scanning }
                 if let name = localName(in: report.data) { names[report.address] = name }
                 guard let bracelet = report.bracelet else { continue }
                 var entry = found[report.address]
@@ -90,9 +94,33 @@ public struct LEScanner: Sendable {
         }.sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
     }
 
-    /// Looks for the bracelet at `address` for up to `seconds`; `nil` when it was not heard.
-    public func find(_ address: BluetoothAddress, seconds: Double) throws(BluetoothError) -> DiscoveredBracelet? {
-        try scan(seconds: seconds, until: { $0.address == address }).first { $0.address == address }
+    /// What `address` advertises, heard within `seconds` (any advertiser: a bracelet, or a standard
+    /// sensor such as a heart-rate strap): its address type and, for a bracelet, its service data
+    /// (`nil` for any other advertiser); `nil` when it was not heard. A report without the service
+    /// data may be a bracelet's scan response, so a device counts as something else only after a
+    /// second report without it.
+    public func advertised(_ address: BluetoothAddress, seconds: Double) throws(BluetoothError) -> HeardAdvertiser? {
+        var heard: HeardAdvertiser?
+        var reports = 0
+        _ = try scan(seconds: seconds, untilReport: { report in
+            guard report.address == address else { return false }
+            reports += 1
+            let bracelet = report.bracelet ?? heard?.bracelet
+            heard = HeardAdvertiser(addressType: report.addressType, bracelet: bracelet)
+            return bracelet != nil || reports >= 2
+        })
+        return heard
+    }
+
+    /// How often a scan restarts its own discovery. A controller reports an advertiser once per scan
+    /// start when it filters duplicates, and the kernel drops reports that arrive before it counts
+    /// the discovery as running: an emulated controller (btvirt) sends its reports only at that
+    /// moment, so a single discovery can hear nothing. Each restart is a new chance, on any controller.
+    static let restartInterval: Duration = .seconds(2)
+
+    private func stopDiscovery(_ adapter: ManagementAdapter, on socket: ManagementSocket) throws(BluetoothError) {
+        try socket.command(ManagementOpcode.stopDiscovery, index: adapter.index, parameters: [Self.leAddressTypes],
+                           operation: "stopping discovery on \(adapter.name)", adapter: adapter.name)
     }
 
     /// Starts an LE discovery; false when another program's discovery is already running on the
@@ -129,4 +157,12 @@ extension Duration {
         let ms = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int(min(ms, Int64(Int32.max)))
     }
+}
+
+/// An advertiser heard by ``LEScanner/advertised(_:seconds:)``.
+public struct HeardAdvertiser: Sendable, Hashable {
+    /// The address type it advertises with.
+    public var addressType: LEAddressType
+    /// Its bracelet service data; `nil` for a device that is not a bracelet (a standard sensor).
+    public var bracelet: BraceletAdvertisement?
 }

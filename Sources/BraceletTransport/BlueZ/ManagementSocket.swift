@@ -106,6 +106,12 @@ public final class ManagementSocket {
         return try read(timeout: timeout)
     }
 
+    /// The next event if one is already waiting (a queued one first), without waiting for one.
+    public func waitingEvent() throws(BluetoothError) -> ManagementPacket? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        return try read(timeout: .milliseconds(1))
+    }
+
     private func send(_ packet: ManagementPacket, operation: String) throws(BluetoothError) {
         let bytes = packet.encode()
         while true {
@@ -171,6 +177,8 @@ public enum ManagementEventCode {
     public static let deviceFound: UInt16 = 0x0012
     /// Discovering.
     public static let discovering: UInt16 = 0x0013
+    /// Advertising Removed (instance u8): another socket removed an advertising instance.
+    public static let advertisingRemoved: UInt16 = 0x0024
 }
 
 /// Management status codes and what each means for the user.

@@ -30,17 +30,22 @@ public final class BraceletSession {
         public var model: DeviceModel?
         /// The serial number.
         public var serial: String?
+        /// Whether every file kind was transferred to the end (no stop request cut it short); also
+        /// true for a heart-rate sensor, which holds nothing to transfer.
+        public var syncCompleted = false
+        /// What the device said about itself when it is a standard heart-rate sensor, not a bracelet.
+        public var sensor: HeartRateSensorInfo?
     }
 
     private let connector: BraceletConnector
     private let sink: TransferSink
-    private let configuration: SessionConfiguration
-    private let onEvent: (SessionEvent) -> Void
+    let configuration: SessionConfiguration
+    let onEvent: (SessionEvent) -> Void
     private var partial: [FileKind: PartialTransfer] = [:]
     private var verificationFailures: [FileKind: Int] = [:]
     /// Kinds whose announced size cannot be right: skipped for the rest of the session.
     private var sizeMismatches: [AnnouncedSizeMismatch] = []
-    private var report = Report()
+    var report = Report()
 
     /// A session that connects with `connector` and commits to `sink`.
     public init(connector: BraceletConnector, sink: TransferSink, configuration: SessionConfiguration = SessionConfiguration(),
@@ -57,7 +62,7 @@ public final class BraceletSession {
         var backoff = configuration.initialBackoff
         var lastProblem = ""
         while true {
-            let progressBefore = report.bytesReceived + report.committed.count
+            let progressBefore = progressMark
             do throws(SessionError) {
                 try connectAndSync()
                 // The other kinds were transferred; the one whose size cannot be right ends the run.
@@ -69,7 +74,7 @@ public final class BraceletSession {
                 onEvent(.linkLost(error.description))
             }
             if configuration.shouldStop() { return report }
-            let progressed = report.bytesReceived + report.committed.count > progressBefore
+            let progressed = progressMark > progressBefore
             if progressed {
                 failures = 0
                 backoff = configuration.initialBackoff
@@ -83,6 +88,12 @@ public final class BraceletSession {
             while waited < backoff, !configuration.shouldStop() { sleepFor(min(.milliseconds(100), backoff - waited)); waited += .milliseconds(100) }
             backoff = min(backoff * 2, configuration.maximumBackoff)
         }
+    }
+
+    /// Grows with every step forward: bytes and files for a bracelet, samples for a heart-rate sensor
+    /// (whose link may drop now and then over hours of listening without the session giving up).
+    private var progressMark: Int {
+        report.bytesReceived + report.committed.count + (report.sensor == nil ? 0 : report.heartRateNotifications)
     }
 
     // MARK: - One connection
@@ -125,7 +136,14 @@ public final class BraceletSession {
             configuration.onLinkState?(false)
         }
         onEvent(.connected(attempt: report.connections))
-        var link = try setUp(bearer)
+        let gatt = GATTClient(bearer: bearer)
+        try gattStep { () throws(GATTError) in _ = try gatt.exchangeMTU(247) }
+        let database = try gattStep { () throws(GATTError) in try gatt.discoverAll() }
+        if let measurement = HeartRateSensorInfo.measurementCharacteristic(in: database) {
+            try listenToSensor(measurement, gatt: gatt, database: database)
+            return
+        }
+        var link = try setUp(bearer, gatt: gatt, database: database)
         let kinds = configuration.kinds.filter { kind in !sizeMismatches.contains { $0.kind == kind } }
         try announceBacklog(kinds, link: &link)
         for kind in kinds {
@@ -136,22 +154,21 @@ public final class BraceletSession {
                 onEvent(.sizeMismatch(mismatch))
             }
         }
+        // A stop request makes a transfer return early: only a run no request cut short completed.
+        if !configuration.shouldStop() { report.syncCompleted = true }
         if configuration.liveDuration > .zero { try listenLive(link: link, for: configuration.liveDuration) }
     }
 
-    private func gattStep<T>(_ body: () throws(GATTError) -> T) throws(SessionError) -> T {
+    func gattStep<T>(_ body: () throws(GATTError) -> T) throws(SessionError) -> T {
         do { return try body() } catch {
             if error.isLinkFailure { throw .link(error.description) }
             throw .link("GATT procedure failed: \(error)")
         }
     }
 
-    private func setUp(_ bearer: ATTBearer) throws(SessionError) -> Link {
-        let gatt = GATTClient(bearer: bearer)
-        try gattStep { () throws(GATTError) in _ = try gatt.exchangeMTU(247) }
-        let database = try gattStep { () throws(GATTError) in try gatt.discoverAll() }
+    private func setUp(_ bearer: ATTBearer, gatt: GATTClient, database: GATTDatabase) throws(SessionError) -> Link {
         guard let modelNumber = database.characteristic(GATTNumbers.modelNumber) else {
-            throw .missingCharacteristic("Device Information Model Number (0x2A24)")
+            throw .missingCharacteristic("Device Information Model Number (0x2A24), nor a Heart Rate Measurement (0x2A37) to listen to as a heart-rate sensor,")
         }
         let modelText = String(decoding: try gattStep { () throws(GATTError) in try gatt.read(handle: modelNumber.valueHandle) }, as: UTF8.self)
         guard let model = GATTNumbers.model(fromModelNumber: modelText) else { throw .unsupportedDevice(modelText) }

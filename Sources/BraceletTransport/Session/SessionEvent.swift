@@ -32,6 +32,9 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
     case erased(kind: FileKind, size: Int)
     /// The bracelet refused an erase; nothing was erased and the data stays committed.
     case eraseRefused(kind: FileKind, reason: String)
+    /// The device is a standard heart-rate sensor (Heart Rate service, no bracelet service): what it
+    /// said about itself. Only live samples follow; nothing is transferred or erased.
+    case heartRateSensor(HeartRateSensorInfo)
     /// A live Heart Rate Measurement.
     case heartRate(HeartRateMeasurement)
     /// A notification for a handle discovery did not find (ignored).
@@ -62,6 +65,7 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
         case let .committed(kind, size): "\(kind): \(size) bytes committed"
         case let .erased(kind, size): "\(kind): \(size) bytes erased on the bracelet"
         case let .eraseRefused(kind, reason): "\(kind): erase refused (\(reason)); data kept on the bracelet and in the store"
+        case .heartRateSensor(let info): "heart-rate sensor \(info)"
         case .heartRate(let m): "heart rate \(m.bpm) bpm"
         case .unknownHandle(let h): "ignored a notification for unknown handle \(h)"
         case .diagnostic(let text): text
