@@ -131,14 +131,14 @@ public struct TransferRecovery: Sendable {
         }
 
         /// Keeps the bytes of `payload` (placed at `offset`) that were not received before.
-        mutating func receive(_ payload: [UInt8], at offset: Int) {
+        mutating func receive(_ payload: ArraySlice<UInt8>, at offset: Int) {
             guard offset + payload.count > prefix.count else { return }
             if offset > prefix.count {
                 if let held = ahead[offset], held.count >= payload.count { return }
-                ahead[offset] = payload
+                ahead[offset] = Array(payload)
                 return
             }
-            prefix.append(contentsOf: payload[(prefix.count - offset)...])
+            prefix.append(contentsOf: payload.dropFirst(prefix.count - offset))
             // Move every chunk the prefix now reaches into it.
             while let start = ahead.keys.first(where: { $0 <= prefix.count }), let chunk = ahead.removeValue(forKey: start) {
                 if start + chunk.count > prefix.count { prefix.append(contentsOf: chunk[(prefix.count - start)...]) }
@@ -182,6 +182,14 @@ public struct TransferRecovery: Sendable {
 
     /// Handles one ATT PDU.
     public mutating func consume(_ event: ATTEvent) {
+        // Most PDUs of a capture are data packets on the known data handle: they are checked and
+        // placed straight from the capture's bytes. Anything else, or a packet that fails its
+        // checks, takes the general path, which names the fault.
+        if let known = handles.data, let response = handles.response, let (handle, value) = event.handleValue,
+           handle == known, handle != response, handle != handles.heartRate, let packet = CheckedDataPacket(value) {
+            place(offset: packet.offset, payload: packet.payload, event: event)
+            return
+        }
         guard let pdu = try? event.decode() else { return }
         switch pdu {
         case .readByTypeResponse(let list):
@@ -282,8 +290,12 @@ public struct TransferRecovery: Sendable {
             faults.append(.corruptPacket(at: event.position, reason: error.description))
             return
         }
-        let offset = Int(packet.offset)
-        guard var transfer = active, offset + packet.payload.count <= transfer.size else {
+        place(offset: Int(packet.offset), payload: packet.payload[...], event: event)
+    }
+
+    /// Puts a checked data packet's payload into the active transfer.
+    private mutating func place(offset: Int, payload: ArraySlice<UInt8>, event: ATTEvent) {
+        guard var transfer = active, offset + payload.count <= transfer.size else {
             faults.append(.unexpectedPacket(at: event.position, offset: offset))
             return
         }
@@ -295,8 +307,8 @@ public struct TransferRecovery: Sendable {
         } else if offset > transfer.expectedOffset {
             faults.append(.packetsLost(at: event.position, kind: transfer.kind, expectedOffset: transfer.expectedOffset, receivedOffset: offset))
         }
-        transfer.receive(packet.payload, at: offset)
-        transfer.expectedOffset = max(transfer.expectedOffset, offset + packet.payload.count)
+        transfer.receive(payload, at: offset)
+        transfer.expectedOffset = max(transfer.expectedOffset, offset + payload.count)
         transfer.lastMicros = event.timestampMicros
         active = transfer
     }
@@ -334,5 +346,25 @@ public struct TransferRecovery: Sendable {
             if transfer.contiguous > 0 { emit(transfer, erased: false) }
         }
         suspended = []
+    }
+}
+
+/// A data packet checked like ``DataPacket/init(bytes:)`` (length field, CRC-16) but read in place:
+/// its payload is a slice of the capture's bytes, nothing is copied.
+private struct CheckedDataPacket {
+    var offset: Int
+    var payload: ArraySlice<UInt8>
+
+    /// `nil` when the packet fails a check (``DataPacket/init(bytes:)`` then says which).
+    init?(_ frame: ArraySlice<UInt8>) {
+        let count = frame.count, s = frame.startIndex
+        guard count >= DataPacket.headerLength + 1 + DataPacket.trailerLength else { return nil }
+        let length = Int(frame[s + 6])
+        guard length >= 1, count == DataPacket.headerLength + length + DataPacket.trailerLength else { return nil }
+        let found = UInt16(frame[s + count - 2]) | UInt16(frame[s + count - 1]) << 8
+        let computed = frame.withUnsafeBytes { CRC16.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(count - 2)])) }
+        guard computed == found else { return nil }
+        offset = Int(UInt32(frame[s + 2]) | UInt32(frame[s + 3]) << 8 | UInt32(frame[s + 4]) << 16 | UInt32(frame[s + 5]) << 24)
+        payload = frame[(s + DataPacket.headerLength)..<(s + DataPacket.headerLength + length)]
     }
 }
