@@ -70,10 +70,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 enum ExportJSON {
     static func encode<T: Encodable>(_ value: T, prettyPrinted: Bool) throws -> Data {
         do {
-            let node = try CanonicalJSON.node(of: value, what: "the export")
-            var out: [UInt8] = []
-            if prettyPrinted { CanonicalJSON.writeIndented(node, into: &out) } else { CanonicalJSON.write(node, into: &out) }
-            return Data(out)
+            let canonical = try CanonicalJSON.bytes(of: value, what: "the export")
+            return Data(prettyPrinted ? CanonicalJSON.prettyPrinted(canonical) : canonical)
         } catch {
             throw ExportError.encoding("could not write the export as JSON: \(error)")
         }

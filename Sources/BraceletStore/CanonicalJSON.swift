@@ -38,7 +38,7 @@ public enum CanonicalJSON {
         return out
     }
 
-    /// The tree of `value`, for ``write(_:into:)`` or ``writeIndented(_:depth:into:)``.
+    /// The tree of `value`, for ``write(_:into:)``.
     package static func node<T: Encodable>(of value: T, what: String) throws -> Node {
         let root = Node()
         do {

@@ -16,7 +16,7 @@ private struct Sample: Encodable {
 
 /// Exports are written by the canonical writer, indented: the layout must stay the one the exports
 /// had when Foundation's pretty-printing JSONEncoder wrote them.
-@Suite struct CanonicalJSONIndentedTests {
+@Suite struct CanonicalJSONExportLayoutTests {
     @Test func indentedOutputEqualsPrettyPrintedJSONEncoder() throws {
         let value = Sample(empty: [], emptyObject: [:], nested: [[], [1, 2]], small: 0.00005, fraction: 5.122444444444441,
                            text: "a/b \"q\" \u{1} é", flag: true, missing: nil,
@@ -24,15 +24,13 @@ private struct Sample: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let expected = String(decoding: try encoder.encode(value), as: UTF8.self)
-        var out: [UInt8] = []
-        CanonicalJSON.writeIndented(try CanonicalJSON.node(of: value, what: "the sample"), into: &out)
+        let out = CanonicalJSON.prettyPrinted(try CanonicalJSON.bytes(of: value, what: "the sample"))
         #expect(String(decoding: out, as: UTF8.self) == expected)
     }
 
     @Test func indentedAndCompactDifferOnlyInWhiteSpace() throws {
         let value = ["b": [1, 2], "a": []]
-        var indented: [UInt8] = []
-        CanonicalJSON.writeIndented(try CanonicalJSON.node(of: value, what: "the sample"), into: &indented)
+        let indented = CanonicalJSON.prettyPrinted(try CanonicalJSON.bytes(of: value, what: "the sample"))
         #expect(String(decoding: indented, as: UTF8.self) == "{\n  \"a\" : [\n\n  ],\n  \"b\" : [\n    1,\n    2\n  ]\n}")
         #expect(try CanonicalJSON.bytes(of: value, what: "the sample") == Array(#"{"a":[],"b":[1,2]}"#.utf8))
     }
