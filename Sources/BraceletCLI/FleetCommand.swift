@@ -42,9 +42,7 @@ struct FleetStatusCommand: ParsableCommand {
         let reader = try fleetReader(postgres)
         let devices = try fleetCall { try reader.status() }
         if format == .json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(devices), as: UTF8.self))
+            print(String(decoding: CanonicalJSON.prettyPrinted(try CanonicalJSON.bytes(of: devices, what: "the fleet status")), as: UTF8.self))
             return
         }
         print("device\tuser\tdays\tsleep_sessions\tlast_day\toldest_gap\tlast_sync")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BraceletIngest
+import BraceletStore
 import BraceletSummaries
 import Foundation
 
@@ -154,9 +155,7 @@ struct HRVCommand: ParsableCommand {
         let result = HRVAnalysis.analyze(input.beats, filter: filter)
         switch format {
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            print(String(decoding: try CanonicalJSON.bytes(of: result, what: "the HRV result"), as: UTF8.self))
         case .table:
             print(SummaryTableRenderer.render(result))
         }

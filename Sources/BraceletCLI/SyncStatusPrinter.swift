@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletExport
 import BraceletStore
 import Foundation
 
@@ -49,33 +50,35 @@ struct SyncStatusPrinter {
     }
 
     func printJSON(_ status: OutboxStatus, dead: [OutboxEntry]) throws {
-        let null = NSNull()
-        let deadEntries: [[String: Any]] = dead.map { entry in
-            [
-                "key": entry.key, "device": entry.device, "local_date": entry.localDate, "kind": entry.kind,
-                "version": entry.version, "attempts": entry.attempts, "reason": entry.lastError ?? "",
-            ]
+        func text(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+        func int(_ n: Int?) -> JSONValue { n.map { .int(Int64($0)) } ?? .null }
+        func number(_ x: Double?) -> JSONValue { x.map { .double($0) } ?? .null }
+        let deadEntries: [JSONValue] = dead.map { entry in
+            .object([
+                "key": .string(entry.key), "device": .string(entry.device), "local_date": .string(entry.localDate),
+                "kind": .string(entry.kind), "version": int(entry.version), "attempts": int(entry.attempts),
+                "reason": .string(entry.lastError ?? ""),
+            ])
         }
-        let lastFailure: Any = status.lastFailure.map { failure -> [String: Any] in
-            [
-                "at": Self.iso(failure.at), "sink": failure.sink, "outcome": failure.outcome,
-                "error": failure.error ?? null, "http_status": failure.httpStatus ?? null,
-            ]
-        } ?? null
-        let object: [String: Any] = [
-            "pending": status.counts.pending, "delivered": status.counts.delivered, "dead": status.counts.dead,
-            "dead_entries": deadEntries,
-            "pending_by_kind": status.pendingByKind,
-            "oldest_pending_age_seconds": ageSeconds(since: status.oldestPendingCreatedAt) ?? null,
-            "oldest_pending_created_at": status.oldestPendingCreatedAt.map { Self.iso($0) } ?? null,
-            "next_attempt_at": status.nextAttemptAt.map { Self.iso($0) } ?? null,
-            "last_success_at": status.lastSuccess.map { Self.iso($0.at) } ?? null,
-            "last_success_age_seconds": ageSeconds(since: status.lastSuccess?.at) ?? null,
+        let lastFailure: JSONValue = status.lastFailure.map { failure in
+            .object([
+                "at": .string(Self.iso(failure.at)), "sink": .string(failure.sink), "outcome": .string(failure.outcome),
+                "error": text(failure.error), "http_status": int(failure.httpStatus),
+            ])
+        } ?? .null
+        let object: JSONValue = .object([
+            "pending": int(status.counts.pending), "delivered": int(status.counts.delivered), "dead": int(status.counts.dead),
+            "dead_entries": .array(deadEntries),
+            "pending_by_kind": .object(status.pendingByKind.mapValues { int($0) }),
+            "oldest_pending_age_seconds": number(ageSeconds(since: status.oldestPendingCreatedAt)),
+            "oldest_pending_created_at": text(status.oldestPendingCreatedAt.map { Self.iso($0) }),
+            "next_attempt_at": text(status.nextAttemptAt.map { Self.iso($0) }),
+            "last_success_at": text(status.lastSuccess.map { Self.iso($0.at) }),
+            "last_success_age_seconds": number(ageSeconds(since: status.lastSuccess?.at)),
             "last_failure": lastFailure,
-            "paused_reason": pausedReason(status) ?? null,
-        ]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        Swift.print(String(decoding: data, as: UTF8.self))
+            "paused_reason": text(pausedReason(status)),
+        ])
+        Swift.print(String(decoding: try object.jsonData(prettyPrinted: true), as: UTF8.self))
     }
 
     func printTable(_ status: OutboxStatus, dead: [OutboxEntry]) {

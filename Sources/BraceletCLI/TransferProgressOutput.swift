@@ -1,4 +1,5 @@
 import BraceletProtocol
+import BraceletStore
 import BraceletTransport
 import Foundation
 
@@ -105,7 +106,9 @@ final class TransferProgressOutput {
     // MARK: - JSON
 
     private static func string(_ s: String) -> String {
-        (try? String(decoding: JSONEncoder().encode(s), as: UTF8.self)) ?? "null"
+        var out: [UInt8] = []
+        CanonicalJSON.appendString(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func number(_ n: Int?) -> String { n.map(String.init) ?? "null" }

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletStore
 import Foundation
 
 /// Everything `bracelet score` prints: the window, its averaged metrics, coverage, scores, notes and
@@ -50,12 +51,8 @@ public struct ScoreReport: Sendable, Hashable, Codable {
     /// `warnings`, `skippedDays` [{date, reason}] and `missingByDay` [{date, missing[{field,
     /// reason}]}]. Keys sorted, nil written as null.
     public func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(JSONReport(self)), let text = String(data: data, encoding: .utf8) else {
-            return "{}"
-        }
-        return text
+        guard let canonical = try? CanonicalJSON.bytes(of: JSONReport(self), what: "the score report") else { return "{}" }
+        return String(decoding: CanonicalJSON.prettyPrinted(canonical), as: UTF8.self)
     }
 
     struct JSONReport: Encodable {
