@@ -1,6 +1,7 @@
 import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
+import BraceletStore
 
 /// Writes the records of a replayed capture in one output format, batch by batch as the capture is
 /// read.
@@ -66,7 +67,10 @@ final class ReplayJSONLines: ReplayRecordWriter {
     private func useDevice(_ serial: String, _ model: DeviceModel) {
         if let key = deviceKey, key.serial == serial, key.model == model { return }
         deviceKey = (serial, model)
-        device = Array("\",\"device\":\"\(jsonEscaped(serial))\",\"model\":\"\(model)\"".utf8)
+        var text = Array("\",\"device\":".utf8)
+        CanonicalJSON.appendString(serial, to: &text)
+        text.append(contentsOf: ",\"model\":\"\(model)\"".utf8)
+        device = text
         lineRoom = 1024 + device.count
     }
 

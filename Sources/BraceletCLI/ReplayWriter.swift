@@ -142,23 +142,6 @@ extension String {
     func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }
 
-/// Escapes a string for inclusion in JSON quotes.
-func jsonEscaped(_ s: String) -> String {
-    var out = ""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 { out += "\\u00" + hexString(UInt8(scalar.value)) } else { out.unicodeScalars.append(scalar) }
-        }
-    }
-    return out
-}
-
 /// Quotes a CSV cell when it holds a comma, quote or newline.
 func csvEscaped(_ s: String) -> String {
     guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return s }
