@@ -192,7 +192,9 @@ struct SyncCommand: AsyncParsableCommand {
             throw ValidationError("no database at \(db). Run `bracelet ingest CAPTURE --db \(db)` first, or check the path.")
         }
         let store = try Store(path: db)
-        do { try store.requireIntactStructure() } catch { throw CLIError("\(error)") }
+        // What a delivery reads is checked before anything is sent: the file's structure and the
+        // payloads still to be delivered (again once --requeue-dead/--resend made more of them pending).
+        do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") }
         if status {
             try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
             return
@@ -200,6 +202,7 @@ struct SyncCommand: AsyncParsableCommand {
         // Before anything changes states or is sent: a damaged outbox could send one entry in a loop.
         try store.checkOutboxIntegrity()
         try manage(store)
+        if requeueDead || resend { do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") } }
         if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
         if webhook == nil && jsonl == nil { return }
         try warnAboutUnknownKinds(store)

@@ -82,17 +82,34 @@ extension Store {
                 if bad > 0 { findings.append(IntegrityFinding(area: table, problem: "\(bad) rows whose JSON does not match its content hash")) }
             }
             guard tables.contains("outbox") else { return findings }
-            let outbox = try db.prepare("SELECT id, key, content_hash, payload FROM outbox")
-            var bad: [Int64] = []
-            while try outbox.step() {
-                if !Self.payloadMatches(key: outbox.text(at: 1), hash: outbox.text(at: 2), payload: outbox.text(at: 3)) {
-                    bad.append(outbox.int64(at: 0) ?? -1)
-                }
+            return findings + (try outboxFindings(db, pendingOnly: false))
+        }
+    }
+
+    /// The outbox entries (all, or only those still to be delivered) whose payload no longer matches
+    /// its key and content hash.
+    private func outboxFindings(_ db: Database, pendingOnly: Bool) throws -> [IntegrityFinding] {
+        let outbox = try db.prepare("SELECT id, key, content_hash, payload FROM outbox" + (pendingOnly ? " WHERE state = 'pending'" : ""))
+        var bad: [Int64] = []
+        while try outbox.step() {
+            if !Self.payloadMatches(key: outbox.text(at: 1), hash: outbox.text(at: 2), payload: outbox.text(at: 3)) {
+                bad.append(outbox.int64(at: 0) ?? -1)
             }
-            if !bad.isEmpty {
-                findings.append(IntegrityFinding(area: "outbox", problem: "\(bad.count) entries whose payload does not match its key and content hash (ids \(bad.prefix(5).map(String.init).joined(separator: ", ")))"))
-            }
-            return findings
+        }
+        guard !bad.isEmpty else { return [] }
+        return [IntegrityFinding(area: "outbox", problem: "\(bad.count) entries whose payload does not match its key and content hash (ids \(bad.prefix(5).map(String.init).joined(separator: ", ")))")]
+    }
+
+    /// Throws ``StoreError/corrupt(path:detail:)`` unless the structure check passes and every outbox
+    /// entry still to be delivered matches its key and content hash: what a delivery needs before
+    /// it sends. Delivered and dead entries are not read, so the cost follows the backlog rather
+    /// than everything ever queued (whole-outbox checks are `bracelet db check`'s).
+    public func requireIntactForDelivery() throws {
+        if let first = try structureFindings(full: false).first {
+            throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
+        }
+        if let first = try locked({ db in try outboxFindings(db, pendingOnly: true) }).first {
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }
 

@@ -85,6 +85,29 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         try store.requireIntactContent(of: "vitality_metrics")
     }
 
+    @Test func aDeliveryChecksThePayloadsStillToBeSentAndOnlyThose() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.db")
+        do {
+            let store = try Store(path: path, now: fixedClock)
+            _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-03-29", kind: "bpm", json: Data(#"{"average":61}"#.utf8))
+            try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        // Change the outbox payload's copy (the second "61" in the file, after the summary's).
+        let first = try offset(of: Array(#""average":61"#.utf8), in: path)
+        try damage(path, at: first + 10, with: Array("7".utf8))
+        let at = try offset(of: Array(#""average":61"#.utf8), in: path)
+        try damage(path, at: at + 10, with: Array("7".utf8))
+        try damage(path, at: first + 10, with: Array("6".utf8))
+        let store = try Store(path: path)
+        #expect(try store.contentFindings().map(\.area) == ["outbox"])
+        #expect(throws: StoreError.self) { try store.requireIntactForDelivery() }
+        // Once delivered, the damaged copy is no longer what a delivery reads: db check still reports it.
+        try store.locked { try $0.execute("UPDATE outbox SET state = 'delivered'") }
+        try store.requireIntactForDelivery()
+        #expect(try store.contentFindings().map(\.area) == ["outbox"])
+    }
+
     @Test func backupIsAConsistentCheckedCopyAndNeverReplacesAFile() throws {
         let folder = try TemporaryFolder()
         let store = try Store(path: try smallDatabase(folder))

@@ -73,8 +73,8 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
 
 /// The receiver accepts the connection and then says nothing for 300 s: the sink's own 0.5 s
 /// deadline must end the attempt (not the receiver, not URLSession's 6 s backstop), and the retry
-/// delivers. Asserted by what happened, not by a tight wall-clock bound: when the whole suite runs
-/// in parallel on 2 busy cores, this test may wait seconds for a thread after the deadline fired.
+/// delivers. Asserted by what happened (the logged error is the sink's own deadline), never by
+/// wall-clock time: on 2 busy cores the test may wait minutes for a thread after the deadline fired.
 @Test func aReceiverThatHangsTimesOutAndIsRetried() async throws {
     let folder = try TemporaryFolder()
     let (store, entry) = try oneEntry(folder)
@@ -83,10 +83,7 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 0.5)
     let clock = ManualClock(start: Store.systemMilliseconds())
     let forwarder = Forwarder(store: store, sink: sink, policy: try RetryPolicy(), clock: clock, random: { 0 })
-    let started = Date()
     let report = try await forwarder.drain()
-    let elapsed = Date().timeIntervalSince(started)
-    #expect(elapsed < 120, "the hanging request must not last until the receiver gives up (300 s); took \(elapsed) s")
     #expect(report.delivered == 1)
     #expect(report.retried == 1)
     let log = try store.deliveryLog(entryID: entry.id)
