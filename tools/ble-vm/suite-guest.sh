@@ -194,6 +194,9 @@ else
 fi
 stop_sim
 kill $BTD 2>/dev/null
+wait $BTD 2>/dev/null
+# bluetoothd powers its adapters off when it stops; the cases after it start from powered adapters.
+for i in 0 1; do btmgmt --index $i power on > /dev/null; done
 
 bash "$REPO/tools/ble-vm/pairing.sh"; failures=$((failures + $?))  # pairing and the encrypted link (protocol-specs §11)
 

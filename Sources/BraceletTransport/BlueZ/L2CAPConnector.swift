@@ -41,7 +41,12 @@ public struct L2CAPConnector: Sendable {
         var local = cbluez_bdaddr_any()
         if let adapter {
             let id = hci_devid(adapter)
-            if id < 0 { throw .noAdapter(name: adapter) }
+            if id < 0 {
+                // libbluetooth finds adapters by name only while they are up: one that exists but is
+                // down (bluetoothd powers adapters off when it stops) must not read as missing.
+                if access("/sys/class/bluetooth/\(adapter)", F_OK) == 0 { throw .adapterDown(name: adapter) }
+                throw .noAdapter(name: adapter)
+            }
             let up = cbluez_adapter_is_up(id)
             if up == 0 { throw .adapterDown(name: adapter) }
             if hci_devba(id, &local) < 0 { throw BluetoothError.classify(errno: errno, operation: "reading \(adapter)'s address", adapter: adapter) }
