@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletStore
 import BraceletSummaries
 import BraceletTransport
@@ -77,7 +78,10 @@ public final class IngestPipeline: @unchecked Sendable {
                 report.beatsInserted += beats.inserted
                 report.beatsPresent += beats.alreadyPresent
                 let dates = slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone)
-                if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates) }
+                // A night that starts on date D is the sleep session of D + 1 (recorded on the day it
+                // ends), so rows of D change D + 1's sleep and sleep-HRV summaries too.
+                let following = dates.compactMap { LocalDate(iso: $0)?.adding(days: 1).description }
+                if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates + following) }
             }
             for (device, dates) in touched.sorted(by: { $0.key < $1.key }) {
                 report.recomputed.append((device, try recomputer.recompute(device: device, dates: Array(dates), store: store)))
