@@ -111,6 +111,13 @@ import Glibc
     #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 2)
     do {
         let edit = try Database(path: path)
+        // Edit the log only once both deliveries are in it: under load the second row was seen
+        // arriving after `sync --once` had returned (see the session note), and a row written after
+        // the edit would keep its real time.
+        for _ in 0..<600 where try edit.scalarInt("SELECT count(*) FROM delivery_log WHERE outcome = 'delivered'") ?? 0 < 2 {
+            usleep(100_000)
+        }
+        #expect(try edit.scalarInt("SELECT count(*) FROM delivery_log WHERE outcome = 'delivered'") == 2)
         try edit.execute("UPDATE delivery_log SET at = 9223372036854775807")
     }
     let table = try runBracelet(["sync", "--db", path, "--status"])
