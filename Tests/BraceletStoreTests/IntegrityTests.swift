@@ -26,6 +26,16 @@ private func smallDatabase(_ folder: TemporaryFolder) throws -> String {
 }
 
 /// The byte offset of the first occurrence of `needle` in the file.
+/// A database with one daily summary `{"average":61}`, whose outbox payload holds the same text,
+/// checkpointed so both copies sit in the main file where a test can damage them.
+private func summaryWithItsOutboxCopy(_ folder: TemporaryFolder) throws -> String {
+    let path = folder.path("s.db")
+    let store = try Store(path: path, now: fixedClock)
+    _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-03-29", kind: "bpm", json: Data(#"{"average":61}"#.utf8))
+    try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    return path
+}
+
 private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     let index = try #require((0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
@@ -68,12 +78,7 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
 
     @Test func aChangedSummaryOrOutboxPayloadIsFound() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("s.db")
-        do {
-            let store = try Store(path: path, now: fixedClock)
-            _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-03-29", kind: "bpm", json: Data(#"{"average":61}"#.utf8))
-            try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-        }
+        let path = try summaryWithItsOutboxCopy(folder)
         // The summary JSON and the copy in the outbox payload both hold "61"; change both to "71".
         var at = try offset(of: Array(#""average":61"#.utf8), in: path)
         try damage(path, at: at + 10, with: Array("7".utf8))
@@ -87,12 +92,7 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
 
     @Test func aDeliveryChecksThePayloadsStillToBeSentAndOnlyThose() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("s.db")
-        do {
-            let store = try Store(path: path, now: fixedClock)
-            _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-03-29", kind: "bpm", json: Data(#"{"average":61}"#.utf8))
-            try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-        }
+        let path = try summaryWithItsOutboxCopy(folder)
         // Change the outbox payload's copy (the second "61" in the file, after the summary's).
         let first = try offset(of: Array(#""average":61"#.utf8), in: path)
         try damage(path, at: first + 10, with: Array("7".utf8))
