@@ -109,3 +109,36 @@ import Testing
     #expect(throws: StoreError.diskFull(path: path)) { try store.insertSlots(big, device: "SN1", model: .v1) }
     #expect(try store.slots(device: "SN1", from: 0, to: .max).count == 10, "nothing of the failed batch, nothing earlier lost")
 }
+
+/// Opening a second connection to a file must not drop the locks SQLite holds for the first one:
+/// closing any descriptor of a file releases all of a process's POSIX locks on it, and without its
+/// shared lock another process may checkpoint and delete the WAL under the first connection, which
+/// then reads old pages. An open file description lock (OFD, Linux) conflicts with this process's
+/// own POSIX locks, so asking for one shows whether the shared lock is still held.
+@Test func aSecondConnectionKeepsTheFirstConnectionsLock() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("two.db")
+    let first = try Store(path: path)
+    _ = try first.insertSlots([sampleSlot(start: 1)], device: "SN1", model: .v1)
+    // The probe's own descriptor is closed only at the end: closing it drops the locks under test.
+    let probe = open(path, O_RDWR | O_CLOEXEC)
+    #expect(probe >= 0)
+    defer { close(probe) }
+    #expect(try sharedLockIsHeld(probe))
+    let second = try Database(path: path)
+    #expect(try second.scalarInt("SELECT count(*) FROM slots") == 1)
+    #expect(try sharedLockIsHeld(probe), "opening a second connection released the first one's lock")
+}
+
+/// Whether some POSIX lock covers SQLite's shared-lock bytes (from 2^30 + 2, 510 bytes) of the file
+/// open as `fd`.
+private func sharedLockIsHeld(_ fd: Int32) throws -> Bool {
+    var lock = flock()
+    lock.l_type = Int16(F_WRLCK)
+    lock.l_whence = Int16(SEEK_SET)
+    lock.l_start = 0x4000_0002
+    lock.l_len = 510
+    let getOFDLock: Int32 = 36  // F_OFD_GETLK from <fcntl.h>, not exported to Swift
+    guard fcntl(fd, getOFDLock, &lock) == 0 else { throw POSIXError(.EINVAL) }
+    return lock.l_type != Int16(F_UNLCK)
+}

@@ -72,12 +72,16 @@ public final class Database {
     }
 
     /// Creates an empty file with mode 0600 when none exists, so SQLite never creates it with the
-    /// process umask.
+    /// process umask. An existing file is never opened here: closing any descriptor of a file drops
+    /// every POSIX lock this process holds on it, including the ones SQLite keeps for the other
+    /// connections of this process, and another process could then checkpoint and delete the WAL
+    /// under them (they would go on reading the old pages).
     static func createFileIfMissing(_ path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd < 0 {
-            let reason = String(cString: strerror(errno))
-            throw StoreError.cannotOpen(path: path, reason: reason)
+            let code = errno
+            if code == EEXIST { return }
+            throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
         }
         close(fd)
     }
