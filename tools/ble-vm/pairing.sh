@@ -10,16 +10,25 @@
 # exit 2 and a message saying what to do; a gateway that does not encrypt gets no write through.
 # Prints "ok" or "FAIL" per check; the exit status is the number of failures.
 #
-# The lost-bond case runs only when named as an argument (lost-bond): on the stock Debian 6.1 guest
-# kernel, closing the L2CAP sockets of a link whose stored key the peer rejected hit "kernel BUG at
-# lib/list_debug.c:56" (list corruption in hci_chan_del, from l2cap_sock_release) on both sides, which
-# wedges the VM (seen too when a pairing never completed). Without the argument it is printed as
-# KNOWN-FAIL and not counted. The wrong-passkey and refused-pairing cases do not hit it and always
-# run. `quick` skips the transfer of case 1.
+# The lost-bond case (4) runs unless the guest kernel is Debian's 6.1: there, closing an LE L2CAP
+# socket after the kernel processed its link's Disconnection Complete deletes the link's hci_chan a
+# second time ("list_del corruption, ...->prev is LIST_POISON2", kernel BUG at lib/list_debug.c:56,
+# in hci_chan_del from l2cap_chan_put from l2cap_sock_release), which wedges the VM. 6.1.192 deletes
+# the hci_chan both in hci_conn_cleanup (at the Disconnection Complete) and in l2cap_conn_free (when
+# the last channel's socket is released); upstream "Bluetooth: L2CAP: Fix corrupted list in
+# hci_chan_del" (ab4eedb790ca) is not in it. A lost bond always takes that path: the gateway learns
+# that the bracelet rejected its stored key only from the disconnection (the kernel sends no
+# management event for the failed Encryption Change), and the bracelet's socket is open too. Measured:
+# the case BUGs on 6.1.192 (both sides, 1 of 1 runs) and passes on Debian's 6.12.117 with the same
+# binary, so suite.sh runs it on that kernel (`lost-bond-only`: cases 0, 1 without transfer, 4).
+# `lost-bond` forces it on any kernel; `quick` skips the transfer of case 1.
 set -uo pipefail
 CASES=" $* "
 wants() { [[ "$CASES" == *" $1 "* ]]; }
-known() { echo "KNOWN-FAIL pairing: $1 not run: the guest kernel BUGs when a socket closes after the peer rejected the stored key (see the header); not counted"; }
+wants lost-bond-only && CASES+=" quick lost-bond "
+# Debian's 6.1 kernels double-delete an hci_chan when a socket outlives its link (see the header).
+case "$(uname -r)" in 6.1.*) ;; *) CASES+=" lost-bond ";; esac
+known() { echo "KNOWN-FAIL pairing: $1 not run on kernel $(uname -r): it BUGs in hci_chan_del when a socket closes after its link dropped (see the header; suite.sh runs it on a newer kernel); not counted"; }
 B=$BRACELET
 . "$REPO/tools/ble-vm/btmon-capture.sh"
 W=/tmp/pairing
@@ -59,8 +68,9 @@ forget_everything() {
 }
 
 step "0. the kernel can do LE pairing (SMP needs its ECDH, whose keys come from the default RNG)"
-# guest-setup.sh loads the DRBG: the kernel cannot autoload it here (its modules are not in /lib/modules).
-grep -q '^drbg ' /proc/modules && ok "the default RNG (drbg) is loaded" || fail "drbg is not loaded: SMP cannot make ECDH keys"
+# guest-setup.sh loads the DRBG: the kernel cannot autoload it here (its modules are not in /lib/modules);
+# newer kernels have it built in. Either way its algorithms are registered.
+grep -q '^driver *: drbg_' /proc/crypto && ok "the default RNG (drbg) is registered" || fail "drbg is not registered: SMP cannot make ECDH keys"
 forget_everything
 DAY=$(date -u -d yesterday +%F)
 
@@ -139,8 +149,8 @@ if wants lost-bond; then
 step "4. the bracelet forgot the gateway (empty --bond-dir): lost bond, exit 2, then unpair and pair again"
 start_sim sim-lost.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds-reset" || exit 99
 listen listen-lost.err
-if [ $rc -eq 2 ] && grep -q 'no longer knows this gateway\|bracelet unpair' "$W/listen-lost.err" && ! grep -q 'erased' "$W/sim-lost.log"; then
-  ok "lost bond: exit 2: $(grep -o 'no longer knows[^.]*\|refused to pair[^.]*' "$W/listen-lost.err" | head -1)"
+if [ $rc -eq 2 ] && grep -q "no longer knows this gateway.*Run \`bracelet unpair $PEER\`" "$W/listen-lost.err" && ! grep -q 'erased' "$W/sim-lost.log"; then
+  ok "lost bond: exit 2: $(grep -o 'no longer knows[^.]*' "$W/listen-lost.err" | head -1)"
 else
   fail "lost bond: exit $rc"
 fi
@@ -153,6 +163,7 @@ else
 fi
 stop_sim
 else known "lost bond (4)"; fi
+if wants lost-bond-only; then echo "---- pairing: $failures failure(s)"; exit $failures; fi
 
 forget_everything
 start_sim sim-wrong.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds-wrong" || exit 99
