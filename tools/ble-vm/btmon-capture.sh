@@ -6,12 +6,15 @@
 #
 # Why: the kernel hands every HCI packet to a monitor socket with sock_queue_rcv_skb and silently
 # drops it when the socket's receive queue is full. btmon never sizes its queue, so it gets
-# net.core.rmem_default (212992 bytes). Passkey entry is a burst of some 250 monitor packets within
+# net.core.rmem_default (212992 bytes: 278 monitor packets, each 768 bytes of truesize in the
+# kernel's accounting, measured). Passkey entry is a burst of some 250 monitor packets within
 # 25 ms (20 rounds of confirm and random, each seen on both controllers with its Number of Completed
 # Packets), the transfer a longer one; a btmon starved of CPU under software emulation fell behind,
 # and the end of the pairing (DHKey checks, LE Start Encryption, Encryption Change, key
-# distribution) was dropped while the link was encrypted (VM runs: 3394 and 2974 packets dropped
-# with a 213000-byte queue, none in 5 runs with BTMON_RCVBUF's 8 MiB). The
+# distribution) was dropped while the link was encrypted. VM runs of a pairing and a one-day sync
+# (release build): with a 213000-byte queue 3394 and 2974 packets dropped, traces of 2877 and 3295
+# frames (the second without LE Start Encryption and Encryption Change); with BTMON_RCVBUF's 8 MiB,
+# 5 of 5 runs dropped none, traces of 6242 to 6516 frames. The
 # kernel counts each drop in the sock:sock_rcvqueue_full trace event, which names the queue's
 # size; btmon's socket is the only one created while rmem_default has BTMON_RCVBUF, so the event
 # lines with that size are exactly btmon's losses.
