@@ -3,23 +3,34 @@
 # ble-vm guest: by tools/ble-vm/suite-guest.sh (one line) or alone with
 #   sudo tools/ble-vm/run.sh tools/ble-vm/pairing.sh
 # hci1 is a simulated passkey bracelet (bracelet simulate --pairing), hci0 the gateway. Proves: pairing
-# with passkey 999999 and a sync equal to the same sync over unix:; an HCI trace (btmon -w) with the
-# Encryption Change before the first ATT packet; a bonded reconnect without pairing, also after the
+# with passkey 999999 and a sync equal to the same sync over unix:; an HCI trace (btmon -w) that lost
+# no packet (tools/ble-vm/btmon-capture.sh) with the gateway's Encryption Change before its first ATT
+# packet; a bonded reconnect without pairing, also after the
 # bracelet restarts with its --bond-dir; a wrong passkey, a refused pairing and a lost bond each end with
 # exit 2 and a message saying what to do; a gateway that does not encrypt gets no write through.
 # Prints "ok" or "FAIL" per check; the exit status is the number of failures.
 #
-# The lost-bond case runs only when named as an argument (lost-bond): on the stock Debian 6.1 guest
-# kernel, closing the L2CAP sockets of a link whose stored key the peer rejected hit "kernel BUG at
-# lib/list_debug.c:56" (list corruption in hci_chan_del, from l2cap_sock_release) on both sides, which
-# wedges the VM (seen too when a pairing never completed). Without the argument it is printed as
-# KNOWN-FAIL and not counted. The wrong-passkey and refused-pairing cases do not hit it and always
-# run. `quick` skips the transfer of case 1.
+# The lost-bond case (4) runs unless the guest kernel is Debian's 6.1: there, closing an LE L2CAP
+# socket after the kernel processed its link's Disconnection Complete deletes the link's hci_chan a
+# second time ("list_del corruption, ...->prev is LIST_POISON2", kernel BUG at lib/list_debug.c:56,
+# in hci_chan_del from l2cap_chan_put from l2cap_sock_release), which wedges the VM. 6.1.192 deletes
+# the hci_chan both in hci_conn_cleanup (at the Disconnection Complete) and in l2cap_conn_free (when
+# the last channel's socket is released); upstream "Bluetooth: L2CAP: Fix corrupted list in
+# hci_chan_del" (ab4eedb790ca) is not in it. A lost bond always takes that path: the gateway learns
+# that the bracelet rejected its stored key only from the disconnection (the kernel sends no
+# management event for the failed Encryption Change), and the bracelet's socket is open too. Measured:
+# the case BUGs on 6.1.192 (both sides, 1 of 1 runs) and passes on Debian's 6.12.117 with the same
+# binary, so suite.sh runs it on that kernel (`lost-bond-only`: cases 0, 1 without transfer, 4).
+# `lost-bond` forces it on any kernel; `quick` skips the transfer of case 1.
 set -uo pipefail
 CASES=" $* "
 wants() { [[ "$CASES" == *" $1 "* ]]; }
-known() { echo "KNOWN-FAIL pairing: $1 not run: the guest kernel BUGs when a socket closes after the peer rejected the stored key (see the header); not counted"; }
+wants lost-bond-only && CASES+=" quick lost-bond "
+# Debian's 6.1 kernels double-delete an hci_chan when a socket outlives its link (see the header).
+case "$(uname -r)" in 6.1.*) ;; *) CASES+=" lost-bond ";; esac
+known() { echo "KNOWN-FAIL pairing: $1 not run on kernel $(uname -r): it BUGs in hci_chan_del when a socket closes after its link dropped (see the header; suite.sh runs it on a newer kernel); not counted"; }
 B=$BRACELET
+. "$REPO/tools/ble-vm/btmon-capture.sh"
 W=/tmp/pairing
 mkdir -p "$W"
 trap 'cp -a "$W"/. "$OUT"/pairing/ 2>/dev/null' EXIT
@@ -57,16 +68,15 @@ forget_everything() {
 }
 
 step "0. the kernel can do LE pairing (SMP needs its ECDH, whose keys come from the default RNG)"
-# guest-setup.sh loads the DRBG: the kernel cannot autoload it here (its modules are not in /lib/modules).
-grep -q '^drbg ' /proc/modules && ok "the default RNG (drbg) is loaded" || fail "drbg is not loaded: SMP cannot make ECDH keys"
+# guest-setup.sh loads the DRBG: the kernel cannot autoload it here (its modules are not in /lib/modules);
+# newer kernels have it built in. Either way its algorithms are registered.
+grep -q '^driver *: drbg_' /proc/crypto && ok "the default RNG (drbg) is registered" || fail "drbg is not registered: SMP cannot make ECDH keys"
 forget_everything
 DAY=$(date -u -d yesterday +%F)
 
 if ! wants quick; then
 step "1. pair with passkey 999999 and sync; the same summary as over unix:; encrypted before the first ATT packet"
-btmon -w "$W/pair.btsnoop" > /dev/null 2>&1 &
-BTMON=$!
-sleep 1
+btmon_start "$W/pair.btsnoop"
 while [ "$(date +%S)" -gt 40 ]; do sleep 1; done
 start_sim sim-pair.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds" || exit 99
 PAIR_SIM=$SIM
@@ -80,7 +90,8 @@ if [ $rc -eq 0 ] && grep -q 'passkey requested' "$W/listen-pair.err" && grep -q 
 else
   fail "pair + sync: exit $rc"; cat "$W/listen-pair.err" | head; tail "$W/sim-pair.log"; dmesg | grep -i 'bluetooth' | tail -5
 fi
-kill $BTMON 2>/dev/null; wait $BTMON 2>/dev/null
+btmon_stop
+drops=$(btmon_drops)
 wait $UNIX_LISTEN
 SIM=$UNIX_SIM; stop_sim
 "$B" summarize --db "$W/pair.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-pair.json" 2>&1
@@ -90,20 +101,20 @@ if [ -s "$W/summary-pair.json" ] && cmp -s "$W/summary-pair.json" "$W/summary-un
 else
   fail "summaries differ:"; diff "$W/summary-pair.json" "$W/summary-unix.json" | head -10
 fi
-# Frame numbers in the HCI trace: the first Encryption Change (0x08, or 0x59 v2) and the first ATT PDU.
-enc=$(tshark -r "$W/pair.btsnoop" -Y 'bthci_evt.code == 0x08 || bthci_evt.code == 0x59' -T fields -e frame.number 2>/dev/null | head -1)
-att=$(tshark -r "$W/pair.btsnoop" -Y 'btatt' -T fields -e frame.number 2>/dev/null | head -1)
+# The gateway's (hci0) first successful Encryption Change (0x08, or 0x59 v2) and its first ATT PDU,
+# on the same connection handle; only from a trace the kernel dropped nothing from.
+trace() { tshark -r "$W/pair.btsnoop" -Y "hci_mon.adapter_id == 0 && ($1)" -T fields -e frame.number -e "$2" 2>/dev/null | head -1; }
+read -r enc enc_handle <<< "$(trace '(bthci_evt.code == 0x08 || bthci_evt.code == 0x59) && bthci_evt.status == 0 && bthci_evt.encryption_enable == 1' bthci_evt.connection_handle)"
+read -r att att_handle <<< "$(trace 'btatt' bthci_acl.chandle)"
 natt=$(tshark -r "$W/pair.btsnoop" -Y 'btatt' -T fields -e frame.number 2>/dev/null | wc -l)
-if [ -n "$enc" ] && [ -n "$att" ] && [ "$enc" -lt "$att" ]; then
-  ok "btmon trace: Encryption Change in frame $enc, first of $natt ATT packets in frame $att"
-elif [ -z "$enc" ] && [ -n "$att" ] && grep -q 'link encrypted and authenticated' "$W/listen-pair.err"; then
-  # Inconclusive, not a contradiction: the trace lacks the LE Start Encryption command and the
-  # Encryption Change event altogether (btmon under software emulation loses monitor packets in the
-  # pairing burst) while the kernel reported the link encrypted before the first write. A trace with
-  # an Encryption Change after the first ATT packet is a real failure and is counted.
-  echo "KNOWN-FAIL pairing: btmon trace has no Encryption Change (first ATT frame $att) although the kernel reported the link encrypted; not counted"
+if [ "$drops" = "?" ]; then
+  fail "btmon trace: cannot tell whether it is complete (no sock_rcvqueue_full trace event in this kernel)"
+elif [ "$drops" != 0 ]; then
+  fail "btmon trace incomplete: the kernel dropped $drops monitor packet(s) for btmon (its receive queue was full)"
+elif [ -n "$enc" ] && [ -n "$att" ] && [ "$enc" -lt "$att" ] && [ "$enc_handle" = "$att_handle" ]; then
+  ok "btmon trace (0 packets lost): Encryption Change on hci0 handle $enc_handle in frame $enc, first of $natt ATT packets in frame $att"
 else
-  fail "btmon trace: Encryption Change frame '${enc:-none}', first ATT frame '${att:-none}'"
+  fail "btmon trace (0 packets lost): Encryption Change on hci0 frame '${enc:-none}' handle '${enc_handle:-}', first ATT frame '${att:-none}' handle '${att_handle:-}'"
 fi
 
 else
@@ -138,8 +149,8 @@ if wants lost-bond; then
 step "4. the bracelet forgot the gateway (empty --bond-dir): lost bond, exit 2, then unpair and pair again"
 start_sim sim-lost.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds-reset" || exit 99
 listen listen-lost.err
-if [ $rc -eq 2 ] && grep -q 'no longer knows this gateway\|bracelet unpair' "$W/listen-lost.err" && ! grep -q 'erased' "$W/sim-lost.log"; then
-  ok "lost bond: exit 2: $(grep -o 'no longer knows[^.]*\|refused to pair[^.]*' "$W/listen-lost.err" | head -1)"
+if [ $rc -eq 2 ] && grep -q "no longer knows this gateway.*Run \`bracelet unpair $PEER\`" "$W/listen-lost.err" && ! grep -q 'erased' "$W/sim-lost.log"; then
+  ok "lost bond: exit 2: $(grep -o 'no longer knows[^.]*' "$W/listen-lost.err" | head -1)"
 else
   fail "lost bond: exit $rc"
 fi
@@ -152,6 +163,7 @@ else
 fi
 stop_sim
 else known "lost bond (4)"; fi
+if wants lost-bond-only; then echo "---- pairing: $failures failure(s)"; exit $failures; fi
 
 forget_everything
 start_sim sim-wrong.log --serve hci:hci1 --pairing passkey --bond-dir "$W/bonds-wrong" || exit 99

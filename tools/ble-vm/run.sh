@@ -18,7 +18,8 @@
 #
 # Needs root (installs Debian packages when missing, keeps the kernel in BLE_VM_CACHE, default
 # /var/cache/bracelet-ble-vm, re-created when missing). BLE_VM_TIMEOUT (seconds, default 600) bounds
-# the whole run; a run that hits it exits 124.
+# the whole run; a run that hits it exits 124. BLE_VM_KERNEL boots another Debian kernel package
+# instead of the one linux-image-amd64 depends on.
 set -euo pipefail
 
 usage() { echo "usage: $0 GUEST_SCRIPT [ARG...]" >&2; exit 2; }
@@ -47,7 +48,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # 2. The stock kernel and its modules, unpacked once into the cache.
-kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+# BLE_VM_KERNEL names another Debian kernel package (linux-image-6.12.117+deb12-amd64) to compare kernels.
+kpkg=${BLE_VM_KERNEL:-$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')}
 [ -n "$kpkg" ] || { echo "ble-vm: cannot find the kernel package linux-image-amd64 depends on; run apt-get update" >&2; exit 1; }
 kver=${kpkg#linux-image-}
 kroot=$cache/$kpkg
@@ -68,11 +70,11 @@ if [ ! -f "$initrd" ] || [ "$here/guest-init.sh" -nt "$initrd" ]; then
   work=$(mktemp -d)
   mkdir -p "$work"/{bin,proc,sys,dev,newroot,modules}
   cp /bin/busybox "$work/bin/busybox"
-  for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev virtio/virtio_pci_modern_dev virtio/virtio_pci; do
-    cp "$moddir/kernel/drivers/$m.ko" "$work/modules/"
-  done
-  for m in fs/netfs/netfs fs/fscache/fscache net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p; do
-    [ -f "$moddir/kernel/$m.ko" ] && cp "$moddir/kernel/$m.ko" "$work/modules/"
+  # Modules the kernel has (built-in ones are missing, newer kernels compress them: busybox's insmod wants them plain).
+  for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci_modern_dev \
+           drivers/virtio/virtio_pci fs/netfs/netfs fs/fscache/fscache net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p; do
+    if [ -f "$moddir/kernel/$m.ko" ]; then cp "$moddir/kernel/$m.ko" "$work/modules/"
+    elif [ -f "$moddir/kernel/$m.ko.xz" ]; then xz -dc "$moddir/kernel/$m.ko.xz" > "$work/modules/$(basename "$m").ko"; fi
   done
   cp "$here/guest-init.sh" "$work/init"
   chmod +x "$work/init"

@@ -14,7 +14,8 @@
 #   - `simulate --profile heart-rate` on hci1 is a standard heart-rate strap: listen (address type
 #     from the strap's own advertisement) prints its samples with RR intervals, Ctrl-C exits 130, and
 #     the --record capture replays as the same sample lines;
-#   - scan and listen work again with dbus-daemon and bluetoothd running.
+#   - scan and listen work again with dbus-daemon and bluetoothd running;
+#   - pairing (tools/ble-vm/pairing.sh), and in a second boot on Debian's 6.12 kernel the lost bond.
 # Exit status: 0 when every check passed. Needs root (see run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,4 +23,14 @@ if [ -z "${BRACELET:-}" ]; then
   nice -n 10 swift build -c release --product bracelet >&2
   export BRACELET=$PWD/.build/release/bracelet
 fi
-exec tools/ble-vm/run.sh tools/ble-vm/suite-guest.sh
+status=0
+tools/ble-vm/run.sh tools/ble-vm/suite-guest.sh || status=$?
+# The lost-bond case BUGs Debian's 6.1 kernel (tools/ble-vm/pairing.sh says why): it runs in a second,
+# short boot of Debian's newest 6.12 kernel, where it passes (measured on 6.12.117).
+newer=$(apt-cache pkgnames linux-image-6.12 | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -V | tail -1 || true)
+if [ -z "$newer" ]; then
+  echo "ble-vm: no linux-image-6.12.*+deb12-amd64 package known to apt (run apt-get update): the lost-bond case did not run" >&2
+  exit $((status + 1))
+fi
+BLE_VM_KERNEL=$newer BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/lost-bond} tools/ble-vm/run.sh tools/ble-vm/pairing.sh lost-bond-only || status=$((status + $?))
+exit $status
