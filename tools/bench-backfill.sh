@@ -57,7 +57,7 @@ fi
 "$B" summarize --db "$db" --tz "$zone" --age 40 --format json >"$work/summary.json" 2>"$work/summarize.log"
 
 python3 - "$work" "$db" "$zone" "$model" "$days" <<'EOF'
-import json, os, re, sqlite3, sys, datetime
+import json, os, re, sqlite3, struct, sys, datetime
 from zoneinfo import ZoneInfo
 
 work, db, zone, model, days = sys.argv[1:]
@@ -93,9 +93,12 @@ while d <= local(last):
 beat_days = set()
 # Whole hours are enough to place a beat in a local day (zone offsets are whole or half hours:
 # half-hour zones are checked at the half hour too).
-for (h,) in con.execute("SELECT DISTINCT time_ms / 1800000 FROM beats"):
-    beat_days.add(local(h * 1800).isoformat())
-n_beats = con.execute("SELECT count(*) FROM beats").fetchone()[0]
+# Beats are stored packed per UTC hour (BeatChunk.swift: 8 bytes a beat, ms since the hour first).
+n_beats = 0
+for start_ms, blob in con.execute("SELECT start_ms, beats FROM beat_chunks"):
+    n_beats += len(blob) // 8
+    for h in {(start_ms + offset) // 1800000 for offset, _ in struct.iter_unpack("<Ii", blob)}:
+        beat_days.add(local(h * 1800).isoformat())
 n_slots = con.execute("SELECT count(*) FROM slots").fetchone()[0]
 
 summary = json.load(open(os.path.join(work, "summary.json")))

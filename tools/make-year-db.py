@@ -59,12 +59,16 @@ def main():
         db.executemany("""INSERT OR IGNORE INTO slots (device_id, start, interval_s, bpm, bpm_quality, breath, breath_quality,
             steps, activity, speed, energy_cal, active_cal, skin_temp_c, core_temp_c, spo2, spo2_quality, eda_us, sleep_stage,
             wearing, battery) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""", slots)
-        t, beats = base * 1000, []
+        # Beats are stored packed per UTC hour (Sources/BraceletStore/BeatChunk.swift): 8 bytes a beat,
+        # milliseconds since the hour (unsigned) and the RR interval (signed), little-endian.
+        t, hours = base * 1000, {}
         for _ in range(27_000):
             rr = rng.randint(800, 1100)
             t += rr
-            beats.append((device, t, rr))
-        db.executemany("INSERT OR IGNORE INTO beats (device_id, time_ms, rr_ms) VALUES (?,?,?)", beats)
+            hour = t - t % 3_600_000
+            hours.setdefault(hour, []).append(struct.pack("<Ii", t - hour, rr))
+        db.executemany("INSERT OR IGNORE INTO beat_chunks (device_id, start_ms, beats) VALUES (?,?,?)",
+                       [(device, hour, b"".join(records)) for hour, records in hours.items()])
         db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

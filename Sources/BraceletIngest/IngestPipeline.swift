@@ -3,7 +3,6 @@ import BraceletStore
 import BraceletSummaries
 import BraceletTransport
 import BraceletVitality
-import Dispatch
 import Foundation
 
 /// The one way data gets into the store: verified files from a capture, a live link or a CSV export
@@ -22,7 +21,7 @@ import Foundation
 /// - **A repeated file changes nothing**: a transferred file whose transfer is already committed is
 ///   skipped; re-stored rows are found present and touch no day; equal recomputed content writes no
 ///   outbox entry.
-/// - **Off the cooperative pool.** All SQLite work runs on the pipeline's own serial dispatch queue.
+/// - **Off the cooperative pool.** All SQLite work runs on the pipeline's own `SerialWorkQueue`.
 ///   The synchronous calls block the calling thread until the commit is durable (a session must not
 ///   erase earlier); the `async` variant suspends instead of blocking a cooperative thread.
 ///   Never call the pipeline from inside `onIngested` (it runs on that queue).
@@ -33,7 +32,7 @@ public final class IngestPipeline: @unchecked Sendable {
     public let recomputer: SummaryRecomputer
     /// Called on the pipeline's queue after each committed ingest (a live session's progress).
     public let onIngested: (@Sendable (IngestReport) -> Void)?
-    private let queue = DispatchQueue(label: "bracelet.ingest")
+    private let queue = SerialWorkQueue(label: "bracelet.ingest")
 
     /// A pipeline into `store` that recomputes days with `configuration` (time zone, zones) and,
     /// when `age` is given, stores vitality metrics too.
@@ -55,9 +54,7 @@ public final class IngestPipeline: @unchecked Sendable {
 
     /// Like ``ingest(_:)``, suspending instead of blocking while the pipeline's queue does the work.
     public func ingest(_ files: [VerifiedFile]) async throws -> IngestReport {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try self.run(files) }) }
-        }
+        try await queue.run { try self.run(files) }
     }
 
     /// Records that the bracelet erased the committed file of `fileKind` (call it when the session

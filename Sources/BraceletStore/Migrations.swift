@@ -156,6 +156,50 @@ enum Migrations {
         ALTER TABLE daily_summaries ADD COLUMN computed_at INTEGER;
         ALTER TABLE sleep_sessions ADD COLUMN basis TEXT;
         """,
+        // 7: beats packed, one row per device and UTC hour (see BeatChunk.swift): a row per beat made
+        // inserting a night's beats, and checking them, the largest costs of an ingest. The old rows
+        // are packed by `bracelet_beat_chunk` (SQLite/BeatChunkFunction.swift); the view `beats` shows
+        // the chunks as the old rows, in plain SQL, for tools and ad-hoc queries. It cuts each chunk
+        // into 1 KiB pieces first and each piece into records: a value is read whole on every access,
+        // so records cut straight from an hour's chunk would read it once per beat.
+        """
+        CREATE TABLE beat_chunks (
+            device_id INTEGER NOT NULL REFERENCES devices(id),
+            start_ms INTEGER NOT NULL,
+            beats BLOB NOT NULL,
+            row_check INTEGER GENERATED ALWAYS AS (bracelet_row_check(device_id, start_ms, beats)) STORED,
+            PRIMARY KEY (device_id, start_ms)
+        ) WITHOUT ROWID;
+        INSERT INTO beat_chunks (device_id, start_ms, beats)
+            SELECT device_id, time_ms - ((time_ms % 3600000) + 3600000) % 3600000 AS hour, bracelet_beat_chunk(time_ms, rr_ms)
+            FROM beats GROUP BY device_id, hour;
+        DROP TABLE beats;
+        CREATE VIEW beats (device_id, time_ms, rr_ms) AS
+            WITH RECURSIVE piece_at (at) AS (
+                SELECT 0 UNION ALL SELECT at + 1024 FROM piece_at WHERE at + 1024 < (SELECT max(length(beats)) FROM beat_chunks)
+            ), record_at (at) AS (
+                SELECT 0 UNION ALL SELECT at + 8 FROM record_at WHERE at + 8 < 1024
+            ), piece AS MATERIALIZED (
+                SELECT c.device_id, c.start_ms, substr(c.beats, piece_at.at + 1, 1024) AS p, min(1024, length(c.beats) - piece_at.at) AS n
+                FROM beat_chunks c CROSS JOIN piece_at ON piece_at.at < length(c.beats)
+            ), word AS MATERIALIZED (
+                SELECT device_id, start_ms, hex(substr(p, record_at.at + 1, 8)) AS h FROM piece CROSS JOIN record_at ON record_at.at < n
+            ), value AS (
+                SELECT device_id, start_ms,
+                (instr('123456789ABCDEF', substr(h, 1, 1)) * 16 + instr('123456789ABCDEF', substr(h, 2, 1))) +
+                (instr('123456789ABCDEF', substr(h, 3, 1)) * 16 + instr('123456789ABCDEF', substr(h, 4, 1))) * 256 +
+                (instr('123456789ABCDEF', substr(h, 5, 1)) * 16 + instr('123456789ABCDEF', substr(h, 6, 1))) * 65536 +
+                (instr('123456789ABCDEF', substr(h, 7, 1)) * 16 + instr('123456789ABCDEF', substr(h, 8, 1))) * 16777216 AS offset,
+                (instr('123456789ABCDEF', substr(h, 9, 1)) * 16 + instr('123456789ABCDEF', substr(h, 10, 1))) +
+                (instr('123456789ABCDEF', substr(h, 11, 1)) * 16 + instr('123456789ABCDEF', substr(h, 12, 1))) * 256 +
+                (instr('123456789ABCDEF', substr(h, 13, 1)) * 16 + instr('123456789ABCDEF', substr(h, 14, 1))) * 65536 +
+                (instr('123456789ABCDEF', substr(h, 15, 1)) * 16 + instr('123456789ABCDEF', substr(h, 16, 1))) * 16777216 AS rr
+                FROM word
+            )
+            SELECT device_id, start_ms + offset,
+                CASE WHEN rr = 2147483648 THEN NULL WHEN rr > 2147483648 THEN rr - 4294967296 ELSE rr END
+            FROM value;
+        """,
     ]
 
     /// The schema version this build writes.

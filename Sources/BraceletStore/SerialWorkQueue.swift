@@ -20,6 +20,13 @@ package struct SerialWorkQueue: Sendable {
         }
     }
 
+    /// Runs `work` on the queue and blocks the calling thread until it returns or throws: for the
+    /// main thread of a synchronous command (a live session that must not erase before a commit is
+    /// durable). Never call it from a task of Swift's cooperative pool, nor from work on this queue.
+    package func sync<T>(_ work: () throws -> T) rethrows -> T {
+        try queue.sync(execute: work)
+    }
+
     /// Runs `work`, which cannot fail, on the queue and suspends until it returns.
     package func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in

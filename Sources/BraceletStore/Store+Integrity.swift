@@ -45,8 +45,10 @@ extension Store {
             var findings: [IntegrityFinding] = []
             var id: Int64?
             if let device { id = try deviceID(db, serial: device) ?? -1 }
-            let tables = [("slots", "start", Self.slotColumns, Int64(1)), ("beats", "time_ms", "device_id, time_ms, rr_ms", Int64(1000))]
-            for (table, key, columns, unit) in tables {
+            // Beats are checked per stored hour (BeatChunk): a span that starts inside an hour checks that hour.
+            let tables = [("slots", "slots", "start", Self.slotColumns, Int64(1), Int64(0)),
+                          ("beats", "beat_chunks", "start_ms", "device_id, start_ms, beats", Int64(1000), BeatChunk.spanMs - 1)]
+            for (area, table, key, columns, unit, reach) in tables {
                 let statement = try db.prepare("""
                     SELECT n, first, (SELECT serial FROM devices WHERE id = device) FROM (
                         SELECT count(*) AS n, min(\(key)) AS first, min(device_id) AS device FROM \(table)
@@ -54,14 +56,14 @@ extension Store {
                           AND row_check IS NOT \(RowCheck.functionName)(\(columns)))
                     """)
                 statement.bind(id, at: 1)
-                // Clamped so that the bounds in milliseconds cannot overflow.
-                let limit = Int64.max / 1000
-                statement.bind(seconds.map { max(-limit, min(limit, $0.lowerBound)) * unit }, at: 2)
+                // Clamped so that the bounds in milliseconds (less the reach) cannot overflow.
+                let limit = (Int64.max - BeatChunk.spanMs) / 1000
+                statement.bind(seconds.map { max(-limit, min(limit, $0.lowerBound)) * unit - reach }, at: 2)
                 statement.bind(seconds.map { max(-limit, min(limit, $0.upperBound)) * unit }, at: 3)
                 guard try statement.step(), let count = statement.int64(at: 0), count > 0 else { continue }
                 let first = statement.int64(at: 1).map(String.init) ?? "?"
                 let serial = statement.text(at: 2) ?? "an unknown device"
-                findings.append(IntegrityFinding(area: table, problem: "\(count) rows changed since they were written (first: \(serial) at \(key) \(first))"))
+                findings.append(IntegrityFinding(area: area, problem: "\(count) rows changed since they were written (first: \(serial) at \(key) \(first))"))
             }
             return findings
         }

@@ -47,6 +47,7 @@ public final class Database {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         RowCheck.register(on: db)
+        BeatChunkFunction.register(on: db)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         do {
             // Reading the schema is the first access to the file: a non-database fails here.

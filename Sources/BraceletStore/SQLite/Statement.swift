@@ -73,6 +73,19 @@ public final class Statement {
         }, index)
     }
 
+    /// Binds bytes as a blob to parameter `index` (1-based); an empty array binds an empty blob.
+    public func bind(_ value: [UInt8], at index: Int32) {
+        guard value.count <= Int(Int32.max) else {
+            check(SQLITE_TOOBIG, index)
+            return
+        }
+        check(value.withUnsafeBytes { raw in
+            // A NULL pointer would bind SQL NULL; an empty blob is not a missing value.
+            raw.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
+                : sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+        }, index)
+    }
+
     /// Advances to the next row: `true` when a row is available, `false` when the statement is done.
     public func step() throws -> Bool {
         if let failedBind {
@@ -144,6 +157,15 @@ public final class Statement {
     public func text(at index: Int32) -> String? {
         guard !isNull(at: index), let pointer = sqlite3_column_text(handle, index) else { return nil }
         return String(cString: pointer)
+    }
+
+    /// Calls `body` with the bytes of column `index` of the current row, without copying them (the
+    /// buffer is valid only inside `body`); `nil` when the column is NULL.
+    public func withBytes<T>(at index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        guard !isNull(at: index) else { return nil }
+        let pointer = sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count > 0 ? count : 0))
     }
 
     /// Column `index` as bytes (from a blob or text column), `nil` when NULL.
