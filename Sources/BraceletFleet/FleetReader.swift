@@ -25,6 +25,9 @@ public final class FleetReader {
         guard version <= FleetSchema.latestVersion else { throw FleetError.schemaNewer(found: version, supported: FleetSchema.latestVersion) }
     }
 
+    /// The day rows of kind `$2` from `$3` to `$4`.
+    static let dayFilter = "kind = $2 AND local_date BETWEEN $3::date AND $4::date"
+
     /// Who the rows are selected by.
     public enum Subject: Sendable, Equatable, CustomStringConvertible {
         /// One bracelet (serial).
@@ -40,10 +43,28 @@ public final class FleetReader {
             }
         }
 
-        var condition: (column: String, value: String) {
+        /// The subject's rows of `table` that pass `filter` (its parameters from `$2`), `columns` of
+        /// them, as a row source for `FROM`, with the subject as `$1`. A participant's rows are those
+        /// stamped with them, and the unstamped rows (delivered before any participant was
+        /// assigned) of the devices assigned to them now: two arms, so that each uses an index
+        /// (an `OR` of both made PostgreSQL scan the whole table).
+        func rows(of table: String, _ columns: String, where filter: String) -> String {
             switch self {
-            case let .device(serial): ("device", serial)
-            case let .user(user): ("user_id", user)
+            case .device:
+                return "(SELECT \(columns) FROM \(table) WHERE device = $1 AND \(filter)) AS rows"
+            case .user:
+                return """
+                    (SELECT \(columns) FROM \(table) WHERE user_id = $1 AND \(filter)
+                     UNION ALL SELECT \(columns) FROM \(table)
+                     WHERE user_id IS NULL AND device IN (SELECT device FROM fleet_devices WHERE user_id = $1) AND \(filter)) AS rows
+                    """
+            }
+        }
+
+        var value: String {
+            switch self {
+            case let .device(serial): serial
+            case let .user(user): user
             }
         }
     }
@@ -51,26 +72,43 @@ public final class FleetReader {
     /// The delivered day summaries of `subject` from `fromDate` to `toDate` (inclusive,
     /// `YYYY-MM-DD`), oldest first. A participant who wore two bracelets on one day gets the
     /// summary delivered last. A participant's days are those whose entries carried the
-    /// participant (as in the gateway's outbox): days delivered before the device was assigned
-    /// belong to no participant and are read by device.
+    /// participant (as in the gateway's outbox), and the days of the devices assigned to them
+    /// that were delivered before any participant was assigned.
     public func days(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [DailySummary] {
-        let (column, value) = subject.condition
         let rows = try connection.execute("""
-            SELECT DISTINCT ON (local_date) payload FROM fleet_daily_summaries
-            WHERE \(column) = $1 AND kind = $2 AND local_date BETWEEN $3::date AND $4::date
+            SELECT DISTINCT ON (local_date) payload
+            FROM \(subject.rows(of: "fleet_daily_summaries", "local_date, delivered_at, payload", where: Self.dayFilter))
             ORDER BY local_date, delivered_at DESC
-            """, [value, Self.dailyKind, fromDate, toDate])
+            """, [subject.value, Self.dailyKind, fromDate, toDate])
         return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: DailySummary.self) }
+    }
+
+    /// What scoring reads of the days ``days(of:fromDate:toDate:)`` returns: the stored score input,
+    /// or (for a row delivered before the fleet schema had one) the input made from its payload.
+    func scoreInputs(of subject: Subject, fromDate: String, toDate: String) throws -> [FleetDayScoreInput] {
+        let rows = try connection.execute("""
+            SELECT DISTINCT ON (local_date) score_input, CASE WHEN score_input IS NULL THEN payload END
+            FROM \(subject.rows(of: "fleet_daily_summaries", "local_date, delivered_at, score_input, payload", where: Self.dayFilter))
+            ORDER BY local_date, delivered_at DESC
+            """, [subject.value, Self.dailyKind, fromDate, toDate])
+        return try rows.values.map { row in
+            if let stored = row.first ?? nil {
+                do { return try JSONDecoder().decode(FleetDayScoreInput.self, from: Data(stored.utf8)) } catch {
+                    throw FleetError.badRow(detail: "a score input is not one this build reads (\(error))")
+                }
+            }
+            return FleetDayScoreInput(summary: try Self.summary(of: row.count > 1 ? row[1] : nil, as: DailySummary.self))
+        }
     }
 
     /// The delivered sleep sessions of `subject` that belong to local dates `fromDate...toDate`,
     /// by start.
     public func sleepSessions(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [SleepSession] {
-        let (column, value) = subject.condition
         let rows = try connection.execute("""
-            SELECT payload FROM fleet_sleep_sessions WHERE \(column) = $1 AND local_date BETWEEN $2::date AND $3::date
+            SELECT payload FROM \(subject.rows(of: "fleet_sleep_sessions", "session_start, payload",
+                                                 where: "local_date BETWEEN $2::date AND $3::date"))
             ORDER BY session_start
-            """, [value, fromDate, toDate])
+            """, [subject.value, fromDate, toDate])
         return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: SleepSession.self) }
     }
 

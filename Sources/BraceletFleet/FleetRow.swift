@@ -11,6 +11,8 @@ struct FleetRow {
     let payload: String
     /// For a sleep session, its start and stop (Unix s) from the envelope.
     let session: (start: Int64, stop: Int64)?
+    /// For a day summary this build can read, what `score` reads of it (canonical JSON).
+    let scoreInput: String?
 
     /// Why an entry cannot be a fleet row.
     struct Refusal: Error, CustomStringConvertible {
@@ -33,8 +35,10 @@ struct FleetRow {
                 throw Refusal(description: "sleep session entry \(entry.key) has no start and stop in its payload")
             }
             session = (bounds.start, bounds.stop)
+            scoreInput = nil
         } else if entry.kind.hasPrefix("daily:") {
             session = nil
+            scoreInput = try? FleetDayScoreInput(payload: entry.payload)?.text()
         } else {
             throw Refusal(description: "outbox entry \(entry.key) is of kind \(entry.kind), which the fleet database does not hold "
                 + "(it takes daily:<kind> and sleep_session); deliver it with another sink (--kinds)")
@@ -53,7 +57,7 @@ struct FleetRow {
     }
 
     var dailyParameters: [String?] {
-        [entry.device, entry.kind, entry.localDate, String(entry.version), entry.contentHash, entry.user, entry.key, payload]
+        [entry.device, entry.kind, entry.localDate, String(entry.version), entry.contentHash, entry.user, entry.key, payload, scoreInput]
     }
 
     var sleepParameters: [String?] {
@@ -61,9 +65,22 @@ struct FleetRow {
          entry.contentHash, entry.user, entry.key, payload]
     }
 
-    /// `rows` in pieces of at most `size`.
-    static func chunks(_ rows: [FleetRow], of size: Int) -> [ArraySlice<FleetRow>] {
-        stride(from: 0, to: rows.count, by: size).map { rows[$0..<min($0 + size, rows.count)] }
+    /// `rows` in pieces of at most `size` rows and about `bytes` of payload (at least one row each):
+    /// libpq holds a whole statement in memory, and a day summary is about 0.47 MB.
+    static func chunks(_ rows: [FleetRow], of size: Int, bytes: Int) -> [ArraySlice<FleetRow>] {
+        var pieces: [ArraySlice<FleetRow>] = []
+        var start = 0
+        var total = 0
+        for (index, row) in rows.enumerated() {
+            if index > start && (index - start == size || total + row.entry.payload.count > bytes) {
+                pieces.append(rows[start..<index])
+                start = index
+                total = 0
+            }
+            total += row.entry.payload.count
+        }
+        if start < rows.count { pieces.append(rows[start...]) }
+        return pieces
     }
 
     /// `($1, $2::date, ...), (...)` for `rows` rows of `casts` (one cast per column, `""` for none).
@@ -76,10 +93,11 @@ struct FleetRow {
     /// The upsert of daily summaries: newer versions only; returns the keys it wrote.
     static func dailyUpsert(rows: Int) -> String {
         """
-        INSERT INTO fleet_daily_summaries AS t (device, kind, local_date, version, content_hash, user_id, outbox_key, payload)
-        VALUES \(values(rows: rows, casts: ["", "", "::date", "::integer", "", "", "", ""]))
+        INSERT INTO fleet_daily_summaries AS t (device, kind, local_date, version, content_hash, user_id, outbox_key, payload, score_input)
+        VALUES \(values(rows: rows, casts: ["", "", "::date", "::integer", "", "", "", "", ""]))
         ON CONFLICT (device, kind, local_date) DO UPDATE SET version = excluded.version, content_hash = excluded.content_hash,
-            user_id = excluded.user_id, outbox_key = excluded.outbox_key, payload = excluded.payload, delivered_at = now()
+            user_id = excluded.user_id, outbox_key = excluded.outbox_key, payload = excluded.payload,
+            score_input = excluded.score_input, delivered_at = now()
         WHERE t.version < excluded.version
         RETURNING outbox_key
         """
