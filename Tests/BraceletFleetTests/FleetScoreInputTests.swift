@@ -79,3 +79,26 @@ struct FleetReaderTests {
         #expect(try reader.vitalityDays(of: .user("P-8"), age: 40).isEmpty)
     }
 }
+
+@Suite(.serialized, .enabled(if: TestCluster.available, TestCluster.skipReason))
+struct FleetStatusTests {
+    @Test func statusGivesEachDeviceItsDaysLastDayOldestGapAndSessions() async throws {
+        let cluster = try TestCluster()
+        let server = try FleetServer(uri: cluster.url)
+        let gateway = try GatewayDatabase()
+        for date in ["2026-03-01", "2026-03-02", "2026-03-04", "2026-03-06"] { try gateway.day("SN1", date, steps: 1) }
+        try gateway.session("SN1", start: 1_772_400_000, date: "2026-03-02", minutes: 420)
+        try gateway.store.setUser("P-1", device: "SN1")
+        try gateway.session("SN2", start: 1_772_400_000, date: "2026-03-02", minutes: 60)
+        #expect(PostgresSink(server: server).deliver(batch: try gateway.store.outboxEntries()).allSatisfy { $0 == .delivered(httpStatus: nil) })
+
+        let status = try FleetReader(server: server).status()
+        #expect(status.map(\.device) == ["SN1", "SN2"])
+        #expect(status.map(\.user) == ["P-1", nil])
+        #expect(status.map(\.days) == [4, 0])
+        #expect(status.map(\.sleepSessions) == [1, 1])
+        #expect(status.map(\.lastDay) == ["2026-03-06", nil])
+        #expect(status.map(\.oldestGap) == ["2026-03-03", nil])
+        #expect(status.allSatisfy { $0.lastSync.hasSuffix("Z") && $0.lastSync.count == 20 })
+    }
+}
