@@ -11,8 +11,6 @@ struct FleetRow {
     let payload: String
     /// For a sleep session, its start and stop (Unix s) from the envelope.
     let session: (start: Int64, stop: Int64)?
-    /// For a day summary this build can read, what `score` reads of it (canonical JSON).
-    let scoreInput: String?
 
     /// Why an entry cannot be a fleet row.
     struct Refusal: Error, CustomStringConvertible {
@@ -26,7 +24,9 @@ struct FleetRow {
         guard LocalDates.isValid(entry.localDate), entry.version >= 1, entry.version <= Int(Int32.max), !entry.device.isEmpty else {
             throw Refusal(description: "outbox entry \(entry.key) has an invalid date, version or device; it cannot be stored in the fleet database")
         }
-        guard !entry.payload.contains(0), let text = String(validating: entry.payload, as: UTF8.self) else {
+        // Over the raw bytes: Data's own iterator went byte by byte through a generic path (8 % of
+        // a sync's CPU on 0.6 MB day summaries).
+        guard !entry.payload.withUnsafeBytes({ $0.contains(0) }), let text = String(validating: entry.payload, as: UTF8.self) else {
             throw Refusal(description: "outbox entry \(entry.key) has a payload that is not UTF-8 text; it cannot be stored in the fleet database")
         }
         payload = text
@@ -35,10 +35,8 @@ struct FleetRow {
                 throw Refusal(description: "sleep session entry \(entry.key) has no start and stop in its payload")
             }
             session = (bounds.start, bounds.stop)
-            scoreInput = nil
         } else if entry.kind.hasPrefix("daily:") {
             session = nil
-            scoreInput = try? FleetDayScoreInput(payload: entry.payload)?.text()
         } else {
             throw Refusal(description: "outbox entry \(entry.key) is of kind \(entry.kind), which the fleet database does not hold "
                 + "(it takes daily:<kind> and sleep_session); deliver it with another sink (--kinds)")
@@ -54,6 +52,13 @@ struct FleetRow {
     var naturalKey: String {
         if let session { return "\(entry.device)\u{0}sleep\u{0}\(session.start)" }
         return "\(entry.device)\u{0}\(entry.kind)\u{0}\(entry.localDate)"
+    }
+
+    /// For a day summary this build can read, what `score` reads of it (canonical JSON). Made
+    /// only for the rows a batch sends (the newest version of each key): decoding a 0.6 MB summary
+    /// is most of what a delivery costs the gateway.
+    var scoreInput: String? {
+        try? FleetDayScoreInput(payload: entry.payload)?.text()
     }
 
     var dailyParameters: [String?] {
