@@ -103,7 +103,7 @@ let package = Package(
             dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletFleet", "BraceletStore", "BraceletSync"]),
+        .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
     ]
 )
 

@@ -99,8 +99,23 @@ extension SyncCommand {
     }
 
     /// The fleet database URL when `--postgres` (or, with no other sink, `$BRACELET_POSTGRES_URL`) names one.
+    /// The rule: an option on the command line wins over the environment, so `--webhook` or
+    /// `--jsonl` (or `--status`, or managing the outbox) with the variable set uses the option, and
+    /// ``postgresEnvironmentNote`` says the variable was not used.
     var postgresURL: String? {
-        postgres ?? (webhook == nil && jsonl == nil && !status && !managing ? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"] : nil)
+        postgres ?? (webhook == nil && jsonl == nil && !status && !managing ? postgresEnvironment : nil)
+    }
+
+    /// `$BRACELET_POSTGRES_URL` when set and not empty.
+    private var postgresEnvironment: String? {
+        ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The line printed when `$BRACELET_POSTGRES_URL` is set but another sink option chose the sink.
+    var postgresEnvironmentNote: String? {
+        guard postgres == nil, postgresEnvironment != nil, webhook != nil || jsonl != nil else { return nil }
+        return "sync: $BRACELET_POSTGRES_URL is set but not used: --\(webhook != nil ? "webhook" : "jsonl") chooses the sink "
+            + "(one sink per run; run sync again without it, or with --postgres, to deliver to the fleet database)"
     }
 }
 

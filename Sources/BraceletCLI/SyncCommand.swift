@@ -53,7 +53,7 @@ struct SyncCommand: AsyncParsableCommand {
     var jsonl: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL).", valueName: "url"))
+        "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL, unless --webhook or --jsonl is given).", valueName: "url"))
     var postgres: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -205,6 +205,7 @@ struct SyncCommand: AsyncParsableCommand {
         if requeueDead || resend { do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") } }
         if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
         if webhook == nil && jsonl == nil { return }
+        if let note = postgresEnvironmentNote, !quiet { Self.stderrLine(note) }
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }

@@ -25,6 +25,9 @@ public final class FleetReader {
         guard version <= FleetSchema.latestVersion else { throw FleetError.schemaNewer(found: version, supported: FleetSchema.latestVersion) }
     }
 
+    /// The day rows of kind `$2` from `$3` to `$4`.
+    static let dayFilter = "kind = $2 AND local_date BETWEEN $3::date AND $4::date"
+
     /// Who the rows are selected by.
     public enum Subject: Sendable, Equatable, CustomStringConvertible {
         /// One bracelet (serial).
@@ -40,10 +43,28 @@ public final class FleetReader {
             }
         }
 
-        var condition: (column: String, value: String) {
+        /// The subject's rows of `table` that pass `filter` (its parameters from `$2`), `columns` of
+        /// them, as a row source for `FROM`, with the subject as `$1`. A participant's rows are those
+        /// stamped with them, and the unstamped rows (delivered before any participant was
+        /// assigned) of the devices assigned to them now: two arms, so that each uses an index
+        /// (an `OR` of both made PostgreSQL scan the whole table).
+        func rows(of table: String, _ columns: String, where filter: String) -> String {
             switch self {
-            case let .device(serial): ("device", serial)
-            case let .user(user): ("user_id", user)
+            case .device:
+                return "(SELECT \(columns) FROM \(table) WHERE device = $1 AND \(filter)) AS rows"
+            case .user:
+                return """
+                    (SELECT \(columns) FROM \(table) WHERE user_id = $1 AND \(filter)
+                     UNION ALL SELECT \(columns) FROM \(table)
+                     WHERE user_id IS NULL AND device IN (SELECT device FROM fleet_devices WHERE user_id = $1) AND \(filter)) AS rows
+                    """
+            }
+        }
+
+        var value: String {
+            switch self {
+            case let .device(serial): serial
+            case let .user(user): user
             }
         }
     }
@@ -51,42 +72,65 @@ public final class FleetReader {
     /// The delivered day summaries of `subject` from `fromDate` to `toDate` (inclusive,
     /// `YYYY-MM-DD`), oldest first. A participant who wore two bracelets on one day gets the
     /// summary delivered last. A participant's days are those whose entries carried the
-    /// participant (as in the gateway's outbox): days delivered before the device was assigned
-    /// belong to no participant and are read by device.
+    /// participant (as in the gateway's outbox), and the days of the devices assigned to them
+    /// that were delivered before any participant was assigned.
     public func days(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [DailySummary] {
-        let (column, value) = subject.condition
         let rows = try connection.execute("""
-            SELECT DISTINCT ON (local_date) payload FROM fleet_daily_summaries
-            WHERE \(column) = $1 AND kind = $2 AND local_date BETWEEN $3::date AND $4::date
+            SELECT DISTINCT ON (local_date) payload
+            FROM \(subject.rows(of: "fleet_daily_summaries", "local_date, delivered_at, payload", where: Self.dayFilter))
             ORDER BY local_date, delivered_at DESC
-            """, [value, Self.dailyKind, fromDate, toDate])
+            """, [subject.value, Self.dailyKind, fromDate, toDate])
         return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: DailySummary.self) }
+    }
+
+    /// What scoring reads of the days ``days(of:fromDate:toDate:)`` returns: the stored score input,
+    /// or (for a row delivered before the fleet schema had one) the input made from its payload.
+    func scoreInputs(of subject: Subject, fromDate: String, toDate: String) throws -> [FleetDayScoreInput] {
+        let rows = try connection.execute("""
+            SELECT DISTINCT ON (local_date) score_input, CASE WHEN score_input IS NULL THEN payload END
+            FROM \(subject.rows(of: "fleet_daily_summaries", "local_date, delivered_at, score_input, payload", where: Self.dayFilter))
+            ORDER BY local_date, delivered_at DESC
+            """, [subject.value, Self.dailyKind, fromDate, toDate])
+        return try rows.values.map { row in
+            if let stored = row.first ?? nil {
+                do { return try JSONDecoder().decode(FleetDayScoreInput.self, from: Data(stored.utf8)) } catch {
+                    throw FleetError.badRow(detail: "a score input is not one this build reads (\(error))")
+                }
+            }
+            return FleetDayScoreInput(summary: try Self.summary(of: row.count > 1 ? row[1] : nil, as: DailySummary.self))
+        }
     }
 
     /// The delivered sleep sessions of `subject` that belong to local dates `fromDate...toDate`,
     /// by start.
     public func sleepSessions(of subject: Subject, fromDate: String = "0001-01-01", toDate: String = "9999-12-31") throws -> [SleepSession] {
-        let (column, value) = subject.condition
         let rows = try connection.execute("""
-            SELECT payload FROM fleet_sleep_sessions WHERE \(column) = $1 AND local_date BETWEEN $2::date AND $3::date
+            SELECT payload FROM \(subject.rows(of: "fleet_sleep_sessions", "session_start, payload",
+                                                 where: "local_date BETWEEN $2::date AND $3::date"))
             ORDER BY session_start
-            """, [value, fromDate, toDate])
+            """, [subject.value, fromDate, toDate])
         return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: SleepSession.self) }
     }
 
     /// Every device's delivery status, by serial.
     public func status() throws -> [FleetDeviceStatus] {
+        // Aggregated per device in one pass (a subquery per device read the whole table once per
+        // device: 22 s for 1,000 devices x 31 days, against 0.09 s).
         let rows = try connection.execute("""
             WITH days AS (
                 SELECT device, local_date, lead(local_date) OVER (PARTITION BY device ORDER BY local_date) AS next
                 FROM fleet_daily_summaries WHERE kind = $1
+            ), per_device AS (
+                SELECT device, max(local_date) AS last_day, min(local_date + 1) FILTER (WHERE next > local_date + 1) AS gap,
+                    count(*) AS days
+                FROM days GROUP BY device
+            ), sessions AS (
+                SELECT device, count(*) AS sessions FROM fleet_sleep_sessions GROUP BY device
             )
             SELECT d.device, d.user_id, to_char(d.last_sync_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                (SELECT max(local_date)::text FROM days WHERE days.device = d.device),
-                (SELECT min(local_date + 1)::text FROM days WHERE days.device = d.device AND next > local_date + 1),
-                (SELECT count(*) FROM days WHERE days.device = d.device),
-                (SELECT count(*) FROM fleet_sleep_sessions s WHERE s.device = d.device)
-            FROM fleet_devices d ORDER BY d.device
+                p.last_day::text, p.gap::text, coalesce(p.days, 0), coalesce(s.sessions, 0)
+            FROM fleet_devices d LEFT JOIN per_device p ON p.device = d.device LEFT JOIN sessions s ON s.device = d.device
+            ORDER BY d.device
             """, [Self.dailyKind])
         return rows.values.map { row in
             FleetDeviceStatus(device: row[0] ?? "", user: row[1], lastSync: row[2] ?? "", lastDay: row[3], oldestGap: row[4],

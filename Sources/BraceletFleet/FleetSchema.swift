@@ -9,6 +9,8 @@
 /// - `fleet_sleep_sessions`: the newest delivered version of each sleep session, keyed by device
 ///   and session start (Unix s), with the local date it belongs to.
 /// - `fleet_devices`: each device's participant and the last time a gateway delivered for it.
+/// - `fleet_daily_summaries.score_input` (migration 2): the day summary without its per-slot arrays
+///   and the movement minutes they gave, which is all `score` needs of a day.
 ///
 /// Raw slots and beats stay on the gateways: the server holds what scoring and reporting read
 /// (summaries are about 1/100 of a day's slots), and a changed summary arrives as a new version.
@@ -52,6 +54,25 @@ enum FleetSchema {
                 user_id text,
                 last_sync_at timestamptz NOT NULL
             )
+            """,
+        ],
+        [
+            // What `score` reads of a day (the summary without its slot arrays): a few kB per day
+            // instead of the whole document. NULL on rows delivered before; readers fall back.
+            "ALTER TABLE fleet_daily_summaries ADD COLUMN score_input text",
+            // A participant's sleep sessions are read by participant, like their days.
+            "CREATE INDEX fleet_sleep_sessions_user ON fleet_sleep_sessions (user_id, local_date) WHERE user_id IS NOT NULL",
+            // The devices of a participant, for their rows delivered before the assignment.
+            "CREATE INDEX fleet_devices_user ON fleet_devices (user_id) WHERE user_id IS NOT NULL",
+            // Payloads are hundreds of kB of JSON: lz4 compresses them several times faster than
+            // PostgreSQL's default pglz, whatever the server's default_toast_compression. A server
+            // built without lz4 keeps its default.
+            """
+            DO $$ BEGIN
+                ALTER TABLE fleet_daily_summaries ALTER COLUMN payload SET COMPRESSION lz4;
+                ALTER TABLE fleet_sleep_sessions ALTER COLUMN payload SET COMPRESSION lz4;
+            EXCEPTION WHEN feature_not_supported THEN NULL;
+            END $$
             """,
         ],
     ]

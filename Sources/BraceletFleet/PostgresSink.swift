@@ -23,6 +23,8 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
 
     /// Rows per INSERT statement: 9 parameters a row stays far below PostgreSQL's 65,535.
     static let rowsPerStatement = 1_000
+    /// Payload bytes per INSERT statement (about): libpq builds each statement in memory.
+    static let bytesPerStatement = 16 << 20
 
     /// A sink writing to `server`; nothing is connected until the first delivery.
     public init(server: FleetServer) {
@@ -93,10 +95,10 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             // Sorted keys: two gateways writing the same rows lock them in the same order (no deadlock).
             let ordered = newest.values.sorted { $0.naturalKey < $1.naturalKey }
             var stored = Set<String>()
-            for chunk in FleetRow.chunks(ordered.filter { $0.session == nil }, of: Self.rowsPerStatement) {
+            for chunk in FleetRow.chunks(ordered.filter { $0.session == nil }, of: Self.rowsPerStatement, bytes: Self.bytesPerStatement) {
                 stored.formUnion(try connection.execute(FleetRow.dailyUpsert(rows: chunk.count), chunk.flatMap(\.dailyParameters)).values.compactMap { $0.first ?? nil })
             }
-            for chunk in FleetRow.chunks(ordered.filter { $0.session != nil }, of: Self.rowsPerStatement) {
+            for chunk in FleetRow.chunks(ordered.filter { $0.session != nil }, of: Self.rowsPerStatement, bytes: Self.bytesPerStatement) {
                 stored.formUnion(try connection.execute(FleetRow.sleepUpsert(rows: chunk.count), chunk.flatMap(\.sleepParameters)).values.compactMap { $0.first ?? nil })
             }
             var devices: [String: String?] = [:]
