@@ -27,23 +27,9 @@ mkdir -p "$OUT/pairing"
 PEER=00:AA:01:01:00:01
 GATEWAY=00:AA:01:00:00:00
 failures=0
-ok() { echo "ok   pairing: $*"; }
-fail() { echo "FAIL pairing: $*"; failures=$((failures + 1)); }
-step() { echo "---- pairing: $* ($(date -u +%T))"; }
-
-SIM=
-start_sim() {
-  local log=$1; shift
-  "$B" simulate --model v2 --days 1 --seed 11 "$@" > "$W/$log" 2>&1 &
-  SIM=$!
-  for _ in $(seq 1800); do
-    grep -q 'advertising on\|serving on' "$W/$log" && return 0
-    kill -0 $SIM 2>/dev/null || break
-    sleep 0.1
-  done
-  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
-}
-stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+LABEL=pairing
+SIM_HISTORY=(--days 1 --seed 11)
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim
 # listen LOG [options]: a sync of the bracelet on hci1 from hci0; sets rc.
 listen() {
   local log=$1; shift

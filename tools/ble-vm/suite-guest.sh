@@ -13,24 +13,9 @@ PEER=00:AA:01:01:00:01
 failures=0
 now() { date +%s.%N; }
 since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
-ok() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-step() { echo "---- $* ($(date -u +%T))"; }
-
-# Starts a simulated bracelet (arguments after the log name) and waits until it serves.
-SIM=
-start_sim() {
-  local log=$1; shift
-  "$B" simulate --model v2 --days 3 --seed 7 "$@" > "$W/$log" 2>&1 &
-  SIM=$!
-  for _ in $(seq 1800); do
-    grep -q 'advertising on\|serving on' "$W/$log" && return 0
-    kill -0 $SIM 2>/dev/null || break
-    sleep 0.1
-  done
-  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
-}
-stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+LABEL=
+SIM_HISTORY=(--days 3 --seed 7)
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim
 
 # Files saved by listen --save-dir must be exactly the files the simulator erased (size and CRC-32).
 same_files_as_erased() {
