@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BraceletStore
+@testable import BraceletDecoder
 
 /// The canonical writer against Foundation's round trip (JSONEncoder, then JSONSerialization with
 /// sorted keys), which produced every content hash stored before the writer existed.
@@ -115,6 +115,47 @@ struct GoldenDay: Codable, Equatable, Sendable {
 
 @Test func malformedJSONIsRefusedWithWhereItWentWrong() throws {
     for bad in ["", "42", "\"text\"", "{\"a\":1,}", "{\"a\" 1}", "[1 2]", "{\"a\":\"\u{1}\"}", "[NaN]", "{\"a\":1} x", "[\"\\ud800\"]"] {
-        #expect(throws: StoreError.self, "\(bad)") { try CanonicalJSON.canonicalize(Data(bad.utf8), what: "test") }
+        #expect(throws: CanonicalJSONError.self, "\(bad)") { try CanonicalJSON.canonicalize(Data(bad.utf8), what: "test") }
+    }
+}
+
+/// The byte primitives that JSON Lines writers use write what the tree writer writes for the same
+/// values (`null`, integers, escapes), and a Double as its `description`.
+@Suite struct CanonicalJSONPrimitiveTests {
+    @Test func arrayAndPointerFormsAgree() {
+        var out: [UInt8] = []
+        CanonicalJSON.appendLiteral("{\"a\":", to: &out)
+        CanonicalJSON.append(Int64(-42), to: &out)
+        CanonicalJSON.appendLiteral(",\"b\":", to: &out)
+        CanonicalJSON.append(nil, to: &out)
+        CanonicalJSON.appendLiteral(",\"c\":", to: &out)
+        CanonicalJSON.appendString("x/\"y\"\n\u{1}", to: &out)
+        CanonicalJSON.appendLiteral("}", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #"{"a":-42,"b":null,"c":"x/\"y\"\n\u0001"}"#)
+
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        defer { buffer.deallocate() }
+        var p = CanonicalJSON.writeLiteral("[", to: buffer)
+        p = CanonicalJSON.write(7, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.write(nil, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.writeDescription(36.0, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.writeDescription(0.00001, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.writeDescription(nil, to: p)
+        p = CanonicalJSON.writeLiteral("]", to: p)
+        #expect(String(decoding: UnsafeBufferPointer(start: buffer, count: p - buffer), as: UTF8.self) == "[7,null,36.0,1e-05,null]")
+    }
+
+    @Test func refusalsAreTheWritersOwnError() {
+        #expect(throws: CanonicalJSONError.self) { try CanonicalJSON.bytes(of: [Double.nan], what: "a NaN") }
+        do {
+            _ = try CanonicalJSON.bytes(of: ["x": Double.infinity], what: "a value")
+            Issue.record("infinity was written")
+        } catch {
+            #expect("\(error)".contains("never NaN or infinity"))
+        }
     }
 }
