@@ -25,3 +25,16 @@ start_sim() {
 }
 # stop_sim: stops the simulator start_sim started, if any.
 stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+
+# same_summary DAY A B HOW: `summarize --db` of DAY from $W/A.db and from $W/B.db (written to
+# $W/summary-A.json and $W/summary-B.json) must be byte-identical: the same history, fetched two ways.
+same_summary() {
+  local day=$1 a=$2 b=$3 how=$4
+  "$B" summarize --db "$W/$a.db" --day "$day" --tz UTC --age 40 --format json > "$W/summary-$a.json" 2>&1
+  "$B" summarize --db "$W/$b.db" --day "$day" --tz UTC --age 40 --format json > "$W/summary-$b.json" 2>&1
+  if [ -s "$W/summary-$a.json" ] && cmp -s "$W/summary-$a.json" "$W/summary-$b.json"; then
+    ok "summary of $day identical $how ($(wc -c < "$W/summary-$a.json") bytes)"
+  else
+    fail "summaries differ:"; diff "$W/summary-$a.json" "$W/summary-$b.json" | head -20
+  fi
+}

@@ -29,7 +29,7 @@ GATEWAY=00:AA:01:00:00:00
 failures=0
 LABEL=pairing
 SIM_HISTORY=(--days 1 --seed 11)
-. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, same_summary
 # listen LOG [options]: a sync of the bracelet on hci1 from hci0; sets rc.
 listen() {
   local log=$1; shift
@@ -69,13 +69,7 @@ fi
 kill $BTMON 2>/dev/null; wait $BTMON 2>/dev/null
 wait $UNIX_LISTEN
 SIM=$UNIX_SIM; stop_sim
-"$B" summarize --db "$W/pair.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-pair.json" 2>&1
-"$B" summarize --db "$W/unix.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-unix.json" 2>&1
-if [ -s "$W/summary-pair.json" ] && cmp -s "$W/summary-pair.json" "$W/summary-unix.json"; then
-  ok "summary of $DAY identical over the paired link and over unix: ($(wc -c < "$W/summary-pair.json") bytes)"
-else
-  fail "summaries differ:"; diff "$W/summary-pair.json" "$W/summary-unix.json" | head -10
-fi
+same_summary "$DAY" pair unix "over the paired link and over unix:"
 # Frame numbers in the HCI trace: the first Encryption Change (0x08, or 0x59 v2) and the first ATT PDU.
 enc=$(tshark -r "$W/pair.btsnoop" -Y 'bthci_evt.code == 0x08 || bthci_evt.code == 0x59' -T fields -e frame.number 2>/dev/null | head -1)
 att=$(tshark -r "$W/pair.btsnoop" -Y 'btatt' -T fields -e frame.number 2>/dev/null | head -1)
