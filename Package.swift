@@ -5,7 +5,8 @@
 //
 // Layers, bottom to top (a module imports only modules listed above it):
 //   BraceletProtocol   wire format: command frames, data packets, file layout, CRCs, GATT numbers
-//   BraceletDecoder    hot path: raw-metric files -> column batches and slots
+//   BraceletDecoder    hot path: raw-metric files -> column batches and slots; local dates, and the one
+//                      JSON writer (canonical JSON, its indented layout and its primitives)
 //   BraceletTransport  ATT PDUs, ATT bearer, GATT client, BlueZ sockets and HCI scanning
 //   BraceletCapture    btsnoop files, HCI/ACL/L2CAP reassembly, transfer recovery from captures
 //   BraceletSimulator  physiological model and simulated bracelet (test peer; make-captures records it)
@@ -48,7 +49,7 @@ let package = Package(
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
         .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto"]),
-        .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletStore", "CCrypto"]),
+        .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(
             name: "BraceletIngest",
@@ -100,7 +101,7 @@ let package = Package(
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletDecoder", "BraceletSummaries"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BraceletCLITests",
-            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries",
+            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries", "BraceletTransport",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),

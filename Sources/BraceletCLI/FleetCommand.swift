@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletFleet
 import BraceletStore
 import BraceletSummaries

@@ -16,21 +16,22 @@ import BraceletProtocol
 enum HeartRateSampleLine {
     /// Appends the line for `measurement` received at `unixMilliseconds`, newline included.
     static func append(_ measurement: HeartRateMeasurement, unixMilliseconds: Int64, to line: inout [UInt8]) {
-        line.append(contentsOf: "{\"kind\":\"hr\",\"t\":\"".utf8)
+        // Written with the canonical writer's primitives, in this fixed key order (the schema above).
+        CanonicalJSON.appendLiteral("{\"kind\":\"hr\",\"t\":\"", to: &line)
         UTCTime.appendISO8601(unixMilliseconds: unixMilliseconds, to: &line)
-        line.append(contentsOf: "\",\"bpm\":".utf8)
-        TextBytes.append(measurement.bpm, to: &line)
-        if measurement.contactDetected == false { line.append(contentsOf: ",\"contact\":false".utf8) }
+        CanonicalJSON.appendLiteral("\",\"bpm\":", to: &line)
+        CanonicalJSON.append(Int64(measurement.bpm), to: &line)
+        if measurement.contactDetected == false { CanonicalJSON.appendLiteral(",\"contact\":false", to: &line) }
         if let energy = measurement.energyExpendedKJ {
-            line.append(contentsOf: ",\"energy_kj\":".utf8)
-            TextBytes.append(energy, to: &line)
+            CanonicalJSON.appendLiteral(",\"energy_kj\":", to: &line)
+            CanonicalJSON.append(Int64(energy), to: &line)
         }
-        line.append(contentsOf: ",\"rr_ms\":[".utf8)
+        CanonicalJSON.appendLiteral(",\"rr_ms\":[", to: &line)
         for (i, rr) in measurement.rrMilliseconds.enumerated() {
-            if i > 0 { line.append(0x2C) }
-            TextBytes.append(rr, to: &line)
+            if i > 0 { CanonicalJSON.appendLiteral(",", to: &line) }
+            CanonicalJSON.append(Int64(rr), to: &line)
         }
-        line.append(contentsOf: [0x5D, 0x7D, 0x0A])
+        CanonicalJSON.appendLiteral("]}\n", to: &line)
     }
 
     /// The line for `measurement` received at `unixMilliseconds`, newline included.

@@ -1,7 +1,6 @@
 import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
-import BraceletStore
 
 /// Writes the records of a replayed capture in one output format, batch by batch as the capture is
 /// read.
@@ -67,9 +66,11 @@ final class ReplayJSONLines: ReplayRecordWriter {
     private func useDevice(_ serial: String, _ model: DeviceModel) {
         if let key = deviceKey, key.serial == serial, key.model == model { return }
         deviceKey = (serial, model)
-        var text = Array("\",\"device\":".utf8)
+        var text: [UInt8] = []
+        CanonicalJSON.appendLiteral("\",\"device\":", to: &text)
         CanonicalJSON.appendString(serial, to: &text)
-        text.append(contentsOf: ",\"model\":\"\(model)\"".utf8)
+        CanonicalJSON.appendLiteral(",\"model\":", to: &text)
+        CanonicalJSON.appendString("\(model)", to: &text)
         device = text
         lineRoom = 1024 + device.count
     }
@@ -117,8 +118,14 @@ final class ReplayJSONLines: ReplayRecordWriter {
         p = value(s.wearing, put(",\"wearing\":", p))
         p = value(s.battery, put(",\"battery\":", p))
         if !outOfRange.isEmpty {
-            let names = ",\"out_of_range\":[" + outOfRange.names.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-            for byte in names.utf8 { p.pointee = byte; p += 1 }
+            var names: [UInt8] = []
+            CanonicalJSON.appendLiteral(",\"out_of_range\":[", to: &names)
+            for (i, name) in outOfRange.names.enumerated() {
+                if i > 0 { CanonicalJSON.appendLiteral(",", to: &names) }
+                CanonicalJSON.appendString(name, to: &names)
+            }
+            CanonicalJSON.appendLiteral("]", to: &names)
+            names.withUnsafeBufferPointer { p = copy($0, p) }
         }
         p[0] = 0x7D; p[1] = 0x0A
         return p + 2
@@ -159,10 +166,10 @@ final class ReplayJSONLines: ReplayRecordWriter {
 
     // MARK: - Pieces of a line
 
+    /// A key or punctuation, pre-escaped (see ``BraceletDecoder/CanonicalJSON/writeLiteral(_:to:)``).
     @inline(__always)
     private func put(_ text: StaticString, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        UnsafeMutableRawPointer(p).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
-        return p + text.utf8CodeUnitCount
+        CanonicalJSON.writeLiteral(text, to: p)
     }
 
     @inline(__always)
@@ -171,16 +178,16 @@ final class ReplayJSONLines: ReplayRecordWriter {
         return p + bytes.count
     }
 
+    /// A number or `null`, by the canonical writer's primitives.
     @inline(__always)
     private func value(_ v: Int?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        if let v { return TextBytes.write(Int64(v), to: p) }
-        return put("null", p)
+        CanonicalJSON.write(v, to: p)
     }
 
+    /// A number (its `description`, as JSON Lines records write it) or `null`.
     @inline(__always)
     private func value(_ v: Double?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        if let v { return TextBytes.write(v, to: p) }
-        return put("null", p)
+        CanonicalJSON.writeDescription(v, to: p)
     }
 
     /// `HH:MM:SS` of a second of the day.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletProtocol
 import BraceletTransport
 import Foundation
@@ -76,23 +77,14 @@ struct ScanCommand: ParsableCommand {
         }
     }
 
+    /// One bracelet as a JSON line, written by the canonical writer (keys sorted; `null` for what the
+    /// advertisement did not carry).
     static func jsonLine(_ b: DiscoveredBracelet) -> String {
-        func quoted(_ s: String) -> String {
-            var out = "\""
-            for u in s.unicodeScalars {
-                switch u {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-                default: out.unicodeScalars.append(u)
-                }
-            }
-            return out + "\""
-        }
-        let model = b.advertisement.model.map { quoted("\($0)") } ?? "null"
-        return "{\"address\":\(quoted(b.address.description)),\"address_type\":\(quoted(b.addressType.description)),"
-            + "\"rssi\":\(b.rssi.map(String.init) ?? "null"),\"model\":\(model),\"model_id\":\(b.advertisement.modelID),"
-            + "\"serial\":\(quoted(b.advertisement.serial)),\"pairing\":\(quoted(pairing(b.advertisement.pairingState))),"
-            + "\"name\":\(b.name.map(quoted) ?? "null")}"
+        String(decoding: CanonicalJSON.object([
+            ("address", .string(b.address.description)), ("address_type", .string(b.addressType.description)),
+            ("rssi", b.rssi.map { .int(Int64($0)) } ?? .null), ("model", b.advertisement.model.map { .string("\($0)") } ?? .null),
+            ("model_id", .uint(UInt64(b.advertisement.modelID))), ("serial", .string(b.advertisement.serial)),
+            ("pairing", .string(pairing(b.advertisement.pairingState))), ("name", b.name.map { .string($0) } ?? .null),
+        ]), as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletIngest
 import BraceletStore
 import BraceletSummaries

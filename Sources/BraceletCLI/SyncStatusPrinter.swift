@@ -8,7 +8,8 @@ import Foundation
 /// JSON keeps `pending`, `delivered`, `dead` and `dead_entries` at the top level and adds
 /// `pending_by_kind`, `oldest_pending_age_seconds`, `oldest_pending_created_at`,
 /// `next_attempt_at`, `last_success_at`, `last_success_age_seconds`, `last_failure` and
-/// `paused_reason` (`null` when there is none).
+/// `paused_reason` (`null` when there is none). A dead entry's `reason` is `null` when no error
+/// was recorded, never an empty string.
 struct SyncStatusPrinter {
     let store: Store
     let filter: OutboxKindFilter
@@ -57,7 +58,7 @@ struct SyncStatusPrinter {
             .object([
                 "key": .string(entry.key), "device": .string(entry.device), "local_date": .string(entry.localDate),
                 "kind": .string(entry.kind), "version": int(entry.version), "attempts": int(entry.attempts),
-                "reason": .string(entry.lastError ?? ""),
+                "reason": text(entry.lastError),
             ])
         }
         let lastFailure: JSONValue = status.lastFailure.map { failure in

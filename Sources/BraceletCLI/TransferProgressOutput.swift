@@ -1,5 +1,5 @@
+import BraceletDecoder
 import BraceletProtocol
-import BraceletStore
 import BraceletTransport
 import Foundation
 
@@ -10,8 +10,8 @@ import Foundation
 ///   backlog line at most once a second and after every committed file;
 /// - json: JSON Lines on standard output (next to the `"kind":"hr"` live samples), one object per
 ///   line with a `"kind"` naming it: `backlog`, `file`, `progress`, `committed`, `erased`,
-///   `link_lost`, `size_mismatch`, `event` (anything else, with its `message`). Unknown numbers are
-///   `null`, never 0.
+///   `link_lost`, `size_mismatch`, `event` (anything else, with its `message`), written by the
+///   canonical JSON writer (keys sorted). Unknown numbers are `null`, never 0.
 /// - quiet: nothing.
 final class TransferProgressOutput {
     /// Where and how progress goes.
@@ -105,16 +105,15 @@ final class TransferProgressOutput {
 
     // MARK: - JSON
 
-    private static func string(_ s: String) -> String {
-        var out: [UInt8] = []
-        CanonicalJSON.appendString(s, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
+    private typealias Value = CanonicalJSON.Node.Value
 
-    private static func number(_ n: Int?) -> String { n.map(String.init) ?? "null" }
+    private static func string(_ s: String) -> Value { .string(s) }
 
-    private static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    private static func number(_ n: Int?) -> Value { n.map { .int(Int64($0)) } ?? .null }
+
+    /// One line's object, written by the canonical writer (keys in canonical order).
+    private static func object(_ fields: [(String, Value)]) -> String {
+        String(decoding: CanonicalJSON.object(fields), as: UTF8.self)
     }
 
     static func json(_ event: SessionEvent) -> String {
@@ -131,7 +130,7 @@ final class TransferProgressOutput {
             object([("kind", string("link_lost")), ("reason", string(why))])
         case .sizeMismatch(let m):
             object([("kind", string("size_mismatch")), ("file_kind", string("\(m.kind)")), ("announced", number(m.announced)),
-                    ("header_bytes", number(m.headerLength)), ("wrapped", m.isWrapped ? "true" : "false"), ("message", string(m.description))])
+                    ("header_bytes", number(m.headerLength)), ("wrapped", .bool(m.isWrapped)), ("message", string(m.description))])
         default:
             object([("kind", string("event")), ("message", string(event.description))])
         }
@@ -139,7 +138,7 @@ final class TransferProgressOutput {
 
     static func jsonProgress(_ p: BacklogProgress) -> String {
         object([
-            ("kind", string("progress")), ("file_kind", p.current.map { string("\($0.kind)") } ?? "null"),
+            ("kind", string("progress")), ("file_kind", p.current.map { string("\($0.kind)") } ?? .null),
             ("file_received", number(p.current?.received)), ("file_size", number(p.current?.size)),
             ("files_done", number(p.filesDone)), ("files_total", number(p.filesTotal)),
             ("bytes_done", number(p.bytesDone)), ("bytes_total", number(p.bytesTotal)),

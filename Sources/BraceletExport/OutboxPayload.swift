@@ -48,12 +48,13 @@ public enum OutboxPayload {
     }
 
     static func summaryJSON(_ entry: OutboxEntry) throws -> Data {
-        guard let envelope = try? JSONSerialization.jsonObject(with: entry.payload) as? [String: Any],
-              let summary = envelope["summary"],
-              let data = try? JSONSerialization.data(withJSONObject: summary) else {
+        guard let envelope = try? CanonicalJSONParser.parse([UInt8](entry.payload), what: "outbox entry \(entry.key)"),
+              let summary = envelope.value(forKey: "summary"), case .object = summary.value else {
             throw ExportError.unreadableSummary("outbox entry \(entry.key) has no summary object in its payload; deliver it as JSON")
         }
-        return data
+        var data: [UInt8] = []
+        CanonicalJSON.write(summary, into: &data)
+        return Data(data)
     }
 
     static func render(_ s: SleepSession, device: String, model: String?, clock: ExportClock, format: ExportFormat,

@@ -63,35 +63,16 @@ public struct FleetForwarder: Sendable {
     /// Delivers until nothing the sink takes is pending, sleeping through backoffs however long an
     /// outage lasts. Returns early when the sink pauses.
     public func drain() async throws -> ForwarderReport {
-        var report = ForwarderReport()
-        while true {
-            report.add(try await deliverDue())
-            if report.pausedReason != nil { return report }
-            let pending = try store.outboxEntries(state: .pending).filter { filter.takes(kind: $0.kind) }
-            guard let next = pending.map(\.nextAttemptAt).min() else { return report }
-            let wait = Forwarder.milliseconds(until: next, now: clock.nowMilliseconds())
-            if wait > 0 {
-                onEvent(.waiting(milliseconds: wait, pending: pending.count))
-                try await clock.sleep(milliseconds: wait)
-            }
-        }
+        try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
+            try store.outboxEntries(state: .pending).filter { filter.takes(kind: $0.kind) }.map(\.nextAttemptAt)
+        })
     }
 
     /// Delivers forever: what is due, then polls every `pollMilliseconds`. A paused sink is probed
     /// again after the longest backoff; a database locked by another process is waited out.
     public func follow(pollMilliseconds: Int64) async throws {
-        while true {
-            try Task.checkCancellation()
-            do {
-                if try await deliverDue().pausedReason != nil {
-                    try await clock.sleep(milliseconds: policy.maxDelayMilliseconds)
-                    continue
-                }
-            } catch let error as StoreError {
-                guard case .locked = error else { throw error }
-            }
-            try await clock.sleep(milliseconds: max(1, pollMilliseconds))
-        }
+        try await DeliveryLoop.follow(clock: clock, pollMilliseconds: pollMilliseconds, pausedMilliseconds: policy.maxDelayMilliseconds,
+                                      pass: { try await deliverDue() }, nextRetry: { nil })
     }
 
     /// Records a batch's outcomes in one store transaction.

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletStore
 import BraceletSummaries
 import BraceletVitality

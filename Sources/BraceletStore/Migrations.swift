@@ -3,6 +3,19 @@
 ///
 /// The tables are documented in `BraceletStore.docc/Schema.md`.
 enum Migrations {
+    /// The columns of a slot row, as migration 1 created the table and migration 4 rebuilt it (with
+    /// its row check): written once so the two cannot drift. Its text is part of both migrations'
+    /// SQL, which SQLite keeps in the file, so it never changes (see MigrationTextTests).
+    private static let slotColumns = """
+        device_id INTEGER NOT NULL REFERENCES devices(id),
+            start INTEGER NOT NULL,
+            interval_s INTEGER NOT NULL,
+            bpm INTEGER, bpm_quality INTEGER, breath REAL, breath_quality INTEGER, steps INTEGER,
+            activity INTEGER, speed REAL, energy_cal INTEGER, active_cal INTEGER, skin_temp_c REAL,
+            core_temp_c REAL, spo2 INTEGER, spo2_quality INTEGER, eda_us REAL, sleep_stage INTEGER,
+            wearing INTEGER, battery INTEGER,
+        """
+
     static let all: [String] = [
         // 1: devices and what they measured.
         """
@@ -14,13 +27,7 @@ enum Migrations {
             last_seen_at INTEGER NOT NULL
         );
         CREATE TABLE slots (
-            device_id INTEGER NOT NULL REFERENCES devices(id),
-            start INTEGER NOT NULL,
-            interval_s INTEGER NOT NULL,
-            bpm INTEGER, bpm_quality INTEGER, breath REAL, breath_quality INTEGER, steps INTEGER,
-            activity INTEGER, speed REAL, energy_cal INTEGER, active_cal INTEGER, skin_temp_c REAL,
-            core_temp_c REAL, spo2 INTEGER, spo2_quality INTEGER, eda_us REAL, sleep_stage INTEGER,
-            wearing INTEGER, battery INTEGER,
+            \(slotColumns)
             PRIMARY KEY (device_id, start)
         ) WITHOUT ROWID;
         CREATE TABLE beats (
@@ -108,13 +115,7 @@ enum Migrations {
         // and beats are rebuilt with it.
         """
         CREATE TABLE slots_checked (
-            device_id INTEGER NOT NULL REFERENCES devices(id),
-            start INTEGER NOT NULL,
-            interval_s INTEGER NOT NULL,
-            bpm INTEGER, bpm_quality INTEGER, breath REAL, breath_quality INTEGER, steps INTEGER,
-            activity INTEGER, speed REAL, energy_cal INTEGER, active_cal INTEGER, skin_temp_c REAL,
-            core_temp_c REAL, spo2 INTEGER, spo2_quality INTEGER, eda_us REAL, sleep_stage INTEGER,
-            wearing INTEGER, battery INTEGER,
+            \(slotColumns)
             row_check INTEGER GENERATED ALWAYS AS (bracelet_row_check(device_id, start, interval_s, bpm, bpm_quality,
                 breath, breath_quality, steps, activity, speed, energy_cal, active_cal, skin_temp_c, core_temp_c, spo2,
                 spo2_quality, eda_us, sleep_stage, wearing, battery)) STORED,

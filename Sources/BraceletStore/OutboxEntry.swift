@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// Where an outbox entry stands.

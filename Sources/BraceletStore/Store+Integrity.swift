@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// What `bracelet db check` found in one part of the database.

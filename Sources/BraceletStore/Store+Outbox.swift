@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 extension Store {
@@ -291,7 +292,7 @@ extension Store {
         for date in [fromDate, toDate].compactMap({ $0 }) where !LocalDates.isValid(date) {
             throw StoreError.invalidInput("date \"\(date)\" is not a calendar date written YYYY-MM-DD.")
         }
-        let keyList = try keys.map { String(decoding: try CanonicalJSON.bytes(of: $0, what: "the outbox keys"), as: UTF8.self) }
+        let keyList = try keys.map { String(decoding: try StoreJSON.bytes(of: $0, what: "the outbox keys"), as: UTF8.self) }
         return try write { db in
             let statement = try db.prepare("""
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?2, last_error = NULL, delivered_at = NULL

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// What an upsert of a summary did.
@@ -55,7 +56,7 @@ extension Store {
     /// a day with equal content writes nothing.
     public func upsertDailySummary(device: String, localDate: String, kind: String, json: Data) throws -> SummaryChange {
         try validate(localDate: localDate, kind: kind)
-        let canonical = try CanonicalJSON.canonicalize(json, what: "summary \(kind) of \(device) on \(localDate)")
+        let canonical = try StoreJSON.canonicalize(json, what: "summary \(kind) of \(device) on \(localDate)")
         return try upsertDailySummary(device: device, localDate: localDate, kind: kind, canonical: [UInt8](canonical))
     }
 
@@ -121,7 +122,7 @@ extension Store {
                                                  stamp: SummaryStamp? = nil) throws -> SummaryChange {
         try validate(localDate: localDate, kind: kind)
         return try upsertDailySummary(device: device, localDate: localDate, kind: kind,
-                                      canonical: CanonicalJSON.bytes(of: value, what: "summary \(kind) of \(device) on \(localDate)"),
+                                      canonical: StoreJSON.bytes(of: value, what: "summary \(kind) of \(device) on \(localDate)"),
                                       stamp: stamp)
     }
 
@@ -135,7 +136,7 @@ extension Store {
         guard stop >= start else {
             throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
         }
-        let canonical = try CanonicalJSON.canonicalize(json, what: "sleep session of \(device) starting \(start)")
+        let canonical = try StoreJSON.canonicalize(json, what: "sleep session of \(device) starting \(start)")
         return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate, canonical: [UInt8](canonical),
                                       basis: basis)
     }
@@ -149,7 +150,7 @@ extension Store {
             throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
         }
         return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate,
-                                      canonical: CanonicalJSON.bytes(of: value, what: "sleep session of \(device) starting \(start)"),
+                                      canonical: StoreJSON.bytes(of: value, what: "sleep session of \(device) starting \(start)"),
                                       basis: basis)
     }
 
@@ -262,7 +263,7 @@ extension Store {
     @discardableResult
     public func upsertVitalityMetrics(device: String, localDate: String, json: Data) throws -> Bool {
         try validate(localDate: localDate, kind: "vitality")
-        let canonical = try CanonicalJSON.canonicalize(json, what: "vitality metrics of \(device) on \(localDate)")
+        let canonical = try StoreJSON.canonicalize(json, what: "vitality metrics of \(device) on \(localDate)")
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)

@@ -1,4 +1,5 @@
-/// Everything summarised for one local day: one group per seed summary model.
+/// Everything summarised for one local day: one group per summary model of the vendor's format
+/// (heart rate, breath, activity, steps, SpO2, temperatures, emography).
 public struct DailySummary: Sendable, Equatable, Codable {
     /// Local date, `YYYY-MM-DD`.
     public var date: String

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// The JSON document of `bracelet summarize`: one object per local day and the sleep sessions.
@@ -16,10 +17,13 @@ public struct SummaryDocument: Sendable, Equatable, Codable {
         self.sleepSessions = sleepSessions
     }
 
-    /// The document as JSON (sorted keys; `null` for every missing value).
+    /// The document as JSON, written by the canonical writer (``BraceletDecoder/CanonicalJSON``) like
+    /// every JSON the package writes: sorted keys, `null` for every missing value; indented with
+    /// ``BraceletDecoder/CanonicalJSON/prettyPrinted(_:)`` for people, the canonical bytes otherwise.
+    ///
+    /// - Throws: ``BraceletDecoder/CanonicalJSONError`` when a value is NaN or infinite.
     public func jsonData(prettyPrinted: Bool = true) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys]
-        return try encoder.encode(self)
+        let canonical = try CanonicalJSON.bytes(of: self, what: "the summary document")
+        return Data(prettyPrinted ? CanonicalJSON.prettyPrinted(canonical) : canonical)
     }
 }

@@ -112,18 +112,9 @@ public struct Forwarder: Sendable {
     /// Delivers until nothing the sink takes is pending, sleeping through backoffs however long an
     /// outage lasts. Returns early when the sink pauses (``ForwarderReport/pausedReason``).
     public func drain() async throws -> ForwarderReport {
-        var report = ForwarderReport()
-        while true {
-            report.add(try await deliverDue())
-            if report.pausedReason != nil { return report }
-            let pending = try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }
-            guard let next = pending.map(\.nextAttemptAt).min() else { return report }
-            let wait = Self.milliseconds(until: next, now: clock.nowMilliseconds())
-            if wait > 0 {
-                onEvent(.waiting(milliseconds: wait, pending: pending.count))
-                try await clock.sleep(milliseconds: wait)
-            }
-        }
+        try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
+            try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.map(\.nextAttemptAt)
+        })
     }
 
     /// Delivers forever: whatever is due now, then polls every `pollMilliseconds` for new entries
@@ -131,24 +122,10 @@ public struct Forwarder: Sendable {
     /// Stops only when the task is cancelled or the store fails with anything but a lock held by
     /// another process (that one is waited out).
     public func follow(pollMilliseconds: Int64) async throws {
-        while true {
-            try Task.checkCancellation()
-            let nextRetry: Int64?
-            do {
-                let report = try await deliverDue()
-                if report.pausedReason != nil {
-                    try await clock.sleep(milliseconds: policy.maxDelayMilliseconds)
-                    continue
-                }
-                nextRetry = try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.map(\.nextAttemptAt).min()
-            } catch let error as StoreError {
-                guard case .locked = error else { throw error }
-                try await clock.sleep(milliseconds: pollMilliseconds)
-                continue
-            }
-            let untilRetry = nextRetry.map { Self.milliseconds(until: $0, now: clock.nowMilliseconds()) } ?? pollMilliseconds
-            try await clock.sleep(milliseconds: max(1, min(pollMilliseconds, untilRetry)))
-        }
+        try await DeliveryLoop.follow(clock: clock, pollMilliseconds: pollMilliseconds, pausedMilliseconds: policy.maxDelayMilliseconds,
+                                      pass: { try await deliverDue() }, nextRetry: {
+            try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.map(\.nextAttemptAt).min()
+        })
     }
 
     /// How long from `now` until `time` (both Unix ms; negative when past). A stored time is only

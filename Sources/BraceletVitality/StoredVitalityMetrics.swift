@@ -1,5 +1,4 @@
 import BraceletDecoder
-import BraceletStore
 import BraceletSummaries
 import Foundation
 
@@ -14,19 +13,21 @@ public enum StoredVitalityMetrics {
     /// `age` may be null (then `age` is used) and which may carry the day's `coverage`.
     public static func decode(localDate: String, json: Data, age: Int? = nil) throws(StoredVitalityMetricsError) -> DatedVitalityMetrics {
         guard let date = LocalDate(iso: localDate) else { throw .badDate(localDate) }
-        guard var object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+        // The row is patched as a tree and written back by the one JSON writer; only the decoding
+        // into the typed value goes through JSONDecoder.
+        guard let object = try? CanonicalJSONParser.parse([UInt8](json), what: "the stored vitality row"),
+              case .object = object.value else {
             throw .badJSON(localDate: localDate, detail: "the row is not a JSON object")
         }
-        if object["age"] == nil || object["age"] is NSNull {
+        if isMissing(object.value(forKey: "age")) {
             guard let age else { throw .badJSON(localDate: localDate, detail: "the row has no age and none was given") }
-            object["age"] = age
+            object.child(forKey: "age").value = .int(Int64(age))
         }
         do {
-            let patched = try JSONSerialization.data(withJSONObject: object)
-            let metrics = try JSONDecoder().decode(VitalityRawMetrics.self, from: patched)
+            let metrics = try JSONDecoder().decode(VitalityRawMetrics.self, from: bytes(of: object))
             var coverage: DayCoverage?
-            if let value = object["coverage"], !(value is NSNull) {
-                coverage = try JSONDecoder().decode(DayCoverage.self, from: JSONSerialization.data(withJSONObject: value))
+            if let value = object.value(forKey: "coverage"), !isMissing(value) {
+                coverage = try JSONDecoder().decode(DayCoverage.self, from: bytes(of: value))
             }
             return DatedVitalityMetrics(date: date, metrics: metrics, coverage: coverage)
         } catch let error as DecodingError {
@@ -36,12 +37,26 @@ public enum StoredVitalityMetrics {
         }
     }
 
-    /// Encodes a day for the store with the store's canonical JSON writer: the metrics with `age` null
+    /// Encodes a day for the store with the canonical JSON writer: the metrics with `age` null
     /// when it is not known (the age is given when scoring) and the day's coverage.
     ///
-    /// - Throws: ``BraceletStore/StoreError/invalidInput(_:)`` when a value is not a finite number.
+    /// - Throws: ``BraceletDecoder/CanonicalJSONError`` when a value is not a finite number.
     static func encode(_ metrics: VitalityRawMetrics, age: Int?, coverage: DayCoverage) throws -> Data {
         try CanonicalJSON.encode(StoredDay(metrics: metrics, age: age, coverage: coverage), what: "the vitality metrics")
+    }
+
+    /// Whether `node` is absent or JSON `null`.
+    private static func isMissing(_ node: CanonicalJSON.Node?) -> Bool {
+        guard let node else { return true }
+        if case .null = node.value { return true }
+        return false
+    }
+
+    /// The canonical bytes of a parsed tree, for JSONDecoder.
+    private static func bytes(of node: CanonicalJSON.Node) -> Data {
+        var out: [UInt8] = []
+        CanonicalJSON.write(node, into: &out)
+        return Data(out)
     }
 
     /// A decoding error as "field: what was wrong", without the ROOK file's advice.
@@ -60,10 +75,10 @@ public enum StoredVitalityMetrics {
         }
     }
 
-    /// Encodes metrics the way ``decode(localDate:json:)`` reads them, with the store's canonical JSON
-    /// writer (sorted keys, nil as null).
+    /// Encodes metrics the way ``decode(localDate:json:)`` reads them, with the canonical JSON writer
+    /// (sorted keys, nil as null).
     ///
-    /// - Throws: ``BraceletStore/StoreError/invalidInput(_:)`` when a value is not a finite number.
+    /// - Throws: ``BraceletDecoder/CanonicalJSONError`` when a value is not a finite number.
     public static func encode(_ metrics: VitalityRawMetrics) throws -> Data {
         try CanonicalJSON.encode(metrics, what: "the vitality metrics")
     }

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 import Testing
 import BraceletIngest

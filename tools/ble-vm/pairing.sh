@@ -38,23 +38,9 @@ mkdir -p "$OUT/pairing"
 PEER=00:AA:01:01:00:01
 GATEWAY=00:AA:01:00:00:00
 failures=0
-ok() { echo "ok   pairing: $*"; }
-fail() { echo "FAIL pairing: $*"; failures=$((failures + 1)); }
-step() { echo "---- pairing: $* ($(date -u +%T))"; }
-
-SIM=
-start_sim() {
-  local log=$1; shift
-  "$B" simulate --model v2 --days 1 --seed 11 "$@" > "$W/$log" 2>&1 &
-  SIM=$!
-  for _ in $(seq 1800); do
-    grep -q 'advertising on\|serving on' "$W/$log" && return 0
-    kill -0 $SIM 2>/dev/null || break
-    sleep 0.1
-  done
-  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
-}
-stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+LABEL=pairing
+SIM_HISTORY=(--days 1 --seed 11)
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, same_summary
 # listen LOG [options]: a sync of the bracelet on hci1 from hci0; sets rc.
 listen() {
   local log=$1; shift
@@ -94,13 +80,7 @@ btmon_stop
 drops=$(btmon_drops)
 wait $UNIX_LISTEN
 SIM=$UNIX_SIM; stop_sim
-"$B" summarize --db "$W/pair.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-pair.json" 2>&1
-"$B" summarize --db "$W/unix.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-unix.json" 2>&1
-if [ -s "$W/summary-pair.json" ] && cmp -s "$W/summary-pair.json" "$W/summary-unix.json"; then
-  ok "summary of $DAY identical over the paired link and over unix: ($(wc -c < "$W/summary-pair.json") bytes)"
-else
-  fail "summaries differ:"; diff "$W/summary-pair.json" "$W/summary-unix.json" | head -10
-fi
+same_summary "$DAY" pair unix "over the paired link and over unix:"
 # The gateway's (hci0) first successful Encryption Change (0x08, or 0x59 v2) and its first ATT PDU,
 # on the same connection handle; only from a trace the kernel dropped nothing from.
 trace() { tshark -r "$W/pair.btsnoop" -Y "hci_mon.adapter_id == 0 && ($1)" -T fields -e frame.number -e "$2" 2>/dev/null | head -1; }

@@ -13,24 +13,9 @@ PEER=00:AA:01:01:00:01
 failures=0
 now() { date +%s.%N; }
 since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
-ok() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-step() { echo "---- $* ($(date -u +%T))"; }
-
-# Starts a simulated bracelet (arguments after the log name) and waits until it serves.
-SIM=
-start_sim() {
-  local log=$1; shift
-  "$B" simulate --model v2 --days 3 --seed 7 "$@" > "$W/$log" 2>&1 &
-  SIM=$!
-  for _ in $(seq 1800); do
-    grep -q 'advertising on\|serving on' "$W/$log" && return 0
-    kill -0 $SIM 2>/dev/null || break
-    sleep 0.1
-  done
-  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
-}
-stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+LABEL=
+SIM_HISTORY=(--days 3 --seed 7)
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, same_summary
 
 # Files saved by listen --save-dir must be exactly the files the simulator erased (size and CRC-32).
 same_files_as_erased() {
@@ -83,13 +68,7 @@ step "4. the same sync over unix: gives the same summary for $DAY"
 t=$(now)
 "$B" listen --via unix:/tmp/bracelet.sock --db "$W/unix.db" --tz UTC --age 40 --exit-after-sync > /dev/null 2> "$W/listen-unix.err"
 echo "  unix sync exited $? in $(since "$t") s"
-"$B" summarize --db "$W/hci.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-hci.json" 2>&1
-"$B" summarize --db "$W/unix.db" --day "$DAY" --tz UTC --age 40 --format json > "$W/summary-unix.json" 2>&1
-if [ -s "$W/summary-hci.json" ] && cmp -s "$W/summary-hci.json" "$W/summary-unix.json"; then
-  ok "summary of $DAY identical over hci and unix ($(wc -c < "$W/summary-hci.json") bytes)"
-else
-  fail "summaries differ:"; diff "$W/summary-hci.json" "$W/summary-unix.json" | head -20
-fi
+same_summary "$DAY" hci unix "over hci and unix"
 kill $UNIX_SIM 2>/dev/null; wait $UNIX_SIM 2>/dev/null
 
 step "5. the kernel-path recording: tshark dissects ATT, and it summarizes like the database"

@@ -1,4 +1,3 @@
-import BraceletDecoder
 import BraceletProtocol
 import Foundation
 
@@ -23,8 +22,8 @@ import Foundation
 /// such a value. JSON handed over as bytes (``canonicalize(_:what:)``) is read by
 /// ``CanonicalJSONParser`` and written by the same writer.
 public enum CanonicalJSON {
-    /// Encodes `value` into canonical bytes. Throws ``StoreError/invalidInput(_:)`` naming `what`
-    /// when a number is NaN or infinite or the value's encoding fails.
+    /// Encodes `value` into canonical bytes. Throws ``CanonicalJSONError/notEncodable(_:)`` naming
+    /// `what` when a number is NaN or infinite or the value's encoding fails.
     public static func encode<T: Encodable>(_ value: T, what: String) throws -> Data {
         Data(try bytes(of: value, what: what))
     }
@@ -43,15 +42,15 @@ public enum CanonicalJSON {
         let root = Node()
         do {
             try CanonicalEncoder.encode(value, into: root, codingPath: [])
-        } catch let error as StoreError {
+        } catch let error as CanonicalJSONError {
             throw error
         } catch {
-            throw StoreError.invalidInput("\(what) could not be encoded as JSON: \(error)")
+            throw CanonicalJSONError.notEncodable("\(what) could not be encoded as JSON: \(error)")
         }
         return root
     }
 
-    /// Parses `json` and writes it back in canonical form. Throws ``StoreError/invalidInput(_:)``
+    /// Parses `json` and writes it back in canonical form. Throws ``CanonicalJSONError/invalidJSON(_:)``
     /// when `json` is not a JSON object or array.
     public static func canonicalize(_ json: Data, what: String) throws -> Data {
         var out: [UInt8] = []
@@ -125,13 +124,13 @@ public enum CanonicalJSON {
         }
 
         /// The value under `key` when this is an object that has it.
-        func value(forKey key: String) -> Node? {
+        package func value(forKey key: String) -> Node? {
             guard case .object = value, let index = keys.firstIndex(of: key) else { return nil }
             return elements[index]
         }
 
         /// The string under `key` when this is an object that has a string there.
-        func string(forKey key: String) -> String? {
+        package func string(forKey key: String) -> String? {
             guard case .string(let text)? = value(forKey: key)?.value else { return nil }
             return text
         }
@@ -149,7 +148,7 @@ public enum CanonicalJSON {
     package static func write(_ node: Node, into out: inout [UInt8]) {
         switch node.value {
         case .empty: out.append(contentsOf: [0x7B, 0x7D])
-        case .null: out.append(contentsOf: "null".utf8)
+        case .null: appendNull(to: &out)
         case let .bool(b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case let .int(v): TextBytes.append(v, to: &out)
         case let .uint(v): TextBytes.append(v, to: &out)
@@ -180,7 +179,7 @@ public enum CanonicalJSON {
     package static func format(_ value: Double, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
         guard value.isFinite else {
             let path = codingPath().map(\.stringValue).joined(separator: ".")
-            throw StoreError.invalidInput("\(value) at \(path.isEmpty ? "the top level" : path) is not a number JSON can hold; a missing value must be nil, never NaN or infinity.")
+            throw CanonicalJSONError.notEncodable("\(value) at \(path.isEmpty ? "the top level" : path) is not a number JSON can hold; a missing value must be nil, never NaN or infinity.")
         }
         if value == 0 { return "0" }
         let text = value.description

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import BraceletStore
+import BraceletDecoder
 
 private struct Empty: Codable {}
 

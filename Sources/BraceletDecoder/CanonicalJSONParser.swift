@@ -5,20 +5,20 @@
 /// integer), so a `Double` written by JSONEncoder reads back as the same value and is written with
 /// the same digits. Strict JSON (RFC 8259): no comments, no trailing commas, no bare values at the
 /// top; a key given twice keeps its last value.
-struct CanonicalJSONParser {
+package struct CanonicalJSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private let what: String
     /// Nesting deeper than this is refused instead of exhausting the stack.
     private static let maximumDepth = 512
 
-    /// Parses `bytes`, which must hold one JSON object or array. Throws ``StoreError/invalidInput(_:)``
+    /// Parses `bytes`, which must hold one JSON object or array. Throws ``CanonicalJSONError/invalidJSON(_:)``
     /// naming `what` and the byte offset of the problem.
-    static func parse(_ bytes: [UInt8], what: String) throws -> CanonicalJSON.Node {
+    package static func parse(_ bytes: [UInt8], what: String) throws -> CanonicalJSON.Node {
         var parser = CanonicalJSONParser(bytes: bytes, what: what)
         parser.skipWhitespace()
         guard let first = parser.peek, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-            throw StoreError.invalidInput("\(what) must be a JSON object or array, not a bare value.")
+            throw CanonicalJSONError.invalidJSON("\(what) must be a JSON object or array, not a bare value.")
         }
         let node = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -33,8 +33,8 @@ struct CanonicalJSONParser {
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private func error(_ problem: String) -> StoreError {
-        .invalidInput("\(what) is not valid JSON (\(problem) at byte \(index)). Pass the summary encoded with JSONEncoder.")
+    private func error(_ problem: String) -> CanonicalJSONError {
+        .invalidJSON("\(what) is not valid JSON (\(problem) at byte \(index)). Pass the summary encoded with JSONEncoder.")
     }
 
     private mutating func skipWhitespace() {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BraceletStore
+@testable import BraceletDecoder
 
 private struct Sample: Encodable {
     let empty: [Int]

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import BraceletStore
+@testable import BraceletDecoder
 
 /// The canonical writer against Foundation's round trip (JSONEncoder, then JSONSerialization with
 /// sorted keys), which produced every content hash stored before the writer existed.
@@ -60,7 +60,7 @@ struct GoldenDay: Codable, Equatable, Sendable {
     let bytes = try CanonicalJSON.bytes(of: GoldenDay.known, what: "golden")
     let golden = #"{"bpm":{"a_b":0.1,"a9":9,"a10":10,"ab":3,"aB":0,"averageBPM":64},"date":"2026-06-15","dayStart":1781474400,"flag":true,"missing":null,"note":"tab\there \"quoted\" back\\slash / é \u0001","slots":[{"bpm":58,"intervalDate":1781474400},{"bpm":61,"intervalDate":1781474460}],"temperatures":[36.5,1e-05,1e+16,123456789.123,0.3,-2.75,100]}"#
     #expect(String(decoding: bytes, as: UTF8.self) == golden)
-    #expect(SHA256.hex(bytes) == "ed1302daebbece8d525ff10185c5a55b86b5bffc1b23dab4a83f93b5c2c09a78")
+    // Its content hash is pinned next to the store's SHA-256 (SHA256Tests).
     // The same bytes as the Foundation round trip that wrote every hash stored so far.
     #expect(bytes == (try FoundationCanonical.bytes(GoldenDay.known)))
 }
@@ -115,6 +115,47 @@ struct GoldenDay: Codable, Equatable, Sendable {
 
 @Test func malformedJSONIsRefusedWithWhereItWentWrong() throws {
     for bad in ["", "42", "\"text\"", "{\"a\":1,}", "{\"a\" 1}", "[1 2]", "{\"a\":\"\u{1}\"}", "[NaN]", "{\"a\":1} x", "[\"\\ud800\"]"] {
-        #expect(throws: StoreError.self, "\(bad)") { try CanonicalJSON.canonicalize(Data(bad.utf8), what: "test") }
+        #expect(throws: CanonicalJSONError.self, "\(bad)") { try CanonicalJSON.canonicalize(Data(bad.utf8), what: "test") }
+    }
+}
+
+/// The byte primitives that JSON Lines writers use write what the tree writer writes for the same
+/// values (`null`, integers, escapes), and a Double as its `description`.
+@Suite struct CanonicalJSONPrimitiveTests {
+    @Test func arrayAndPointerFormsAgree() {
+        var out: [UInt8] = []
+        CanonicalJSON.appendLiteral("{\"a\":", to: &out)
+        CanonicalJSON.append(Int64(-42), to: &out)
+        CanonicalJSON.appendLiteral(",\"b\":", to: &out)
+        CanonicalJSON.append(nil, to: &out)
+        CanonicalJSON.appendLiteral(",\"c\":", to: &out)
+        CanonicalJSON.appendString("x/\"y\"\n\u{1}", to: &out)
+        CanonicalJSON.appendLiteral("}", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #"{"a":-42,"b":null,"c":"x/\"y\"\n\u0001"}"#)
+
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        defer { buffer.deallocate() }
+        var p = CanonicalJSON.writeLiteral("[", to: buffer)
+        p = CanonicalJSON.write(7, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.write(nil, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.writeDescription(36.0, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.writeDescription(0.00001, to: p)
+        p = CanonicalJSON.writeLiteral(",", to: p)
+        p = CanonicalJSON.writeDescription(nil, to: p)
+        p = CanonicalJSON.writeLiteral("]", to: p)
+        #expect(String(decoding: UnsafeBufferPointer(start: buffer, count: p - buffer), as: UTF8.self) == "[7,null,36.0,1e-05,null]")
+    }
+
+    @Test func refusalsAreTheWritersOwnError() {
+        #expect(throws: CanonicalJSONError.self) { try CanonicalJSON.bytes(of: [Double.nan], what: "a NaN") }
+        do {
+            _ = try CanonicalJSON.bytes(of: ["x": Double.infinity], what: "a value")
+            Issue.record("infinity was written")
+        } catch {
+            #expect("\(error)".contains("never NaN or infinity"))
+        }
     }
 }

@@ -1,0 +1,40 @@
+# Helpers shared by the ble-vm guest scripts (suite-guest.sh, pairing.sh), sourced after they set:
+#   B            the bracelet binary            W        the work folder (logs go there)
+#   LABEL        prefix of every result line (empty: none), e.g. "pairing"
+#   SIM_HISTORY  the simulated history, e.g. (--days 3 --seed 7): an array
+# and `failures=0`. One copy, so every guest script reports and starts its simulator the same way.
+
+# ok/fail/step: one result line each; `fail` counts into $failures (the exit status of the scripts).
+ok() { echo "ok   ${LABEL:+$LABEL: }$*"; }
+fail() { echo "FAIL ${LABEL:+$LABEL: }$*"; failures=$((failures + 1)); }
+step() { echo "---- ${LABEL:+$LABEL: }$* ($(date -u +%T))"; }
+
+# start_sim LOG [options]: starts a simulated v2 bracelet holding SIM_HISTORY (options after the log
+# name) and waits until it serves; its pid goes to $SIM. Fails (and shows the log) when it does not.
+SIM=
+start_sim() {
+  local log=$1; shift
+  "$B" simulate --model v2 "${SIM_HISTORY[@]}" "$@" > "$W/$log" 2>&1 &
+  SIM=$!
+  for _ in $(seq 1800); do
+    grep -q 'advertising on\|serving on' "$W/$log" && return 0
+    kill -0 $SIM 2>/dev/null || break
+    sleep 0.1
+  done
+  fail "simulator $* did not come up:"; cat "$W/$log"; return 1
+}
+# stop_sim: stops the simulator start_sim started, if any.
+stop_sim() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null && wait "$SIM" 2>/dev/null; SIM=; }
+
+# same_summary DAY A B HOW: `summarize --db` of DAY from $W/A.db and from $W/B.db (written to
+# $W/summary-A.json and $W/summary-B.json) must be byte-identical: the same history, fetched two ways.
+same_summary() {
+  local day=$1 a=$2 b=$3 how=$4
+  "$B" summarize --db "$W/$a.db" --day "$day" --tz UTC --age 40 --format json > "$W/summary-$a.json" 2>&1
+  "$B" summarize --db "$W/$b.db" --day "$day" --tz UTC --age 40 --format json > "$W/summary-$b.json" 2>&1
+  if [ -s "$W/summary-$a.json" ] && cmp -s "$W/summary-$a.json" "$W/summary-$b.json"; then
+    ok "summary of $day identical $how ($(wc -c < "$W/summary-$a.json") bytes)"
+  else
+    fail "summaries differ:"; diff "$W/summary-$a.json" "$W/summary-$b.json" | head -20
+  fi
+}
