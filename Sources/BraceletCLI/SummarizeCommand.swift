@@ -66,6 +66,10 @@ struct SummarizeCommand: ParsableCommand {
             }
             return
         }
+        if let capture {
+            if try DayByDayCaptureSummary.summarize(capture: capture, command: self) { return }
+            printError("note: the records of \(capture) are not in time order (one comes more than an hour after a later one); summarising it in memory, which grows with the capture")
+        }
         let input = try loadSamples()
         for note in input.notes { printError(note) }
         let configuration = try databaseConfiguration ?? person.configuration(recordedOffsetSeconds: input.recordedOffsetSeconds)
