@@ -108,6 +108,16 @@ final class DayByDayOutput {
         write(day)
     }
 
+    /// Prints a day given as canonical JSON (JSON format only), with its sleep sessions (likewise),
+    /// which are printed after the last day: the path of summaries stored in canonical JSON.
+    func addCanonical(day: Data, sleepSessions: [Data]) {
+        let writer = jsonWriter()
+        writer.write(dayCount == 0 ? Self.daysOpen : [UInt8(ascii: ",")])
+        day.withUnsafeBytes { writer.write($0.bindMemory(to: UInt8.self)) }
+        sessions += sleepSessions.map { [UInt8]($0) }
+        dayCount += 1
+    }
+
     private func write(_ day: DayByDaySummarizer.FinishedDay) {
         switch format {
         case .json:

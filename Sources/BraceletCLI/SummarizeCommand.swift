@@ -59,8 +59,12 @@ struct SummarizeCommand: ParsableCommand {
         if let db, let databaseConfiguration, let stored = try storedDocument(db, configuration: databaseConfiguration) {
             switch format {
             case .json:
-                FileHandle.standardOutput.write(Data(stored.prettyJSON()))
-                print()
+                // Laid out a block at a time straight from the stored rows: no copy of the document.
+                let output = try DayByDayOutput(format: .json, timeZone: stored.timeZone, date: nil)
+                for (index, day) in stored.days.enumerated() {
+                    output.addCanonical(day: day.json, sleepSessions: index == 0 ? stored.sleepSessions.map(\.json) : [])
+                }
+                try output.finish()
             case .table:
                 print(SummaryTableRenderer.render(try stored.decoded()))
             }
