@@ -60,12 +60,20 @@ struct SummarizeCommand: ParsableCommand {
         if let db, let databaseConfiguration, let stored = try storedDocument(db, configuration: databaseConfiguration) {
             switch format {
             case .json:
-                FileHandle.standardOutput.write(Data(stored.prettyJSON()))
-                print()
+                // Laid out a block at a time straight from the stored rows: no copy of the document.
+                let output = try DayByDayOutput(format: .json, timeZone: stored.timeZone, date: nil)
+                for (index, day) in stored.days.enumerated() {
+                    output.addCanonical(day: day.json, sleepSessions: index == 0 ? stored.sleepSessions.map(\.json) : [])
+                }
+                try output.finish()
             case .table:
                 print(SummaryTableRenderer.render(try stored.decoded()))
             }
             return
+        }
+        if let capture {
+            if try DayByDayCaptureSummary.summarize(capture: capture, command: self) { return }
+            printError("note: the records of \(capture) are not in time order (one comes more than an hour after a later one); summarising it in memory, which grows with the capture")
         }
         let input = try loadSamples()
         for note in input.notes { printError(note) }

@@ -7,6 +7,8 @@ struct MainSleepInput {
     var samples: [Slot]
     /// Beats inside the session.
     var beats: [Beat]
+    /// The session's HRV when it was computed beforehand (then `beats` is not used).
+    var hrv: NightlyHRV?
 }
 
 /// Computes one ``DailySummary`` from the samples that start in a local day.
@@ -194,7 +196,7 @@ struct DaySummarizer {
                 if let b = s.breath { sleepBreath.add(b, start: s.start, seconds: s.intervalSeconds) }
             }
             breathSummary.sleepBreathRate = sleepBreath.mean
-            sleepHRV = HRVAnalysis.nightly(mainSleep.beats, start: session.startSession, stop: session.stopSession)
+            sleepHRV = mainSleep.hrv ?? HRVAnalysis.nightly(mainSleep.beats, start: session.startSession, stop: session.stopSession)
         }
 
         return DailySummary(date: day.date, dayStart: day.start, dayEnd: day.end, bpm: bpmSummary, breath: breathSummary,

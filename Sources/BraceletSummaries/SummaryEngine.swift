@@ -30,6 +30,16 @@ public struct SummaryEngine: Sendable {
     /// First start and last end of the scored (awake or sleep) stage samples: the edges of the
     /// recorded data, at which sessions are truncated.
     private var stageEdges: (first: Int64, end: Int64)?
+    /// The HRV of each sleep session, computed beforehand from beats the engine is not given (see
+    /// ``DayByDaySummarizer``); nil: computed from the engine's own beats.
+    var nightlyHRV: [SessionWindow: NightlyHRV]?
+    /// A main sleep was not in ``nightlyHRV``: its HRV was computed without beats.
+    private(set) var missingNightlyHRV = false
+    /// Everything before this time was forgotten (``forget(before:daysThrough:)``).
+    private var forgottenBefore: Int64 = .min
+    /// Session detection needed stage samples that were forgotten: its result may differ from
+    /// that of an engine that kept them.
+    private(set) var neededForgottenData = false
 
     /// Dates (`YYYY-MM-DD`) whose daily summary the last ``add(slots:beats:sourceOffsetSeconds:now:)``
     /// recomputed, sorted; shows that work stays local.
@@ -94,6 +104,17 @@ public struct SummaryEngine: Sendable {
     public mutating func add(slots: [Slot], beats newBeatsInput: [Beat] = [], sourceOffsetSeconds: Int? = nil,
                              now: Int64 = Int64(Date().timeIntervalSince1970)) -> [SummaryDiagnostic] {
         var report = DiagnosticCollector()
+        var tally = InputTally()
+        add(slots: slots, beats: newBeatsInput, sourceOffsetSeconds: sourceOffsetSeconds, now: now, report: &report, tally: &tally)
+        tally.report(into: &report, now: now)
+        return report.diagnostics
+    }
+
+    /// ``add(slots:beats:sourceOffsetSeconds:now:)`` with the diagnostics collected into `report`, and
+    /// the ones that count over all the input (duplicates, dropped beats) into `tally`: a caller that
+    /// feeds one input in several calls reports them once, at its end, as one call would.
+    mutating func add(slots: [Slot], beats newBeatsInput: [Beat], sourceOffsetSeconds: Int?, now: Int64,
+                      report: inout DiagnosticCollector, tally: inout InputTally) {
         self.now = now
         if !warnedAboutSlot, 86_400 % configuration.summarySlotSeconds != 0 {
             warnedAboutSlot = true
@@ -103,8 +124,6 @@ public struct SummaryEngine: Sendable {
         var dirtyDays: Set<Int> = []
         var newStages: [StageSample] = []
         var accepted: [Slot] = []
-        var duplicates = 0
-        var firstDuplicate: Int64?
         var warnedIntervals: Set<Int32> = []
         for slot in slots {
             guard Self.plausibleTimes.contains(slot.start) else {
@@ -125,8 +144,8 @@ public struct SummaryEngine: Sendable {
             let key = SampleKey(start: slot.start, intervalSeconds: slot.intervalSeconds)
             if let existing = samplesByKey[key] {
                 if existing == slot {
-                    duplicates += 1
-                    firstDuplicate = min(firstDuplicate ?? slot.start, slot.start)
+                    tally.duplicates += 1
+                    tally.firstDuplicate = min(tally.firstDuplicate ?? slot.start, slot.start)
                 } else {
                     report.add(SummaryDiagnostic(kind: .conflictingDuplicate, time: slot.start, message:
                         "sample at \(utcText(slot.start)) was already stored with different values: the first one is kept; remove one of the sources if they disagree"))
@@ -160,33 +179,7 @@ public struct SummaryEngine: Sendable {
                                              inBed: slot.activity.map { $0 == 7 } ?? true))
             }
         }
-        if duplicates > 0, let firstDuplicate {
-            report.add(SummaryDiagnostic(kind: .duplicate, time: firstDuplicate, message:
-                "\(duplicates) sample(s) were already stored (first at \(utcText(firstDuplicate))) and were ignored; nothing to do"))
-        }
-
-        var incoming: [Beat] = []
-        var implausibleBeats = 0
-        var futureBeat: Int64?
-        for beat in newBeatsInput {
-            guard beat.timeMs / 1000 <= now + 300 else {
-                futureBeat = min(futureBeat ?? beat.timeMs, beat.timeMs)
-                continue
-            }
-            guard Self.plausibleTimes.contains(beat.timeMs / 1000) else {
-                implausibleBeats += 1
-                continue
-            }
-            incoming.append(beat)
-        }
-        if implausibleBeats > 0 {
-            report.add(SummaryDiagnostic(kind: .implausibleTime, message:
-                "\(implausibleBeats) beat(s) have times outside 2000...2100 and were dropped; the bracelet's clock was probably not set"))
-        }
-        if let futureBeat {
-            report.add(SummaryDiagnostic(kind: .futureSample, time: futureBeat / 1000, message:
-                "beats from \(utcText(futureBeat / 1000)) lie in the future (now is \(utcText(now))): they were dropped; set the bracelet's clock"))
-        }
+        let incoming = newBeatsInput.filter { tally.accepts($0, now: now) }
         let newBeats = mergeBeats(incoming)
         var sessionDays: Set<Int> = []
         if !newStages.isEmpty {
@@ -221,7 +214,6 @@ public struct SummaryEngine: Sendable {
         dirtyDays.formUnion(sessionDays)
         for day in dirtyDays { rebuildSummary(day: day) }
         lastRecomputedDates = dirtyDays.sorted().map { calendar.day(number: $0).date }
-        return report.diagnostics
     }
 
     /// Throws every derived result away and recomputes it from the stored samples.
@@ -238,6 +230,56 @@ public struct SummaryEngine: Sendable {
         let allDays = sessionDays.union(dayBuckets.keys)
         for day in allDays { rebuildSummary(day: day) }
         lastRecomputedDates = allDays.sorted().map { calendar.day(number: $0).date }
+    }
+
+    // MARK: Day by day (see DayByDaySummarizer)
+
+    /// The local day numbers that have a summary, ascending.
+    var summarizedDayNumbers: [Int] { summaries.keys.sorted() }
+
+    /// Local day `number` with its boundaries.
+    mutating func localDay(_ number: Int) -> LocalDay { calendar.day(number: number) }
+
+    /// The local day number containing `time`.
+    func dayNumber(of time: Int64) -> Int { calendar.dayNumber(of: time) }
+
+    /// The summary of day `number` and the sleep sessions ending on it (main sleep marked).
+    func result(ofDay number: Int) -> (summary: DailySummary, sessions: [SleepSession])? {
+        summaries[number].map { ($0, sessionsByDay[number] ?? []) }
+    }
+
+    /// Whether a session ending on day `number` reaches the end of the scored stage data seen so
+    /// far: it is truncated now, and stops being so if later stage data comes.
+    mutating func hasSessionAtDataEnd(day number: Int) -> Bool {
+        guard let edges = stageEdges else { return false }
+        for cluster in clusters where cluster.isSession && cluster.lastSleepEnd >= edges.end {
+            if stopDay(cluster) == number { return true }
+        }
+        return false
+    }
+
+    /// The earliest start of a sleep cluster that ends after `time` (nil: none).
+    func earliestClusterStart(endingAfter time: Int64) -> Int64? {
+        clusters.lazy.filter { $0.stop > time }.map(\.start).min()
+    }
+
+    /// Forgets the samples, beats and stage samples before `time` and the results of the days up to
+    /// `lastDay`, which the caller has taken: memory then holds only the days still open. Days after
+    /// `lastDay` must not need anything before `time` (their samples, their sessions' samples and
+    /// beats, and the stage samples that session detection looks at around new data).
+    mutating func forget(before time: Int64, daysThrough lastDay: Int) {
+        for day in Array(dayBuckets.keys) where calendar.day(number: day).end <= time {
+            for slot in dayBuckets[day] ?? [] { samplesByKey[SampleKey(start: slot.start, intervalSeconds: slot.intervalSeconds)] = nil }
+            dayBuckets[day] = nil
+            unsortedDays.remove(day)
+            offsetsByDay[day] = nil
+        }
+        stages.removeFirst(stages.partitioningIndex { $0.start >= time })
+        beats.removeFirst(beats.partitioningIndex { $0.timeMs >= time * 1000 })
+        clusters.removeAll { $0.stop <= time }
+        for day in Array(summaries.keys) where day <= lastDay { summaries[day] = nil }
+        for day in Array(sessionsByDay.keys) where day <= lastDay { sessionsByDay[day] = nil }
+        forgottenBefore = max(forgottenBefore, time)
     }
 
     // MARK: Internals
@@ -298,6 +340,7 @@ public struct SummaryEngine: Sendable {
                 if cluster.stop + margin > hi { hi = cluster.stop + margin; changed = true }
             }
         }
+        if lo - 2 * margin < forgottenBefore { neededForgottenData = true }
         let from = stages.partitioningIndex { $0.start >= lo - 2 * margin }
         let to = stages.partitioningIndex { $0.start >= hi + 2 * margin }
         let fresh = SleepSessionDetector.clusters(in: stages[from..<to]).filter { $0.firstSleep >= lo && $0.firstSleep <= hi }
@@ -357,9 +400,15 @@ public struct SummaryEngine: Sendable {
                     for s in sortedBucket(d) where s.start >= main.startSession && s.start < main.stopSession { inside.append(s) }
                 }
             }
-            let from = beats.partitioningIndex { $0.timeMs >= main.startSession * 1000 }
-            let to = beats.partitioningIndex { $0.timeMs >= main.stopSession * 1000 }
-            mainInput = MainSleepInput(session: main, samples: inside, beats: Array(beats[from..<to]))
+            if let nightlyHRV {
+                let window = SessionWindow(start: main.startSession, stop: main.stopSession)
+                if nightlyHRV[window] == nil { missingNightlyHRV = true }
+                mainInput = MainSleepInput(session: main, samples: inside, beats: [], hrv: nightlyHRV[window])
+            } else {
+                let from = beats.partitioningIndex { $0.timeMs >= main.startSession * 1000 }
+                let to = beats.partitioningIndex { $0.timeMs >= main.stopSession * 1000 }
+                mainInput = MainSleepInput(session: main, samples: inside, beats: Array(beats[from..<to]))
+            }
         }
         let day = calendar.day(number: dayNumber)
         summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput, now: now)
@@ -389,6 +438,62 @@ struct DiagnosticCollector {
                 "more \(d.kind.rawValue) problems follow (only the first \(Self.limitPerKind) are listed); fix the ones above first"))
         }
     }
+}
+
+/// What is counted over a whole input rather than listed per sample: duplicate samples and the
+/// beats dropped for their times. Reported after the per-sample diagnostics, in this order.
+struct InputTally: Sendable {
+    var duplicates = 0
+    var firstDuplicate: Int64?
+    var implausibleBeats = 0
+    var futureBeat: Int64?
+
+    /// Whether `beat` is kept: not more than 5 minutes after `now`, and inside
+    /// ``SummaryEngine/plausibleTimes``; counts it otherwise.
+    mutating func accepts(_ beat: Beat, now: Int64) -> Bool {
+        guard beat.timeMs / 1000 <= now + 300 else {
+            futureBeat = min(futureBeat ?? beat.timeMs, beat.timeMs)
+            return false
+        }
+        guard SummaryEngine.plausibleTimes.contains(beat.timeMs / 1000) else {
+            implausibleBeats += 1
+            return false
+        }
+        return true
+    }
+
+    /// Adds the counted diagnostics to `report`.
+    func report(into report: inout DiagnosticCollector, now: Int64) {
+        if duplicates > 0, let firstDuplicate {
+            report.add(SummaryDiagnostic(kind: .duplicate, time: firstDuplicate, message:
+                "\(duplicates) sample(s) were already stored (first at \(utcText(firstDuplicate))) and were ignored; nothing to do"))
+        }
+        if implausibleBeats > 0 {
+            report.add(SummaryDiagnostic(kind: .implausibleTime, message:
+                "\(implausibleBeats) beat(s) have times outside 2000...2100 and were dropped; the bracelet's clock was probably not set"))
+        }
+        if let futureBeat {
+            report.add(SummaryDiagnostic(kind: .futureSample, time: futureBeat / 1000, message:
+                "beats from \(utcText(futureBeat / 1000)) lie in the future (now is \(utcText(now))): they were dropped; set the bracelet's clock"))
+        }
+    }
+}
+
+/// The span of a sleep session, `[start, stop)` Unix seconds: the key of its HRV.
+public struct SessionWindow: Hashable, Sendable, Comparable {
+    /// Session start, Unix seconds.
+    public var start: Int64
+    /// Session stop, Unix seconds.
+    public var stop: Int64
+
+    /// The window `[start, stop)`.
+    public init(start: Int64, stop: Int64) {
+        self.start = start
+        self.stop = stop
+    }
+
+    /// Orders windows by start.
+    public static func < (lhs: SessionWindow, rhs: SessionWindow) -> Bool { (lhs.start, lhs.stop) < (rhs.start, rhs.stop) }
 }
 
 extension SummaryEngine {

@@ -6,33 +6,48 @@ import Foundation
 public enum SummaryTableRenderer {
     /// One line per day, then one line per sleep session.
     public static func render(_ document: SummaryDocument) -> String {
-        var lines: [String] = []
-        lines.append("Days (\(document.timeZone))")
-        lines.append(row(["date", "hours", "avgBPM", "min", "max", "restHR", "sleepHR", "breath", "steps", "dist m",
-                          "kcal", "actkcal", "skin°C", "SpO2", "HRV ms", "workouts"]))
-        for d in document.days {
-            lines.append(row([
-                d.date, text(Double(d.dayEnd - d.dayStart) / 3600, 0), text(d.bpm.averageBPM), text(d.bpm.minDayBPM),
-                text(d.bpm.maxDayBPM), text(d.bpm.dailyRestingBPM), text(d.bpm.sleepRestingBPM), text(d.breath.averageBreath),
-                text(d.steps.stepCount), text(d.activity.distance), text(d.steps.stepCalories, 0),
-                text(d.activity.calories, 0), text(d.bodyTemp.averageTemp, 1), text(d.spo2.averageSpo2),
-                text(d.sleepHRV?.rmssdMs, 1), text(d.steps.workoutsCount),
-            ]))
-        }
-        lines.append("")
-        lines.append("Sleep sessions")
-        lines.append(row(["date", "start", "stop", "main", "sleep", "inBed", "light", "deep", "REM", "awake", "eff%",
-                          "rest%", "WASO", "wakes"]))
-        let zone = TimeZone(identifier: document.timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .current
-        for s in document.sleepSessions {
-            lines.append(row([
-                s.recordDate, clock(s.startSession, zone), clock(s.stopSession, zone), s.isMainSleep ? "main" : "nap",
-                duration(s.totalSleepDuration), duration(s.timeInBed), duration(s.totalSecsLight), duration(s.totalSecsDeep),
-                duration(s.totalSecsREM), duration(s.totalSecsAwake), text(s.sleepEfficiency), text(s.restorativeSleepPercent),
-                duration(s.wakeAfterSleepOnset), String(s.totalSleepToAwakeTransitions),
-            ]))
-        }
+        var lines = [daysHeader(timeZone: document.timeZone)]
+        lines += document.days.map(dayRow)
+        lines.append(sessionsHeader)
+        let zone = zone(document.timeZone)
+        lines += document.sleepSessions.map { sessionRow($0, zone: zone) }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The lines before the first day's row (title and column names).
+    public static func daysHeader(timeZone: String) -> String {
+        "Days (\(timeZone))\n" + row(["date", "hours", "avgBPM", "min", "max", "restHR", "sleepHR", "breath", "steps", "dist m",
+                                      "kcal", "actkcal", "skin°C", "SpO2", "HRV ms", "workouts"])
+    }
+
+    /// One day's row.
+    public static func dayRow(_ d: DailySummary) -> String {
+        row([
+            d.date, text(Double(d.dayEnd - d.dayStart) / 3600, 0), text(d.bpm.averageBPM), text(d.bpm.minDayBPM),
+            text(d.bpm.maxDayBPM), text(d.bpm.dailyRestingBPM), text(d.bpm.sleepRestingBPM), text(d.breath.averageBreath),
+            text(d.steps.stepCount), text(d.activity.distance), text(d.steps.stepCalories, 0),
+            text(d.activity.calories, 0), text(d.bodyTemp.averageTemp, 1), text(d.spo2.averageSpo2),
+            text(d.sleepHRV?.rmssdMs, 1), text(d.steps.workoutsCount),
+        ])
+    }
+
+    /// The lines between the last day's row and the first session's row (an empty line, title and column names).
+    public static let sessionsHeader = "\nSleep sessions\n" + row(["date", "start", "stop", "main", "sleep", "inBed", "light", "deep", "REM",
+                                                                 "awake", "eff%", "rest%", "WASO", "wakes"])
+
+    /// The zone session clock times are shown in, from a document's time-zone text.
+    public static func zone(_ timeZone: String) -> TimeZone {
+        TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .current
+    }
+
+    /// One sleep session's row, clock times in `zone`.
+    public static func sessionRow(_ s: SleepSession, zone: TimeZone) -> String {
+        row([
+            s.recordDate, clock(s.startSession, zone), clock(s.stopSession, zone), s.isMainSleep ? "main" : "nap",
+            duration(s.totalSleepDuration), duration(s.timeInBed), duration(s.totalSecsLight), duration(s.totalSecsDeep),
+            duration(s.totalSecsREM), duration(s.totalSecsAwake), text(s.sleepEfficiency), text(s.restorativeSleepPercent),
+            duration(s.wakeAfterSleepOnset), String(s.totalSleepToAwakeTransitions),
+        ])
     }
 
     /// HRV as `name value` lines.
