@@ -108,7 +108,8 @@ run() {
 # One campaign: RUNS executions of harness NAME from its stored corpus, then the figures the README
 # table records: executions, wall and CPU time, exec/s, coverage, corpus, the load average (sampled
 # every minute: the machine is shared, so CPU time is the figure to compare) and the commit the
-# binary was built from. CAMPAIGN_NICE sets the niceness (default 10).
+# binary was built from. CAMPAIGN_NICE sets the niceness (default 10); CAMPAIGN_SECONDS, when set,
+# ends the run (with its figures) after that many seconds if RUNS were not reached by then.
 # ASan keeps no malloc/free stack per allocation here (malloc_context_size=0): recording one costs
 # about a tenth of each execution and serves only the text of a report; detection is unchanged, and
 # a crash input found is run again with the full stacks when it is minimised.
@@ -121,7 +122,7 @@ campaign() {
   sampler=$!
   cut -d' ' -f1 /proc/loadavg >> "$log.load"
   if ! ASAN_OPTIONS="$ASAN_OPTIONS:malloc_context_size=0" /usr/bin/time -f "cpu: %U user %S sys" -o "$log.cpu" \
-      nice -n "${CAMPAIGN_NICE:-10}" "$0" run "$h" -runs="$runs" > "$log" 2>&1; then
+      nice -n "${CAMPAIGN_NICE:-10}" "$0" run "$h" -runs="$runs" ${CAMPAIGN_SECONDS:+-max_total_time=$CAMPAIGN_SECONDS} > "$log" 2>&1; then
     kill "$sampler"
     echo "FAIL $h: see $log" >&2; tail -n 40 "$log" >&2; return 1
   fi
