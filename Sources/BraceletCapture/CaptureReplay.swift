@@ -140,7 +140,9 @@ private struct FileStreamer {
     /// A sealed file is identified by its header and its CRC-32 trailer; those are enough to spot a
     /// file transferred twice.
     var seen = Set<[UInt8]>()
-    let columns = MetricsColumns(capacity: 1024)
+    /// The batch metrics files are decoded into, made at the first metrics file: a capture without
+    /// one (most of those a fuzzer or a heart-rate-only session makes) never pays for its columns.
+    private var reusableColumns: MetricsColumns?
     /// Beats files checked but not yet decoded (with `beatsLast`): index, bytes, inspection.
     var heldBeats: [(index: Int, bytes: [UInt8], sealed: SealedFile)] = []
 
@@ -155,6 +157,8 @@ private struct FileStreamer {
             try file.bytes.withUnsafeBytes { raw in
                 if file.kind == .metrics {
                     let index = result.metricsFiles.count
+                    let columns = reusableColumns ?? MetricsColumns(capacity: 1024)
+                    reusableColumns = columns
                     let summary = try FileDecoder.decodeMetricsBatches(raw, columns: columns) { header, c in metrics(index, header, c) }
                     result.metricsFiles.append(ReplayedMetricsFile(header: summary.header, slots: [], outOfRange: [],
                                                                    faults: summary.faults, records: summary.records))

@@ -54,6 +54,7 @@ enum ROOKKeys {
     /// Renames camelCase keys to their snake_case spelling; drops unknown keys with a warning.
     static func rename(_ object: [String: Any], known: [String], at path: String, warnings: inout [String]) -> [String: Any] {
         let byCamel = Dictionary(known.map { (camelCase($0), $0) }, uniquingKeysWith: { a, _ in a })
+        let suggestions = known + known.map(camelCase)
         var out: [String: Any] = [:]
         for key in object.keys.sorted() {
             let value = object[key] as Any
@@ -66,29 +67,49 @@ enum ROOKKeys {
                     out[snake] = value
                 }
             } else {
-                warnings.append(unknown(key, at: path, known: known + known.map(camelCase)))
+                warnings.append(unknown(key, at: path, known: suggestions))
             }
         }
         return out
     }
 
     static func unknown(_ key: String, at path: String, known: [String]) -> String {
-        let nearest = known.min { distance(key, $0) < distance(key, $1) } ?? ""
-        return "\(path): unknown key \"\(key)\" was ignored; did you mean \"\(nearest)\"?"
+        "\(path): unknown key \"\(key)\" was ignored; did you mean \"\(nearest(to: key, in: known))\"?"
+    }
+
+    /// The first of `known` at the smallest edit distance from `key`. Each distance is computed
+    /// once, and a candidate whose length alone puts it at least as far as the best so far is
+    /// skipped (the distance is never below the length difference): a file full of unknown or
+    /// long keys costs one pass per key, not two per comparison.
+    static func nearest(to key: String, in known: [String]) -> String {
+        let x = Array(key.lowercased())
+        var best: (name: String, distance: Int)?
+        for name in known {
+            let y = Array(name.lowercased())
+            if let best, abs(x.count - y.count) >= best.distance { continue }
+            let d = distance(x, y)
+            if d < best?.distance ?? Int.max { best = (name, d) }
+        }
+        return best?.name ?? ""
     }
 
     /// Levenshtein edit distance (case-insensitive).
     static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a.lowercased()), y = Array(b.lowercased())
+        distance(Array(a.lowercased()), Array(b.lowercased()))
+    }
+
+    /// Levenshtein edit distance of two character sequences, two rows reused.
+    private static func distance(_ x: [Character], _ y: [Character]) -> Int {
         guard !x.isEmpty else { return y.count }
         guard !y.isEmpty else { return x.count }
         var previous = Array(0...y.count)
+        var current = previous
         for i in 1...x.count {
-            var current = [i] + Array(repeating: 0, count: y.count)
+            current[0] = i
             for j in 1...y.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
             }
-            previous = current
+            swap(&previous, &current)
         }
         return previous[y.count]
     }

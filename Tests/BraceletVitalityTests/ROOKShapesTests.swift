@@ -25,6 +25,23 @@ import Testing
         #expect(file.days.first?.sleepSummary?.sleepDurationSecondsInt == 27_000)
     }
 
+    @Test func theSuggestedKeyIsTheFirstAtTheSmallestEditDistance() {
+        // The suggestion skips candidates by length; it must still name the key a full comparison
+        // of every candidate names, ties going to the first listed.
+        let known = ROOKKeys.sleep + ROOKKeys.sleep.map(ROOKKeys.camelCase)
+        let keys = ["time_in_bed_secs_int", "", "x", "HRV", "sleepDuration", "deep_sleep_duration_seconds_intt",
+                    String(repeating: "a", count: 300), "Time_In_Bed_Seconds_Int", "hr_resting_bpm"]
+        for key in keys {
+            let full = known.min { ROOKKeys.distance(key, $0) < ROOKKeys.distance(key, $1) } ?? ""
+            #expect(ROOKKeys.nearest(to: key, in: known) == full, "key \(key)")
+        }
+        #expect(ROOKKeys.nearest(to: "hrv_sdnn_ms_doubel", in: known) == "hrv_sdnn_ms_double")
+        #expect(ROOKKeys.nearest(to: "a", in: ["bb", "b", "a"]) == "a")
+        #expect(ROOKKeys.nearest(to: "c", in: ["a", "b"]) == "a")
+        #expect(ROOKKeys.nearest(to: "key", in: []) == "")
+        #expect(ROOKKeys.distance("kitten", "Sitting") == 3)
+    }
+
     @Test func zeroIsMissingForEveryROOKField() throws {
         // sleep_duration 0 and time_in_bed 0 scored a sleep pillar of 0; steps 0 and RHR 0 alike.
         let sleep = ROOKSleepSummary(sleepDurationSecondsInt: 0, timeInBedSecondsInt: 0, hrvSdnnMsDouble: 0, hrRestingBpmInt: 0)
