@@ -122,7 +122,7 @@ import Testing
     _ = try first.insertSlots([sampleSlot(start: 1)], device: "SN1", model: .v1)
     // The probe's own descriptor is closed only at the end: closing it drops the locks under test.
     let probe = open(path, O_RDWR | O_CLOEXEC)
-    #expect(probe >= 0)
+    try #require(probe >= 0, "cannot open \(path) to probe its locks")
     defer { close(probe) }
     #expect(try sharedLockIsHeld(probe))
     let second = try Database(path: path)
