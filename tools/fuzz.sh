@@ -29,6 +29,17 @@ HARNESSES=(FuzzBtsnoop FuzzCaptureReader FuzzReplay FuzzFrames FuzzDecoders Fuzz
 # and LeakSanitizer reports each as a leak; memory growth is caught by -rss_limit_mb instead.
 LIMITS=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=0)
 export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+# Swift's own crash backtracer reads the crashed process's memory, which AddressSanitizer reports as
+# an "unknown-crash" that hides the real failure; libFuzzer's deadly-signal report names it instead.
+export SWIFT_BACKTRACE=enable=no
+
+# What a failed run's log says first: the sanitizer or runtime error, the top frames of its stack and
+# the input that triggered it (a report's tail is only its shadow-memory dump).
+failure_summary() {
+  grep -m 24 -E "Fatal error|runtime failure|ERROR:|SUMMARY:|^ +#[0-9] |Test unit written|crash-|timeout-|oom-" "$1" >&2 || true
+  echo "  ..." >&2
+  tail -n 8 "$1" >&2
+}
 
 # Longest generated input: captures 4 KiB (the seed windows are that long; longer ones run ~100
 # times slower and find nothing a short one does not), everything else 2 KiB.
@@ -90,7 +101,7 @@ regressions() {
   # shellcheck disable=SC2086
   if ! "$SCRATCH/release/$h" "${LIMITS[@]}" -artifact_prefix="$SCRATCH/crashes/$h/" $files > "$SCRATCH/regressions-$h.log" 2>&1; then
     echo "FAIL $h: a regression input fails again:" >&2
-    tail -n 40 "$SCRATCH/regressions-$h.log" >&2
+    failure_summary "$SCRATCH/regressions-$h.log"
     return 1
   fi
   grep -E "^Executed" "$SCRATCH/regressions-$h.log" >&2 || true
@@ -124,7 +135,7 @@ campaign() {
   if ! ASAN_OPTIONS="$ASAN_OPTIONS:malloc_context_size=0" /usr/bin/time -f "cpu: %U user %S sys" -o "$log.cpu" \
       nice -n "${CAMPAIGN_NICE:-10}" "$0" run "$h" -runs="$runs" ${CAMPAIGN_SECONDS:+-max_total_time=$CAMPAIGN_SECONDS} > "$log" 2>&1; then
     kill "$sampler"
-    echo "FAIL $h: see $log" >&2; tail -n 40 "$log" >&2; return 1
+    echo "FAIL $h: see $log" >&2; failure_summary "$log"; return 1
   fi
   ended=$(date +%s)
   kill "$sampler"
@@ -162,8 +173,8 @@ case "${1:-}" in
       # The fuzzer's own exit status decides; its log is kept and shown in full when it fails.
       log="$SCRATCH/ci-$h.log"
       if ! run "$h" -max_total_time="$seconds" > "$log" 2>&1; then
-        echo "FAIL $h: libFuzzer exited non-zero; its log ($log) ends:" >&2
-        tail -n 40 "$log" >&2
+        echo "FAIL $h: libFuzzer exited non-zero; from its log ($log):" >&2
+        failure_summary "$log"
         exit 1
       fi
       grep -E "^(Done|stat::number_of_executed_units)" "$log" >&2 || true

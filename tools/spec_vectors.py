@@ -44,8 +44,8 @@ def response(code: int, data: bytes) -> bytes:
     return frame(bytes([code]) + data)
 
 
-def packet(seq: int, offset: int, last: bool, payload: bytes) -> bytes:
-    body = struct.pack("<HIBB", seq, offset, len(payload), 1 if last else 0) + payload
+def packet(seq: int, offset: int, last: bool, payload: bytes, flags: int = 0) -> bytes:
+    body = struct.pack("<HIBB", seq, offset, len(payload), flags | (1 if last else 0)) + payload
     return body + struct.pack("<H", crc16(body))
 
 
@@ -145,6 +145,10 @@ def main():
            packet(0, 0, False, payload), "packet seq=0 offset=0 length=158 last=false")
     vector("packet", "last packet: 4 bytes at offset 46112",
            packet(291, 46112, True, bytes([0xde, 0xad, 0xbe, 0xef])), "packet seq=291 offset=46112 length=4 last=true")
+    vector("packet", "corrupt although its CRC matches: reserved flag bit 2 set (lost, re-request its range)",
+           packet(512, 0x4D435242, True, bytes([0x0b]), flags=0x04), "rejected flags=5")
+    vector("packet", "corrupt although its CRC matches: payload length 159 (lost, re-request its range)",
+           packet(0, 0, False, bytes([0x5a] * 159)), "rejected payload_length=159")
 
     print("## File headers\n")
     vector("header", "V1 metrics file, serial BR100042, 2026-03-29T00:00:00Z, UTC+01:00, 60 s, 1440 records",

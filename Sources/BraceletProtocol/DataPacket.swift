@@ -7,7 +7,7 @@
 /// | 0 | 2 | sequence number: 0 for the first packet of a read request, +1 per packet |
 /// | 2 | 4 | file offset of the first payload byte |
 /// | 6 | 1 | payload length (1...158) |
-/// | 7 | 1 | flags: bit 0 = last packet of this read request |
+/// | 7 | 1 | flags: bit 0 = last packet of this read request; bits 1-7 reserved, 0 |
 /// | 8 | n | payload |
 /// | 8+n | 2 | CRC-16/CCITT-FALSE over bytes 0 ..< 8+n |
 ///
@@ -58,7 +58,11 @@ public struct DataPacket: Sendable, Hashable {
         return out
     }
 
-    /// Decodes a notified packet, checking its length field and CRC.
+    /// Decodes a notified packet, checking its length field, CRC and header values.
+    ///
+    /// A payload length above 158 or a reserved flag bit makes the packet corrupt, like a failed CRC:
+    /// a CRC-16 lets about one damaged packet in 65,536 through, and a header no bracelet sends is the
+    /// cheapest second check; a corrupt packet costs only a re-request of its range.
     public init<C: Collection>(bytes: C) throws(FrameError) where C.Element == UInt8 {
         let frame = Array(bytes)
         guard frame.count >= DataPacket.headerLength + 1 + DataPacket.trailerLength else {
@@ -72,6 +76,8 @@ public struct DataPacket: Sendable, Hashable {
         let crc = CRC16.checksum(body)
         let found: UInt16 = frame.readLittleEndian(at: frame.count - 2)!
         guard crc == found else { throw .packetCRCMismatch(computed: crc, found: found) }
+        guard length <= DataPacket.maximumPayload else { throw .packetField(name: "payload length", value: length) }
+        guard frame[7] & ~1 == 0 else { throw .packetField(name: "flags", value: Int(frame[7])) }
         sequence = frame.readLittleEndian(at: 0)!
         offset = frame.readLittleEndian(at: 2)!
         isLast = frame[7] & 1 != 0

@@ -14,6 +14,9 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
     case packetLength(expected: Int, actual: Int)
     /// A data packet failed its CRC-16.
     case packetCRCMismatch(computed: UInt16, found: UInt16)
+    /// A data packet's header holds a value the protocol does not allow (a payload length above 158,
+    /// a reserved flag bit set), although its CRC matched.
+    case packetField(name: String, value: Int)
 
     public var description: String {
         switch self {
@@ -31,6 +34,8 @@ public enum FrameError: Error, Sendable, Equatable, CustomStringConvertible {
             "data packet has \(actual) bytes, its header says \(expected); treat it as lost and re-request its range"
         case let .packetCRCMismatch(computed, found):
             "data packet failed its CRC-16 (computed 0x\(hexString(computed)), packet says 0x\(hexString(found))); treat it as lost and re-request its range"
+        case let .packetField(name, value):
+            "data packet has \(name) \(value), which the protocol does not allow; treat it as lost and re-request its range"
         }
     }
 }

@@ -82,6 +82,23 @@ import Testing
     #expect(throws: FrameError.packetLength(expected: 11, actual: 4)) { try DataPacket(bytes: [0, 0, 0, 0]) }
 }
 
+/// A packet with a matching CRC but a header no bracelet sends is corrupt, so that every packet the
+/// client accepts is one it would send back byte for byte.
+@Test func dataPacketWithReservedFlagsOrLongPayloadIsRejectedDespiteItsCRC() throws {
+    // Sequence 0x0200, offset 0x4D435242, one payload byte 0x0B, flags 0x05 (bit 2 reserved), valid CRC.
+    let flagged: [UInt8] = [0x00, 0x02, 0x42, 0x52, 0x43, 0x4D, 0x01, 0x05, 0x0B, 0x01, 0x00]
+    #expect(CRC16.checksum(flagged.dropLast(2)) == 0x0001)
+    #expect(throws: FrameError.packetField(name: "flags", value: 5)) { try DataPacket(bytes: flagged) }
+    var cleared = flagged
+    cleared[7] = 0x01
+    cleared.replaceSubrange(9..., with: withUnsafeBytes(of: CRC16.checksum(cleared.prefix(9)).littleEndian, Array.init))
+    #expect(try DataPacket(bytes: cleared) == DataPacket(sequence: 0x0200, offset: 0x4D43_5242, isLast: true, payload: [0x0B]))
+
+    var long: [UInt8] = [0, 0, 0, 0, 0, 0, 159, 0] + Array(repeating: 0x5A, count: 159)
+    long += withUnsafeBytes(of: CRC16.checksum(long).littleEndian, Array.init)
+    #expect(throws: FrameError.packetField(name: "payload length", value: 159)) { try DataPacket(bytes: long) }
+}
+
 @Test func headerRejectsWrongMagicVersionModelAndRecordSize() throws {
     let good = FileHeader(kind: .metrics, model: .v2, serial: "BR200007", baseTime: 1_774_742_400,
                           timeZoneOffsetMinutes: 120, intervalSeconds: 60, recordCount: 3).encode()
