@@ -68,7 +68,7 @@ struct ListenCommand: ParsableCommand {
     @Option(help: "Connect to a simulated bracelet instead: unix:PATH (see bracelet simulate).")
     var via: String?
 
-    @Option(help: "Store each verified file in this database (slots, beats, transfer progress) and recompute the touched days.")
+    @Option(help: "Store each verified file in this database (slots, beats, transfer progress); the touched days are recomputed once the sync ends.")
     var db: String?
 
     @Option(help: "Save each verified file in this directory.")
@@ -188,9 +188,11 @@ struct ListenCommand: ParsableCommand {
         let report: BraceletSession.Report
         do { report = try session.run() } catch {
             printError("bracelet listen: \(error)")
+            _ = Self.recomputePending(pipeline)
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
+        guard Self.recomputePending(pipeline) else { throw ExitCode(1) }
         if !quiet {
             printError("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
                        + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
@@ -215,9 +217,27 @@ extension ListenCommand {
         let quiet = self.quiet
         return IngestPipeline(store: try openStore(database, mustExist: false), configuration: configuration, age: person.age) { report in
             guard !quiet else { return }
-            let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
-            printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats; recomputed \(days) days, \(report.outboxEntries) outbox entries written")
+            if report.recomputed.isEmpty {
+                printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")
+            } else {
+                let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
+                printError("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
+            }
         }
+    }
+
+    /// Recomputes the days whose files are committed but not yet summarised: a session that ended
+    /// before the end of its sync (a signal, a link given up, an error) did not recompute them, nor
+    /// did an earlier run killed in between. After a completed sync nothing is pending and this
+    /// reads one empty table. Returns whether nothing is left pending.
+    static func recomputePending(_ pipeline: IngestPipeline?) -> Bool {
+        guard let pipeline else { return true }
+        do { _ = try pipeline.recomputePending() } catch {
+            printError("bracelet listen: the stored files are kept, but recomputing their days failed: \(error). "
+                       + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
+            return false
+        }
+        return true
     }
 }
 

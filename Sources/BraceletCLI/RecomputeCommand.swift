@@ -40,8 +40,14 @@ struct RecomputeCommand: ParsableCommand {
             let dates: [String]
             let report: RecomputeReport
             do {
-                dates = try store.summaryDates(device: serial)
-                report = try recomputer.recompute(device: serial, dates: dates, store: store)
+                // Days a listen committed but ended before recomputing have no summary yet: included.
+                let pending = try store.pendingRecompute().first { $0.device == serial }?.dates ?? []
+                dates = Set(try store.summaryDates(device: serial) + pending).sorted()
+                report = try store.transaction {
+                    let report = try recomputer.recompute(device: serial, dates: dates, store: store)
+                    try store.clearPendingRecompute(device: serial, dates: pending)
+                    return report
+                }
             } catch let error as StoreError {
                 throw CLIError("\(db): \(error)")
             }

@@ -8,16 +8,21 @@ import Foundation
 /// The one way data gets into the store: verified files from a capture, a live link or a CSV export
 /// in, stored samples, transfer progress, recomputed summaries and outbox entries out.
 ///
-/// Contract of ``ingest(_:)``:
-/// - **One transaction per call.** The files' slots and beats (idempotent: a row the store already
-///   has is left alone), the progress of each file's transfer, the summaries of every local day the
-///   new rows touched (recomputed by ``SummaryRecomputer`` from everything stored) and the outbox
-///   entries of the summaries that changed are committed together, or nothing is. After a crash the
-///   store never holds data whose summaries were not recomputed.
-/// - **Queued when stored.** A live session hands each verified file over as it arrives (the
-///   pipeline is its ``TransferSink``), so each file's summaries are in the outbox the moment the file
-///   is committed, before the bracelet erases it: a gateway that stays connected delivers within
-///   one file, never only when the link closes.
+/// Contract:
+/// - **One transaction per call** of ``ingest(_:)``. The files' slots and beats (idempotent: a row
+///   the store already has is left alone), the progress of each file's transfer, the summaries of
+///   every local day the new rows touched (recomputed by ``SummaryRecomputer`` from everything
+///   stored) and the outbox entries of the summaries that changed are committed together, or
+///   nothing is. After a crash the store never holds data whose summaries were not recomputed.
+/// - **A live session recomputes once per sync.** As a session's ``TransferSink`` the pipeline
+///   stores each verified file as it arrives (``storeDeferringSummaries(_:)``: rows, transfer
+///   progress and the touched days recorded as pending, in one transaction, before the bracelet
+///   erases the file) and recomputes the pending days once, when the session reports the sync
+///   ended (``recomputePending()``): the files of one sync touch the same days (a metrics and a
+///   beats file at least, several of each after a long absence), and recomputing after each file
+///   summarised those days again for every file. The pending records are durable, so a process
+///   killed in between leaves the days for the next ``recomputePending()`` (the next `listen`),
+///   never a committed row outside its summaries.
 /// - **A repeated file changes nothing**: a transferred file whose transfer is already committed is
 ///   skipped; re-stored rows are found present and touch no day; equal recomputed content writes no
 ///   outbox entry.
@@ -57,6 +62,26 @@ public final class IngestPipeline: @unchecked Sendable {
         try await queue.run { try self.run(files) }
     }
 
+    /// Stores `files` like ``ingest(_:)`` but leaves their summaries for later: the rows, each file's
+    /// transfer progress and the local days they touched (``Store/markForRecompute(device:dates:)``)
+    /// are committed in one transaction, blocking until it is durable; ``recomputePending()``
+    /// recomputes those days later, once however many files touched them.
+    ///
+    /// - Throws: ``StoreError`` when the database refuses the write (nothing of `files` is stored).
+    public func storeDeferringSummaries(_ files: [VerifiedFile]) throws -> IngestReport {
+        try queue.sync { try self.stage(files) }
+    }
+
+    /// Recomputes every day recorded as pending, whether this pipeline stored its rows or an earlier
+    /// process did and ended before recomputing it (killed between a commit and the end of its sync),
+    /// and clears those records, all in one transaction: the summaries, their outbox entries and
+    /// the clearing are durable together, or the days stay pending. Nothing pending: nothing to do.
+    ///
+    /// - Throws: ``StoreError`` or the summary engine's error; the days then stay pending.
+    public func recomputePending() throws -> IngestReport {
+        try queue.sync { try self.recomputeRecorded() }
+    }
+
     /// Records that the bracelet erased the committed file of `fileKind` (call it when the session
     /// reports the erase).
     public func recordErased(serial: String, fileKind: String) throws {
@@ -66,20 +91,7 @@ public final class IngestPipeline: @unchecked Sendable {
     private func run(_ files: [VerifiedFile]) throws -> IngestReport {
         let report = try store.transaction {
             var report = IngestReport()
-            var touched: [String: Set<String>] = [:]
-            let zone = recomputer.configuration.timeZone
-            for file in files {
-                let (slots, beats) = try storeRows(of: file, report: &report)
-                report.slotsInserted += slots.inserted
-                report.slotsPresent += slots.alreadyPresent
-                report.beatsInserted += beats.inserted
-                report.beatsPresent += beats.alreadyPresent
-                let dates = slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone)
-                // A night that starts on date D is the sleep session of D + 1 (recorded on the day it
-                // ends), so rows of D change D + 1's sleep and sleep-HRV summaries too.
-                let following = dates.compactMap { LocalDate(iso: $0)?.adding(days: 1).description }
-                if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates + following) }
-            }
+            let touched = try storeAll(files, report: &report)
             for (device, dates) in touched.sorted(by: { $0.key < $1.key }) {
                 report.recomputed.append((device, try recomputer.recompute(device: device, dates: Array(dates), store: store)))
             }
@@ -87,6 +99,54 @@ public final class IngestPipeline: @unchecked Sendable {
         }
         onIngested?(report)
         return report
+    }
+
+    /// Stores the files' rows and transfer progress and records the days they touched as pending, in
+    /// one transaction, without recomputing them.
+    private func stage(_ files: [VerifiedFile]) throws -> IngestReport {
+        let report = try store.transaction {
+            var report = IngestReport()
+            for (device, dates) in try storeAll(files, report: &report).sorted(by: { $0.key < $1.key }) {
+                try store.markForRecompute(device: device, dates: dates.sorted())
+            }
+            return report
+        }
+        onIngested?(report)
+        return report
+    }
+
+    /// Recomputes the pending days and clears their records in one transaction.
+    private func recomputeRecorded() throws -> IngestReport {
+        let report = try store.transaction {
+            var report = IngestReport()
+            for (device, dates) in try store.pendingRecompute() {
+                report.recomputed.append((device, try recomputer.recompute(device: device, dates: dates, store: store)))
+                try store.clearPendingRecompute(device: device, dates: dates)
+            }
+            return report
+        }
+        if !report.recomputed.isEmpty { onIngested?(report) }
+        return report
+    }
+
+    /// Stores every file's rows inside the open transaction; returns the local days (per device
+    /// serial) whose summaries the new rows change.
+    private func storeAll(_ files: [VerifiedFile], report: inout IngestReport) throws -> [String: Set<String>] {
+        var touched: [String: Set<String>] = [:]
+        let zone = recomputer.configuration.timeZone
+        for file in files {
+            let (slots, beats) = try storeRows(of: file, report: &report)
+            report.slotsInserted += slots.inserted
+            report.slotsPresent += slots.alreadyPresent
+            report.beatsInserted += beats.inserted
+            report.beatsPresent += beats.alreadyPresent
+            let dates = slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone)
+            // A night that starts on date D is the sleep session of D + 1 (recorded on the day it
+            // ends), so rows of D change D + 1's sleep and sleep-HRV summaries too.
+            let following = dates.compactMap { LocalDate(iso: $0)?.adding(days: 1).description }
+            if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates + following) }
+        }
+        return touched
     }
 
     /// Stores one file's rows (and its transfer progress) inside the open transaction.
@@ -111,11 +171,17 @@ public final class IngestPipeline: @unchecked Sendable {
 }
 
 extension IngestPipeline: TransferSink {
-    /// Decodes and stores one file of a live session (see ``ingest(_:)``); firmware logs are not
-    /// stored. Returns only when the file and its summaries are durable, so the session may erase it.
+    /// Decodes and stores one file of a live session (``storeDeferringSummaries(_:)``); firmware
+    /// logs are not stored. Returns only when the file's rows, its transfer progress and its touched
+    /// days' pending records are durable, so the session may erase it.
     public func commit(_ file: TransferredFile) throws {
         guard let verified = try VerifiedFile(transferred: file) else { return }
-        _ = try ingest([verified])
+        _ = try storeDeferringSummaries([verified])
+    }
+
+    /// Recomputes the days the session's files touched, once (``recomputePending()``).
+    public func syncEnded() throws {
+        _ = try recomputePending()
     }
 }
 

@@ -201,6 +201,15 @@ enum Migrations {
                 CASE WHEN rr = 2147483648 THEN NULL WHEN rr > 2147483648 THEN rr - 4294967296 ELSE rr END
             FROM value;
         """,
+        // 8: the local days whose summaries wait to be recomputed: recorded in the transaction that
+        // stores the rows touching them, cleared in the one that stores their summaries.
+        """
+        CREATE TABLE pending_recompute (
+            device_id INTEGER NOT NULL REFERENCES devices(id),
+            local_date TEXT NOT NULL,
+            PRIMARY KEY (device_id, local_date)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -41,7 +41,7 @@ private func withDatabase<T>(_ body: (Store) async throws -> T) async throws -> 
     }
 }
 
-@Test func aTransferredFileIsStoredWithItsProgressAndItsSummariesInTheOutboxAtOnce() async throws {
+@Test func aTransferredFileIsStoredWithItsProgressAndItsDaysPendingUntilTheSyncEnds() async throws {
     try await withDatabase { store in
         let replayed = try Bundled.replay("v1-day.btsnoop")
         let metrics = try #require(replayed.metricsFiles.first)
@@ -53,14 +53,20 @@ private func withDatabase<T>(_ body: (Store) async throws -> T) async throws -> 
         let zone = try SummaryConfiguration.timeZone(named: "Europe/Amsterdam")
         let pipeline = IngestPipeline(store: store, configuration: try SummaryConfiguration(timeZone: zone), age: nil)
 
-        // The session's sink: when commit returns, data, progress, summaries and outbox are durable.
+        // The session's sink: when commit returns, data, progress and the touched days are durable;
+        // the days are summarised and queued when the session says the sync ended.
         try pipeline.commit(file)
         let progress = try #require(try store.transferProgress(device: header.serial, fileKind: "metrics"))
         #expect(progress.state == .committed && progress.committed == Int64(bytes.count))
         #expect(try store.slots(device: header.serial, from: 0, to: Int64.max / 2) == metrics.slots)
+        #expect(try store.outboxCounts().pending == 0)
+        let pending = try #require(try store.pendingRecompute().first)
+        #expect(pending.device == header.serial && !pending.dates.isEmpty)
+        try pipeline.syncEnded()
+        #expect(try store.pendingRecompute().isEmpty)
         let queued = try store.outboxCounts().pending
         #expect(queued > 0)
-        #expect(!(try store.summaryDates(device: header.serial)).isEmpty)
+        #expect(Set(try store.summaryDates(device: header.serial)).isSubset(of: pending.dates))
 
         // The same file again (link lost between commit and erase): skipped, nothing queued.
         let again = try await pipeline.ingest([try #require(try VerifiedFile(transferred: file))])

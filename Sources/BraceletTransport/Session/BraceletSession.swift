@@ -8,7 +8,10 @@ import Glibc
 /// until the kind's queue is empty, so a long absence's backlog of several files per kind arrives in
 /// one session, oldest first. A link drop reconnects with exponential backoff and resumes at the
 /// file and byte it reached (files already erased are gone from the queue); nothing is erased before
-/// its commit returned. One file is held in memory at a time.
+/// its commit returned. When every kind is transferred, the sink's ``TransferSink/syncEnded()`` runs
+/// the work it deferred (a store's summaries). The sink's calls run on the session's writer thread
+/// while this thread keeps serving the link (see ``SessionWriter``); one file is handed over at a
+/// time, and the session waits for its commit before erasing it and reading the next.
 public final class BraceletSession {
     /// What a finished session did.
     public struct Report: Sendable {
@@ -39,6 +42,7 @@ public final class BraceletSession {
 
     private let connector: BraceletConnector
     private let sink: TransferSink
+    private let writer = SessionWriter()
     let configuration: SessionConfiguration
     let onEvent: (SessionEvent) -> Void
     private var partial: [FileKind: PartialTransfer] = [:]
@@ -155,7 +159,13 @@ public final class BraceletSession {
             }
         }
         // A stop request makes a transfer return early: only a run no request cut short completed.
-        if !configuration.shouldStop() { report.syncCompleted = true }
+        if !configuration.shouldStop() {
+            report.syncCompleted = true
+            let sink = self.sink
+            let (outcome, linkFailure) = serving(link) { try sink.syncEnded() }
+            if case .failure(let error) = outcome { throw .sinkFinishFailed(reason: "\(error)") }
+            if let linkFailure { throw linkFailure }
+        }
         if configuration.liveDuration > .zero { try listenLive(link: link, for: configuration.liveDuration) }
     }
 
@@ -294,6 +304,23 @@ public final class BraceletSession {
         }
     }
 
+    /// How long one wait for notifications lasts while the writer works: the longest the session
+    /// notices a finished commit late.
+    static let writerPollInterval = Duration.milliseconds(2)
+
+    /// Runs `work` on the writer and serves the link until it finished: notifications arriving
+    /// meanwhile are read (Heart Rate reported; data packets dropped, no read being outstanding)
+    /// instead of waiting unread in the socket. A link that fails meanwhile is returned beside the
+    /// work's outcome, which is awaited first: whether a file was committed must be known before
+    /// reconnecting.
+    private func serving(_ link: Link, _ work: @escaping @Sendable () throws -> Void) -> (Result<Void, any Error>, SessionError?) {
+        let item = writer.start(work)
+        while true {
+            if let result = item.result { return (result, nil) }
+            do { _ = try nextNotification(link: link, timeout: Self.writerPollInterval) } catch { return (item.wait(), error) }
+        }
+    }
+
     private func listenLive(link: Link, for duration: Duration) throws(SessionError) {
         let deadline = ContinuousClock.now + duration
         while !configuration.shouldStop() {
@@ -389,9 +416,13 @@ public final class BraceletSession {
             }
             verificationFailures[kind] = nil
             let file = TransferredFile(kind: kind, bytes: state.bytes, serial: link.serial, model: link.model, receivedAt: configuration.now())
-            do { try sink.commit(file) } catch { throw .sinkFailed(kind: kind, reason: "\(error)") }
+            let sink = self.sink
+            let (outcome, linkFailure) = serving(link) { try sink.commit(file) }
+            if case .failure(let error) = outcome { throw .sinkFailed(kind: kind, reason: "\(error)") }
             report.committed.append((kind, size))
             onEvent(.committed(kind: kind, size: size))
+            // Committed but not erased: the next connection finds the file again and the sink skips it.
+            if let linkFailure { throw linkFailure }
             // Only now may the bracelet drop the file.
             let erase = try command(.eraseFile(kind, size: UInt32(size)), link: &link)
             switch erase {

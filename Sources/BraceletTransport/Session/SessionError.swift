@@ -16,6 +16,8 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     case verificationFailed(kind: FileKind, attempts: Int, reason: String)
     /// The sink could not store a file (nothing was erased).
     case sinkFailed(kind: FileKind, reason: String)
+    /// Every file was committed, but the sink's end-of-sync work (``TransferSink/syncEnded()``) failed.
+    case sinkFinishFailed(reason: String)
     /// The link failed (recovered by reconnecting when possible).
     case link(String)
     /// A command got no valid response (recovered by reconnecting when possible).
@@ -52,6 +54,9 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "Retry later; if it persists report the bracelet's firmware version."
         case let .sinkFailed(kind, reason):
             "could not store the \(kind) file (\(reason)); nothing was erased on the bracelet. Fix the store and sync again."
+        case .sinkFinishFailed(let reason):
+            "every file was stored, but finishing the sync failed (\(reason)); nothing stored is lost. "
+                + "Fix the store and sync again: the unfinished work is done then."
         case .link(let why): why
         case .commandTimedOut(let command):
             "no valid response to command 0x\(hexString(command)) within the timeout (sent twice); reconnecting"

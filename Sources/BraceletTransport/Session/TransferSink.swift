@@ -26,13 +26,28 @@ public struct TransferredFile: Sendable, Hashable {
 
 /// Where a ``BraceletSession`` saves what it received. The session calls ``commit(_:)`` exactly once
 /// per complete verified file and erases the file on the bracelet only after the call returned;
-/// a thrown error stops the session without erasing.
+/// a thrown error stops the session without erasing. Once every file kind is transferred it calls
+/// ``syncEnded()`` once.
 ///
-/// An implementation MUST make the file durable (one transaction) before returning, and SHOULD store
-/// idempotently: the same file can arrive twice when the link drops between commit and erase.
-public protocol TransferSink {
+/// Both calls run on the session's writer thread, one at a time, while the session keeps reading
+/// the link: they may block on disk I/O, and must not call back into the session.
+///
+/// An implementation MUST make the file durable (one transaction) before ``commit(_:)`` returns,
+/// and SHOULD store idempotently: the same file can arrive twice when the link drops between commit
+/// and erase. Work that follows from the files rather than storing them (summaries of the days they
+/// touch) belongs in ``syncEnded()``, once per sync; what it needs to know must itself be durable at
+/// commit, since a process can end between a commit and the end of the sync.
+public protocol TransferSink: Sendable {
     /// Stores one complete, verified file durably.
     func commit(_ file: TransferredFile) throws
+    /// Does the work the commits of this sync deferred; the default does nothing. A thrown error
+    /// ends the session with ``SessionError/sinkFinishFailed(reason:)`` (everything stays committed).
+    func syncEnded() throws
+}
+
+extension TransferSink {
+    /// Nothing deferred: nothing to do.
+    public func syncEnded() throws {}
 }
 
 /// Opens a fresh sequenced-packet link to a bracelet: BlueZ L2CAP or a Unix socket to a simulator.
