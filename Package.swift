@@ -84,7 +84,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BraceletSimulatorTests",
-            dependencies: ["BraceletSimulator", "BraceletCapture", "BraceletDecoder", "BraceletProtocol", "BraceletTransport"]
+            dependencies: ["BraceletSimulator", "BraceletCapture", "BraceletDecoder", "BraceletProtocol", "BraceletTransport",
+                           "BraceletIngest", "BraceletStore", "BraceletSummaries"]
         ),
         .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries", "BraceletDecoder"]),
         .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore", "BraceletDecoder"]),

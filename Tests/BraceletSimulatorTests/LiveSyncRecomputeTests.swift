@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import BraceletIngest
 import BraceletProtocol
-import BraceletSimulator
 import BraceletStore
 import BraceletSummaries
 import BraceletTransport
@@ -14,59 +13,25 @@ import Synchronization
 /// leaves the days for the next one.
 @Suite("Live sync into the store: one recompute per sync")
 struct LiveSyncRecomputeTests {
-    /// A simulated V2 bracelet served on a Unix socket by a thread of this process, holding `days`
-    /// of history in files of at most `maximumFileSize` bytes (a long absence's backlog).
-    final class Served: Sendable {
-        let server: SimulatorServer
-        let path = "/tmp/bracelet-recompute-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let now: Int64
-
-        init(days: Int, maximumFileSize: Int) throws {
-            let history = try PhysiologyModel.simulatedHistory(model: .v2, serial: "V2SYNC01", days: days, seed: 11,
-                                                               endingAt: 1_780_000_000)
-            let now = history.end + 300
-            self.now = now
-            let windows = history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) }
-            let firmware = SimulatedFirmware(history: history, beatWindows: windows, maximumFileSize: maximumFileSize)
-            server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: LiveHeartRateSource(model: history),
-                                     clock: { now })
-            let server = self.server, path = self.path
-            let ready = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                guard let listener = try? SeqPacketListener(unixPath: path) else { ready.signal(); return }
-                ready.signal()
-                try? server.serve(listener: listener)
-                listener.close()
-            }
-            ready.wait()
-        }
-
-        deinit { server.stop() }
-
-        func configuration() -> SessionConfiguration {
-            var c = SessionConfiguration()
-            let fixed = now
-            c.now = { fixed }
-            c.packetSilence = .milliseconds(300)
-            c.requestTimeout = .seconds(5)
-            return c
-        }
-    }
-
-    /// The pipeline as the session's sink, keeping a copy of every file it was handed.
+    /// The pipeline as the session's sink, keeping a copy of every file it was handed; with
+    /// `endsSyncs` false it stands for a process that ends before the end of its sync.
     final class RecordingSink: TransferSink {
         let pipeline: IngestPipeline
+        let endsSyncs: Bool
         let files = Mutex<[TransferredFile]>([])
-        init(_ pipeline: IngestPipeline) { self.pipeline = pipeline }
+        init(_ pipeline: IngestPipeline, endsSyncs: Bool = true) {
+            self.pipeline = pipeline
+            self.endsSyncs = endsSyncs
+        }
         func commit(_ file: TransferredFile) throws {
             files.withLock { $0.append(file) }
             try pipeline.commit(file)
         }
-        func syncEnded() throws { try pipeline.syncEnded() }
+        func syncEnded() throws { if endsSyncs { try pipeline.syncEnded() } }
     }
 
     static func withStores<T>(_ count: Int, _ body: ([String]) throws -> T) rethrows -> T {
-        let paths = (0..<count).map { _ in Bundled.temporaryDatabase() }
+        let paths = (0..<count).map { _ in "/tmp/bracelet-recompute-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).db" }
         defer {
             for path in paths { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         }
@@ -82,7 +47,7 @@ struct LiveSyncRecomputeTests {
 
     @Test func aBacklogOfManyFilesIsSummarisedOnceToWhatOneIngestStores() throws {
         try Self.withStores(2) { paths in
-            let served = try Served(days: 3, maximumFileSize: 30_000)
+            let served = try ServedBracelet(model: .v2, days: 3, maximumFileSize: 30_000)
             let store = try Store(path: paths[0])
             let reports = Mutex<[IngestReport]>([])
             let pipeline = IngestPipeline(store: store, configuration: try Self.configuration.get(), age: 40) { report in
@@ -117,24 +82,16 @@ struct LiveSyncRecomputeTests {
 
     @Test func daysCommittedByAProcessThatEndedBeforeRecomputingAreRecomputedByTheNext() throws {
         try Self.withStores(2) { paths in
-            let served = try Served(days: 2, maximumFileSize: 30_000)
+            let served = try ServedBracelet(model: .v2, days: 2, maximumFileSize: 30_000)
             // The first process commits every file, then ends before the end of its sync: no recompute.
-            final class CommitOnly: TransferSink {
-                let pipeline: IngestPipeline
-                let files = Mutex<[TransferredFile]>([])
-                init(_ pipeline: IngestPipeline) { self.pipeline = pipeline }
-                func commit(_ file: TransferredFile) throws {
-                    files.withLock { $0.append(file) }
-                    try pipeline.commit(file)
-                }
-            }
-            let sink = CommitOnly(IngestPipeline(store: try Store(path: paths[0]), configuration: try Self.configuration.get(), age: 40))
+            let sink = RecordingSink(IngestPipeline(store: try Store(path: paths[0]), configuration: try Self.configuration.get(), age: 40),
+                                     endsSyncs: false)
             _ = try BraceletSession(connector: UnixSocketConnector(path: served.path), sink: sink, configuration: served.configuration()).run()
             let files = sink.files.withLock { $0 }
 
             // The next process opens the file: the rows are there, no summary yet, every touched day pending.
             let store = try Store(path: paths[0])
-            let serial = "V2SYNC01"
+            let serial = "V2LINK01"
             #expect(try store.outboxCounts().pending == 0)
             #expect(try store.summaryDates(device: serial).isEmpty)
             let pending = try store.pendingRecompute()
