@@ -31,7 +31,8 @@ struct CanonicalEncoder: Encoder {
         SingleValueContainer(node: node, codingPath: codingPath)
     }
 
-    /// Encodes `value` into `node`: scalars directly, anything else through its `encode(to:)`.
+    /// Encodes `value` into `node`: scalars directly, a ``CanonicalJSONWritable`` value (or an array
+    /// of them) as the bytes it writes itself, anything else through its `encode(to:)`.
     static func encode<T: Encodable>(_ value: T, into node: CanonicalJSON.Node, codingPath: [any CodingKey]) throws {
         switch value {
         case let v as String: node.value = .string(v)
@@ -40,6 +41,10 @@ struct CanonicalEncoder: Encoder {
         case let v as Int64: node.value = .int(v)
         case let v as Int32: node.value = .int(Int64(v))
         case let v as Double: node.value = .number(try CanonicalJSON.format(v, codingPath: codingPath))
+        case let v as any CanonicalJSONWritable:
+            var bytes: [UInt8] = []
+            try v.appendCanonicalJSON(to: &bytes, codingPath: codingPath)
+            node.value = .canonical(bytes)
         default: try value.encode(to: CanonicalEncoder(node: node, codingPath: codingPath))
         }
     }

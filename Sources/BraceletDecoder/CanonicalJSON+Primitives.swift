@@ -48,6 +48,20 @@ extension CanonicalJSON {
         return writeLiteral("null", to: p)
     }
 
+    /// Appends `value` in canonical number form, the text ``format(_:codingPath:)`` gives (shortest
+    /// round-trip digits without a trailing `.0`, `0` for either zero) without a `String` per
+    /// number; `null` when it is missing. Throws for NaN and the infinities, naming `key` under
+    /// `codingPath`.
+    public static func appendNumber(_ value: Double?, to out: inout [UInt8], at codingPath: [any CodingKey], key: String) throws {
+        guard let value else { return appendNull(to: &out) }
+        guard value.isFinite else { throw nonFinite(value, path: (codingPath.map(\.stringValue) + [key]).joined(separator: ".")) }
+        if value == 0 { return out.append(0x30) }
+        TextBytes.append(value, to: &out)
+        // `description` keeps the `.0` of a whole value; canonical numbers drop it.
+        let count = out.count
+        if out[count - 2] == 0x2E && out[count - 1] == 0x30 { out.removeLast(2) }
+    }
+
     /// The canonical bytes of one object made of `fields` (written with sorted keys; a key given
     /// twice keeps its last value), for lines whose values are at hand rather than in a type.
     package static func object(_ fields: [(String, Node.Value)]) -> [UInt8] {

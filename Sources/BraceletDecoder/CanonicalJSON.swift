@@ -177,13 +177,15 @@ public enum CanonicalJSON {
     /// The canonical text of a `Double`: shortest round-trip digits without a trailing `.0`, and
     /// `0` for negative zero. Throws for NaN and the infinities, which JSON cannot hold.
     package static func format(_ value: Double, codingPath: @autoclosure () -> [any CodingKey] = []) throws -> String {
-        guard value.isFinite else {
-            let path = codingPath().map(\.stringValue).joined(separator: ".")
-            throw CanonicalJSONError.notEncodable("\(value) at \(path.isEmpty ? "the top level" : path) is not a number JSON can hold; a missing value must be nil, never NaN or infinity.")
-        }
+        guard value.isFinite else { throw nonFinite(value, path: codingPath().map(\.stringValue).joined(separator: ".")) }
         if value == 0 { return "0" }
         let text = value.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
+    /// The error for a number JSON cannot hold, at `path` (dotted keys; empty at the top level).
+    static func nonFinite(_ value: Double, path: String) -> CanonicalJSONError {
+        .notEncodable("\(value) at \(path.isEmpty ? "the top level" : path) is not a number JSON can hold; a missing value must be nil, never NaN or infinity.")
     }
 
     /// The canonical text of a `Float`: as JSONEncoder writes it (its own shortest digits).

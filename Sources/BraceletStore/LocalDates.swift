@@ -10,7 +10,13 @@ public enum LocalDates {
     /// The sorted, distinct local dates of the given Unix-second instants in `timeZone`.
     public static func dates(ofUnixSeconds instants: some Sequence<Int64>, in timeZone: TimeZone) -> [String] {
         var buckets = Set<Int64>()
-        for instant in instants { buckets.insert(floorDivide(instant, 900)) }
+        // Instants come mostly in time order (a night's 30,000 beats share a few buckets): hash
+        // only when the bucket changes.
+        var last: Int64?
+        for instant in instants {
+            let bucket = floorDivide(instant, 900)
+            if bucket != last { buckets.insert(bucket); last = bucket }
+        }
         var days = Set<Int64>()
         for bucket in buckets {
             let start = bucket * 900
