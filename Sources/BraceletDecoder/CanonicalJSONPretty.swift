@@ -39,6 +39,8 @@ extension CanonicalJSON {
         /// A newline and ``indentLevels`` levels of indentation: a line break is a copy of its start.
         private let indentText: UnsafeMutablePointer<UInt8>
         private static let indentLevels = 63
+        /// A newline and 31 spaces: a line break up to depth 15 is one store of these 32 bytes.
+        private let indent32: SIMD32<UInt8>
 
         /// A writer with a block of `blockSize` bytes (at least 64) that hands full blocks to `sink`.
         public init(blockSize: Int = 1 << 20, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
@@ -47,6 +49,9 @@ extension CanonicalJSON {
             indentText = .allocate(capacity: 1 + 2 * Self.indentLevels)
             indentText.initialize(to: Self.newline)
             (indentText + 1).initialize(repeating: Self.space, count: 2 * Self.indentLevels)
+            var indent32 = SIMD32<UInt8>(repeating: Self.space)
+            indent32[0] = Self.newline
+            self.indent32 = indent32
             self.sink = sink
         }
 
@@ -93,7 +98,7 @@ extension CanonicalJSON {
                             break
                         }
                     }
-                    out = copy(p, count: q - p, to: out)
+                    out = copyRun(p, count: q - p, end: end, to: out)
                     p = q
                     continue
                 }
@@ -138,7 +143,7 @@ extension CanonicalJSON {
                     // A number or literal: copied up to the next byte that needs layout.
                     var q = p
                     while q < end, !Self.needsLayout(q.pointee) { q += 1 }
-                    out = copy(p - 1, count: q - p + 1, to: out)
+                    out = copyRun(p - 1, count: q - p + 1, end: end, to: out)
                     p = q
                 }
             }
@@ -170,8 +175,17 @@ extension CanonicalJSON {
             return out + 1
         }
 
-        /// A newline and the indentation of `depth`.
+        /// A newline and the indentation of `depth`: up to depth 15, one 32-byte store (the bytes
+        /// past the indentation are overwritten by what follows or never handed over).
         @inline(__always) private func lineBreak(_ depth: Int, _ out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if depth < 16, limit - out >= 32 {
+                UnsafeMutableRawPointer(out).storeBytes(of: indent32, as: SIMD32<UInt8>.self)
+                return out + 1 + 2 * depth
+            }
+            return deepLineBreak(depth, out)
+        }
+
+        private func deepLineBreak(_ depth: Int, _ out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
             if depth <= Self.indentLevels { return copy(indentText, count: 1 + 2 * depth, to: out) }
             var out = copy(indentText, count: 1, to: out)
             var spaces = 2 * depth
@@ -181,6 +195,18 @@ extension CanonicalJSON {
                 spaces -= n
             }
             return out
+        }
+
+        /// Copies a run of `count` bytes of the piece that ends at `end`: a short run (a key, a
+        /// number) with one 16-byte load and store when both sides have room for all 16.
+        @inline(__always) private func copyRun(_ from: UnsafePointer<UInt8>, count: Int, end: UnsafePointer<UInt8>,
+                                               to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if count <= 16, end - from >= 16, limit - out >= 16 {
+                let bytes = UnsafeRawPointer(from).loadUnaligned(as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(out).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                return out + count
+            }
+            return copy(from, count: count, to: out)
         }
 
         /// Copies `count` bytes, handing full blocks to the sink on the way.
