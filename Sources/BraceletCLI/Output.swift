@@ -23,8 +23,6 @@ final class TextOutput {
     private var buffer: [UInt8] = []
     private let path: String?
     private var writeError: (any Error)?
-    /// Whether writes go past the page cache (``beginDirectWrites()``).
-    private(set) var isDirect = false
 
     /// Standard output, or the regular file at `path` (created or truncated).
     convenience init(path: String?) throws {
@@ -64,8 +62,7 @@ final class TextOutput {
     }
 
     /// Writes a large block of bytes that are already UTF-8 text straight to the file, after what is
-    /// buffered: the path of writers that fill their own block. While ``isDirect``, the block's
-    /// address and length must be multiples of ``directAlignment``.
+    /// buffered: the path of writers that fill their own block.
     func write(raw: UnsafeRawBufferPointer) {
         writeBuffer()
         guard writeError == nil, let base = raw.baseAddress else { return }
@@ -74,11 +71,6 @@ final class TextOutput {
             let n = Glibc.write(handle.fileDescriptor, base + done, raw.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
-                // A file system may accept the flag and still refuse a direct write: the page cache takes it.
-                if errno == EINVAL, isDirect {
-                    endDirectWrites()
-                    continue
-                }
                 writeError = SystemWriteError(code: errno)
                 return
             }
@@ -94,44 +86,8 @@ final class TextOutput {
         }
     }
 
-    /// Sends further writes to a regular file past the page cache (`O_DIRECT`): the kernel then
-    /// takes the bytes from the caller's block instead of copying them into cached pages, which for
-    /// a large output is most of the cost of writing it (the file is not left in the cache). False,
-    /// and nothing changes, for standard output or a file system that does not take direct writes.
-    func beginDirectWrites() -> Bool {
-        guard path != nil, Self.openDirect != 0, !isDirect else { return isDirect }
-        let fd = handle.fileDescriptor
-        let flags = fcntl(fd, F_GETFL)
-        isDirect = flags >= 0 && fcntl(fd, F_SETFL, flags | Self.openDirect) == 0
-        return isDirect
-    }
-
-    /// Sends further writes through the page cache again (for a last block that is not a whole
-    /// number of ``directAlignment``s).
-    func endDirectWrites() {
-        guard isDirect else { return }
-        let fd = handle.fileDescriptor
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~Self.openDirect) }
-        isDirect = false
-    }
-
-    /// What the address and length of a direct write must be multiples of (the page size, a
-    /// multiple of every disk's logical block size).
-    static let directAlignment = 4096
-
-    /// Linux's `O_DIRECT`, which Glibc does not export to Swift (a GNU extension); 0 where unknown.
-    #if arch(x86_64)
-    private static let openDirect: Int32 = 0o40000
-    #elseif arch(arm64)
-    private static let openDirect: Int32 = 0o200000
-    #else
-    private static let openDirect: Int32 = 0
-    #endif
-
     private func writeBuffer() {
         guard !buffer.isEmpty else { return }
-        endDirectWrites()
         if writeError == nil {
             do { try handle.write(contentsOf: Data(buffer)) } catch { writeError = error }
         }

@@ -45,9 +45,7 @@ struct ReplayCommand: ParsableCommand {
         let quiet = self.quiet
         // Records are written as each file's transfer ends, straight from the decoder's batches; the
         // output is created at the first record.
-        // JSON Lines, the bulk format, are written past the page cache: copying 90 MB for a month
-        // into cached pages would cost more than reading and decoding the capture.
-        let output = ReplayOutput(path: output, directWrites: format == .jsonl)
+        let output = ReplayOutput(path: output)
         let writer: any ReplayRecordWriter = switch format {
         case .jsonl: ReplayJSONLines(output: output)
         case .csv: ReplayWriter(format: .csv, output: output)

@@ -36,35 +36,23 @@ final class ReplayJSONLines: ReplayRecordWriter {
 
     init(output: ReplayOutput) {
         self.output = output
-        // Aligned for direct writes (``TextOutput/beginDirectWrites()``).
-        block = UnsafeMutableRawPointer.allocate(byteCount: Self.blockSize, alignment: TextOutput.directAlignment)
-            .bindMemory(to: UInt8.self, capacity: Self.blockSize)
+        block = .allocate(capacity: Self.blockSize)
     }
 
     deinit {
-        UnsafeMutableRawPointer(block).deallocate()
+        block.deallocate()
         dates.text.deallocate()
     }
 
     func finish() throws {
-        // The end is not a whole number of disk blocks: it goes through the page cache.
-        if used > 0 { output.target()?.endDirectWrites() }
         flush(used)
         try output.finish()
     }
 
-    /// Sends the block up to `count` bytes to the output. While the output writes past the page
-    /// cache, only whole ``TextOutput/directAlignment``s go out; the rest moves to the start of the
-    /// block (``used``).
+    /// Sends the block up to `count` bytes to the output.
     private func flush(_ count: Int) {
-        guard count > 0, let target = output.target() else {
-            used = 0
-            return
-        }
-        let whole = target.isDirect ? count & ~(TextOutput.directAlignment - 1) : count
-        if whole > 0 { target.write(raw: UnsafeRawBufferPointer(start: block, count: whole)) }
-        used = count - whole
-        if whole > 0, used > 0 { block.update(from: block + whole, count: used) }
+        if count > 0 { output.target()?.write(raw: UnsafeRawBufferPointer(start: block, count: count)) }
+        used = 0
     }
 
     /// A position with room for one more line of at most `lineRoom` bytes.
@@ -72,7 +60,7 @@ final class ReplayJSONLines: ReplayRecordWriter {
     private func room(_ p: UnsafeMutablePointer<UInt8>, _ lineRoom: Int) -> UnsafeMutablePointer<UInt8> {
         if p - block + lineRoom <= Self.blockSize { return p }
         flush(p - block)
-        return block + used
+        return block
     }
 
     private func useDevice(_ serial: String, _ model: DeviceModel) {

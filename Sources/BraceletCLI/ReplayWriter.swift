@@ -6,21 +6,15 @@ import BraceletProtocol
 /// without bracelet data leaves no empty file behind; a failure to create it is reported by ``finish()``.
 final class ReplayOutput {
     private let path: String?
-    private let directWrites: Bool
     private var out: TextOutput?
     private var openError: (any Error)?
 
-    /// Standard output, or the regular file at `path`; with `directWrites`, a file is written past
-    /// the page cache where its file system allows (``TextOutput/beginDirectWrites()``).
-    init(path: String?, directWrites: Bool = false) {
-        self.path = path
-        self.directWrites = directWrites
-    }
+    /// Standard output, or the regular file at `path`.
+    init(path: String?) { self.path = path }
 
     /// An output that is already open.
     init(_ out: TextOutput) {
         path = nil
-        directWrites = false
         self.out = out
     }
 
@@ -28,7 +22,6 @@ final class ReplayOutput {
     func target() -> TextOutput? {
         if out == nil, openError == nil {
             do { out = try TextOutput(path: path) } catch { openError = error }
-            if directWrites { _ = out?.beginDirectWrites() }
         }
         return out
     }

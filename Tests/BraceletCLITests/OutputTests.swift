@@ -89,40 +89,4 @@ func contents(_ path: String) -> String { (try? String(contentsOfFile: path, enc
             #expect(try actual.jsonData() == expected.jsonData())
         }
     }
-
-    /// `replay --format jsonl -o FILE` writes past the page cache where it can (whole disk blocks,
-    /// the rest of each block kept for the next, the end through the cache): the file holds the
-    /// bytes the same writer puts through a cached output, over many blocks.
-    @Test func replayJSONLinesWrittenPastTheCacheAreTheCachedBytes() throws {
-        let folder = try scratchFolder()
-        let capture = capturesFolder + "/v2-three-days.btsnoop"
-        let direct = folder + "/direct.jsonl", cached = folder + "/cached.jsonl"
-        try ReplayCommand.parse([capture, "--quiet", "-o", direct]).run()
-        let writer = ReplayJSONLines(output: ReplayOutput(try TextOutput(path: cached)))
-        let (replayed, _) = try streamCapture(capture, beatsLast: true, metrics: { _, header, batch in writer.slots(batch, header: header) },
-                                              beats: { _, header, batch in writer.beats(batch, header: header) })
-        for hr in replayed.heartRates { writer.heartRate(hr) }
-        try writer.finish()
-        let expected = try #require(FileManager.default.contents(atPath: cached))
-        #expect(expected.count > 4 << 20)
-        #expect(FileManager.default.contents(atPath: direct) == expected)
-    }
-
-    /// A direct output takes whole aligned blocks, then the unaligned end once direct writes end;
-    /// text written after them ends them before it goes out.
-    @Test func directWritesThenTheEndThroughTheCache() throws {
-        let path = try scratchFolder() + "/out.txt"
-        let out = try TextOutput(path: path)
-        let supported = out.beginDirectWrites()
-        let size = 2 * TextOutput.directAlignment
-        let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: TextOutput.directAlignment)
-        defer { block.deallocate() }
-        block.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "a"), count: size)
-        out.write(raw: UnsafeRawBufferPointer(start: block, count: size))
-        #expect(out.isDirect == supported)
-        out.write("tail\n")
-        try out.flush()
-        #expect(!out.isDirect)
-        #expect(contents(path) == String(repeating: "a", count: size) + "tail\n")
-    }
 }
