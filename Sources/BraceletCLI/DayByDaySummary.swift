@@ -75,15 +75,15 @@ enum DayByDayCaptureSummary {
 /// Prints a summary document a day at a time, in the bytes `summarize` prints for the whole
 /// ``SummaryDocument``: JSON laid out by ``CanonicalJSON/PrettyWriter`` (the days as they come,
 /// the sleep sessions after them), or the table. Only the sleep sessions are held until the end
-/// (a few kB a night). With a date, only that day and its sessions are kept, and nothing is
-/// printed until the end.
+/// (a few kB a night, in a ``SessionSpool``). With a date, only that day and its sessions are
+/// kept, and nothing is printed until the end.
 final class DayByDayOutput {
     private let format: SummaryFormat
     private let timeZone: String
     private let date: String?
     private let output: TextOutput
     private var json: CanonicalJSON.PrettyWriter?
-    private var sessions: [[UInt8]] = []
+    private let sessions = SessionSpool()
     private var sessionRows: [String] = []
     private var held: [DayByDaySummarizer.FinishedDay] = []
     private var encodingError: (any Error)?
@@ -114,7 +114,7 @@ final class DayByDayOutput {
         let writer = jsonWriter()
         writer.write(dayCount == 0 ? Self.daysOpen : [UInt8(ascii: ",")])
         day.withUnsafeBytes { writer.write($0.bindMemory(to: UInt8.self)) }
-        sessions += sleepSessions.map { [UInt8]($0) }
+        for session in sleepSessions { session.withUnsafeBytes { sessions.append($0) } }
         dayCount += 1
     }
 
@@ -151,10 +151,7 @@ final class DayByDayOutput {
             let writer = jsonWriter()
             if dayCount == 0 { writer.write(Self.daysOpen) }
             writer.write(Array(#"],"sleepSessions":["#.utf8))
-            for (index, session) in sessions.enumerated() {
-                if index > 0 { writer.write([UInt8(ascii: ",")]) }
-                writer.write(session)
-            }
+            try sessions.forEachBlock { writer.write($0) }
             var end = Array(#"],"timeZone":"#.utf8)
             CanonicalJSON.appendString(timeZone, to: &end)
             end.append(UInt8(ascii: "}"))

@@ -138,12 +138,27 @@ public struct TransferRecovery: Sendable {
                 ahead[offset] = Array(payload)
                 return
             }
+            reserve(upTo: offset + payload.count)
             prefix.append(contentsOf: payload.dropFirst(prefix.count - offset))
             // Move every chunk the prefix now reaches into it.
             while let start = ahead.keys.first(where: { $0 <= prefix.count }), let chunk = ahead.removeValue(forKey: start) {
-                if start + chunk.count > prefix.count { prefix.append(contentsOf: chunk[(prefix.count - start)...]) }
+                if start + chunk.count > prefix.count {
+                    reserve(upTo: start + chunk.count)
+                    prefix.append(contentsOf: chunk[(prefix.count - start)...])
+                }
             }
         }
+
+        /// Makes room in `prefix` for `count` bytes (at most ``size``, which ``place`` checks). Up
+        /// to ``reserveAfterBytes`` the array grows as arrays do, so an announced size costs
+        /// nothing; past that the file has proved itself and gets its announced size at once, so a
+        /// file of 16 MB is never held twice (old and doubled buffer) while it grows.
+        private mutating func reserve(upTo count: Int) {
+            if count > prefix.capacity, count > Self.reserveAfterBytes { prefix.reserveCapacity(max(count, size)) }
+        }
+
+        /// Bytes a transfer must have received before its announced size is reserved.
+        static let reserveAfterBytes = 1 << 20
     }
 
     private var active: Transfer?
@@ -349,8 +364,8 @@ public struct TransferRecovery: Sendable {
     }
 }
 
-/// A data packet checked like ``DataPacket/init(bytes:)`` (length field, CRC-16) but read in place:
-/// its payload is a slice of the capture's bytes, nothing is copied.
+/// A data packet checked like ``DataPacket/init(bytes:)`` (length field, CRC-16, payload length,
+/// flags) but read in place: its payload is a slice of the capture's bytes, nothing is copied.
 private struct CheckedDataPacket {
     var offset: Int
     var payload: ArraySlice<UInt8>
@@ -361,6 +376,9 @@ private struct CheckedDataPacket {
         guard count >= DataPacket.headerLength + 1 + DataPacket.trailerLength else { return nil }
         let length = Int(frame[s + 6])
         guard length >= 1, count == DataPacket.headerLength + length + DataPacket.trailerLength else { return nil }
+        // The checks of `DataPacket` beyond the CRC: a payload length a bracelet never sends, or a
+        // reserved flag bit, makes the packet corrupt.
+        guard length <= DataPacket.maximumPayload, frame[s + 7] & ~1 == 0 else { return nil }
         let found = UInt16(frame[s + count - 2]) | UInt16(frame[s + count - 1]) << 8
         let computed = frame.withUnsafeBytes { CRC16.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(count - 2)])) }
         guard computed == found else { return nil }

@@ -36,15 +36,29 @@ extension CanonicalJSON {
         private var pendingClose: UInt8 = 0
         private var inString = false
         private var escaping = false
+        /// A newline and ``indentLevels`` levels of indentation: a line break is a copy of its start.
+        private let indentText: UnsafeMutablePointer<UInt8>
+        private static let indentLevels = 63
+        /// A newline and 31 spaces: a line break up to depth 15 is one store of these 32 bytes.
+        private let indent32: SIMD32<UInt8>
 
         /// A writer with a block of `blockSize` bytes (at least 64) that hands full blocks to `sink`.
         public init(blockSize: Int = 1 << 20, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
             capacity = max(64, blockSize)
             block = .allocate(capacity: capacity)
+            indentText = .allocate(capacity: 1 + 2 * Self.indentLevels)
+            indentText.initialize(to: Self.newline)
+            (indentText + 1).initialize(repeating: Self.space, count: 2 * Self.indentLevels)
+            var indent32 = SIMD32<UInt8>(repeating: Self.space)
+            indent32[0] = Self.newline
+            self.indent32 = indent32
             self.sink = sink
         }
 
-        deinit { block.deallocate() }
+        deinit {
+            block.deallocate()
+            indentText.deallocate()
+        }
 
         /// Lays out `bytes`, the next piece of canonical JSON.
         public func write(_ bytes: [UInt8]) {
@@ -52,17 +66,29 @@ extension CanonicalJSON {
         }
 
         /// Lays out `piece`, the next piece of canonical JSON.
+        ///
+        /// The layout state is kept in locals while the piece is read (a class's stored properties
+        /// would be reloaded and stored around every byte), and bytes that need no layout (inside a
+        /// string, and the digits or letters of a number or literal) are copied as runs.
         public func write(_ piece: UnsafeBufferPointer<UInt8>) {
-            guard let base = piece.baseAddress else { return }
-            let n = piece.count
-            var i = 0
-            while i < n {
+            guard var p = piece.baseAddress else { return }
+            let end = p + piece.count
+            var out = block + used
+            var depth = self.depth, pendingClose = self.pendingClose, inString = self.inString, escaping = self.escaping
+            defer {
+                used = out - block
+                self.depth = depth
+                self.pendingClose = pendingClose
+                self.inString = inString
+                self.escaping = escaping
+            }
+            while p < end {
                 if inString {
-                    // Copies the string through its closing quote, escapes included.
-                    var j = i
-                    while j < n {
-                        let byte = base[j]
-                        j += 1
+                    // The string through its closing quote, escapes included.
+                    var q = p
+                    while q < end {
+                        let byte = q.pointee
+                        q += 1
                         if escaping {
                             escaping = false
                         } else if byte == Self.backslash {
@@ -72,47 +98,53 @@ extension CanonicalJSON {
                             break
                         }
                     }
-                    copy(base + i, count: j - i)
-                    i = j
+                    out = copyRun(p, count: q - p, end: end, to: out)
+                    p = q
                     continue
                 }
-                let byte = base[i]
-                i += 1
+                let byte = p.pointee
+                p += 1
                 if pendingClose != 0 {
                     let close = pendingClose
                     pendingClose = 0
                     if byte == close {
-                        put(Self.newline)
-                        lineBreak()
-                        put(close)
+                        out = put(Self.newline, out)
+                        out = lineBreak(depth, out)
+                        out = put(close, out)
                         continue
                     }
                     depth += 1
-                    lineBreak()
+                    out = lineBreak(depth, out)
                 }
                 switch byte {
                 case Self.quote:
-                    put(byte)
+                    out = put(byte, out)
                     inString = true
                 case UInt8(ascii: "{"):
-                    put(byte)
+                    out = put(byte, out)
                     pendingClose = UInt8(ascii: "}")
                 case UInt8(ascii: "["):
-                    put(byte)
+                    out = put(byte, out)
                     pendingClose = UInt8(ascii: "]")
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
                     depth = max(0, depth - 1)
-                    lineBreak()
-                    put(byte)
+                    out = lineBreak(depth, out)
+                    out = put(byte, out)
                 case UInt8(ascii: ","):
-                    put(byte)
-                    lineBreak()
+                    out = put(byte, out)
+                    out = lineBreak(depth, out)
                 case UInt8(ascii: ":"):
-                    put(Self.space)
-                    put(byte)
-                    put(Self.space)
+                    if limit - out < 3 { out = flush(out) }
+                    out[0] = Self.space
+                    out[1] = byte
+                    out[2] = Self.space
+                    out += 3
                 default:
-                    put(byte)
+                    // A number or literal: copied up to the next byte that needs layout.
+                    var q = p
+                    while q < end, !Self.needsLayout(q.pointee) { q += 1 }
+                    out = copyRun(p - 1, count: q - p + 1, end: end, to: out)
+                    p = q
                 }
             }
         }
@@ -120,48 +152,89 @@ extension CanonicalJSON {
         /// Ends the layout (a container left open at the end breaks its line, as in a whole
         /// document) and hands over what is in the block.
         public func finish() {
+            var out = block + used
             if pendingClose != 0 {
                 pendingClose = 0
                 depth += 1
-                lineBreak()
+                out = lineBreak(depth, out)
             }
-            flush()
+            used = flush(out) - block
         }
 
-        /// Hands the block to the sink and empties it.
-        private func flush() {
-            guard used > 0 else { return }
-            sink(UnsafeRawBufferPointer(start: block, count: used))
-            used = 0
+        private var limit: UnsafeMutablePointer<UInt8> { block + capacity }
+
+        /// Hands the block up to `out` to the sink; returns the start of the emptied block.
+        private func flush(_ out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if out > block { sink(UnsafeRawBufferPointer(start: block, count: out - block)) }
+            return block
         }
 
-        @inline(__always) private func put(_ byte: UInt8) {
-            if used == capacity { flush() }
-            block[used] = byte
-            used += 1
+        @inline(__always) private func put(_ byte: UInt8, _ out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            let out = out == limit ? flush(out) : out
+            out.pointee = byte
+            return out + 1
         }
 
-        /// A newline and the indentation of the current depth.
-        private func lineBreak() {
-            put(Self.newline)
+        /// A newline and the indentation of `depth`: up to depth 15, one 32-byte store (the bytes
+        /// past the indentation are overwritten by what follows or never handed over).
+        @inline(__always) private func lineBreak(_ depth: Int, _ out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if depth < 16, limit - out >= 32 {
+                UnsafeMutableRawPointer(out).storeBytes(of: indent32, as: SIMD32<UInt8>.self)
+                return out + 1 + 2 * depth
+            }
+            return deepLineBreak(depth, out)
+        }
+
+        private func deepLineBreak(_ depth: Int, _ out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if depth <= Self.indentLevels { return copy(indentText, count: 1 + 2 * depth, to: out) }
+            var out = copy(indentText, count: 1, to: out)
             var spaces = 2 * depth
             while spaces > 0 {
-                if used == capacity { flush() }
-                let n = min(spaces, capacity - used)
-                (block + used).initialize(repeating: Self.space, count: n)
-                used += n
+                let n = min(spaces, 2 * Self.indentLevels)
+                out = copy(indentText + 1, count: n, to: out)
                 spaces -= n
             }
+            return out
         }
 
-        private func copy(_ from: UnsafePointer<UInt8>, count: Int) {
-            var done = 0
+        /// Copies a run of `count` bytes of the piece that ends at `end`: a short run (a key, a
+        /// number) with one 16-byte load and store when both sides have room for all 16.
+        @inline(__always) private func copyRun(_ from: UnsafePointer<UInt8>, count: Int, end: UnsafePointer<UInt8>,
+                                               to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if count <= 16, end - from >= 16, limit - out >= 16 {
+                let bytes = UnsafeRawPointer(from).loadUnaligned(as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(out).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                return out + count
+            }
+            return copy(from, count: count, to: out)
+        }
+
+        /// Copies `count` bytes, handing full blocks to the sink on the way.
+        @inline(__always) private func copy(_ from: UnsafePointer<UInt8>, count: Int, to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            if count <= limit - out {
+                out.update(from: from, count: count)
+                return out + count
+            }
+            return copySpanningBlocks(from, count: count, to: out)
+        }
+
+        private func copySpanningBlocks(_ from: UnsafePointer<UInt8>, count: Int, to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            var out = out, done = 0
             while done < count {
-                if used == capacity { flush() }
-                let n = min(count - done, capacity - used)
-                (block + used).update(from: from + done, count: n)
-                used += n
+                if out == limit { out = flush(out) }
+                let n = min(count - done, limit - out)
+                out.update(from: from + done, count: n)
+                out += n
                 done += n
+            }
+            return out
+        }
+
+        /// Whether a byte outside a string changes the layout (brackets, comma, colon, quote).
+        @inline(__always) private static func needsLayout(_ byte: UInt8) -> Bool {
+            switch byte {
+            case quote, UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: ":"): true
+            default: false
             }
         }
 

@@ -37,3 +37,41 @@ private struct Outer: Codable {
     // Not canonical JSON (an unterminated string): laid out without reading past the end.
     #expect(CanonicalJSON.prettyPrinted(Array(#"{"a":"b\"#.utf8)) == Array("{\n  \"a\" : \"b\\".utf8))
 }
+
+/// A document handed over in two pieces split anywhere (inside a string, between an opening
+/// bracket and its close), through blocks of any size, is laid out byte for byte as the whole.
+@Test func prettyWriterInPiecesLaysOutLikeTheWhole() throws {
+    let value = Outer(zeta: 7, alpha: "a \"quoted\" \\ text", isMain: false,
+                      inners: [Inner(name: "n", values: [1.5, -2], nothing: [], blank: Empty())],
+                      map: ["k": 1], none: [])
+    let canonical = try CanonicalJSON.bytes(of: value, what: "test value")
+    let whole = CanonicalJSON.prettyPrinted(canonical)
+    #expect(String(decoding: whole, as: UTF8.self).contains("\"nothing\" : [\n\n      ]"))
+    for blockSize in [64, 97, 1 << 16] {
+        for split in 0...canonical.count {
+            var out: [UInt8] = []
+            let writer = CanonicalJSON.PrettyWriter(blockSize: blockSize) { out.append(contentsOf: $0) }
+            writer.write(Array(canonical[..<split]))
+            writer.write(Array(canonical[split...]))
+            writer.finish()
+            #expect(out == whole, "block \(blockSize), split at \(split)")
+        }
+    }
+}
+
+/// Nesting deeper than a block holds indentation for is indented level by level all the same.
+@Test func prettyWriterIndentsDeepNesting() {
+    let depth = 150
+    let canonical = Array((String(repeating: "[", count: depth) + "12" + String(repeating: "]", count: depth)).utf8)
+    var expected = ""
+    for level in 1...depth { expected += "[\n" + String(repeating: " ", count: 2 * level) }
+    expected += "12"
+    for level in (0..<depth).reversed() { expected += "\n" + String(repeating: " ", count: 2 * level) + "]" }
+    for blockSize in [64, 1 << 16] {
+        var out: [UInt8] = []
+        let writer = CanonicalJSON.PrettyWriter(blockSize: blockSize) { out.append(contentsOf: $0) }
+        writer.write(canonical)
+        writer.finish()
+        #expect(String(decoding: out, as: UTF8.self) == expected, "block \(blockSize)")
+    }
+}
