@@ -23,7 +23,7 @@ import Testing
     do {
         let store = try Store(path: path)
         #expect(try store.schemaVersion() == Store.currentSchemaVersion)
-        #expect(Store.currentSchemaVersion == 7)
+        #expect(Store.currentSchemaVersion == 8)
         _ = try store.insertSlots([sampleSlot(start: 10)], device: "SN1", model: .v1)
     }
     let reopened = try Store(path: path)
@@ -52,9 +52,9 @@ import Testing
     let path = folder.path("future.db")
     do {
         let db = try Database(path: path)
-        try db.execute("PRAGMA user_version = 8")
+        try db.execute("PRAGMA user_version = \(Store.currentSchemaVersion + 1)")
     }
-    #expect(throws: StoreError.schemaNewerThanBuild(path: path, found: 8, supported: Store.currentSchemaVersion)) { try Store(path: path) }
+    #expect(throws: StoreError.schemaNewerThanBuild(path: path, found: Store.currentSchemaVersion + 1, supported: Store.currentSchemaVersion)) { try Store(path: path) }
 }
 
 @Test func aFileThatIsNotADatabaseGivesAClearError() throws {
