@@ -65,6 +65,16 @@ enum PageChecksums {
             : "page \(number) does not match its checksum: it changed on disk after bracelet wrote it"
     }
 
+    /// Whether a page failed its checksum on this thread since ``clearFailure()``.
+    static var failed: Bool {
+        bracelet_checksum_last_failure(nil) != 0
+    }
+
+    /// Forgets the last failed page of this thread, before a check that reports the next one.
+    static func clearFailure() {
+        bracelet_checksum_clear_failure()
+    }
+
     /// The damaged pages of the database file at `path` (not its WAL), read directly; at most
     /// `limit` page numbers, and how many there are in all. `nil` when the file has no checksums.
     static func scan(path: String, limit: Int = 20) throws -> (pages: [Int64], count: Int64, total: Int64)? {

@@ -1,5 +1,4 @@
 import BraceletDecoder
-import CSQLite
 import Foundation
 
 /// What `bracelet db check` found in one part of the database.
@@ -32,23 +31,27 @@ extension Store {
         try locked { db in
             let statement = try db.prepare(full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)")
             var problems: [IntegrityFinding] = []
+            PageChecksums.clearFailure()
             do {
                 while try statement.step() {
-                    let line = statement.text(at: 0) ?? ""
-                    // Pages that failed their checksum are reported once, from the error below.
-                    if line != "ok" && !line.hasPrefix("*** in database") && !line.hasSuffix("error code=\(Self.checksumErrorCode)") {
+                    // A row may hold several lines, the first naming the schema ("*** in database main ***").
+                    for line in (statement.text(at: 0) ?? "").split(separator: "\n").map(String.init)
+                    where line != "ok" && !line.hasPrefix("*** in database") {
                         problems.append(IntegrityFinding(area: "structure", problem: line))
                     }
                 }
-            } catch let StoreError.corrupt(_, detail) {
-                problems.append(IntegrityFinding(area: "pages", problem: detail))
+            } catch let error as StoreError {
+                // A page that failed its checksum where the check cannot go on is reported below.
+                guard case .corrupt = error, PageChecksums.failed else { throw error }
+            }
+            // The check reports a page that failed its checksum as one it could not get; say why.
+            if PageChecksums.failed {
+                problems.removeAll { $0.problem.contains("get page") || $0.problem.contains("get the page") }
+                problems.insert(IntegrityFinding(area: "pages", problem: PageChecksums.lastFailure()), at: 0)
             }
             return problems
         }
     }
-
-    /// SQLITE_IOERR_DATA: a page read failed its checksum.
-    static let checksumErrorCode = SQLITE_IOERR | (32 << 8)
 
     /// Rows of slots and beats (of one device, or all; of the slots starting and beats falling in
     /// `seconds`, Unix seconds, or all) whose stored row check differs from the one recomputed from

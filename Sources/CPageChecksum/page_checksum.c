@@ -402,6 +402,11 @@ int64_t bracelet_checksum_last_failure(int *in_wal) {
     return last_failure;
 }
 
+void bracelet_checksum_clear_failure(void) {
+    last_failure = 0;
+    last_failure_in_wal = 0;
+}
+
 int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages) {
     FILE *stream = fopen(path, "rb");
     if (!stream) return -1;

@@ -34,6 +34,9 @@ uint64_t bracelet_page_checksum(const unsigned char *page, int size);
 /// database file, or the frame number (1-based) when `in_wal` is set to 1. 0 when none failed.
 int64_t bracelet_checksum_last_failure(int *in_wal);
 
+/// Forgets the last failure of this thread (bracelet_checksum_last_failure returns 0 until the next).
+void bracelet_checksum_clear_failure(void);
+
 /// Verifies every page of the database file at `path` (not its WAL) by reading it directly.
 /// Writes up to `capacity` damaged page numbers into `damaged`, the page count into `pages`, and
 /// returns how many pages are damaged (possibly more than `capacity`); -1 when the file cannot be
