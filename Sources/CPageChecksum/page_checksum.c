@@ -7,12 +7,14 @@
 //
 // Rules:
 // - Only the main database and its WAL are handled; journals and temp files pass through.
-// - Verification follows the file: it is on while the page-1 header (read or written, at offset 0
-//   of the database or as a page image starting with the SQLite magic) says 8 reserved bytes.
-// - Writing checksums also turns on from that header, or explicitly through
-//   BRACELET_FCNTL_PAGE_CHECKSUMS (a new file, or the migration that adds the reserved bytes, writes
-//   pages before a page 1 saying so reaches the file). Writing into a page without reserved bytes
-//   would destroy data, so nothing else turns it on.
+// - Verification follows the file: it is on while the page-1 header last read (at offset 0 of the
+//   database, or a page image starting with the SQLite magic) says 8 reserved bytes; during the
+//   migration that adds them it is off until BRACELET_CHECKSUMS_CONVERTED, since the old pages it
+//   reads carry none.
+// - Writing checksums turns on from a header read or written with 8 reserved bytes, or explicitly
+//   through BRACELET_FCNTL_PAGE_CHECKSUMS (the migration writes pages before a page 1 saying so
+//   reaches the file). Writing into a page without reserved bytes would destroy data, so nothing
+//   else turns it on.
 // - During a checkpoint the database pages are copied from WAL frames that already carry their
 //   checksum (verified when read), so they are written as they are.
 // - A page whose checksum does not match fails the read with SQLITE_IOERR_DATA; the page (or WAL
