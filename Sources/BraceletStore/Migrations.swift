@@ -210,6 +210,12 @@ enum Migrations {
             PRIMARY KEY (device_id, local_date)
         ) WITHOUT ROWID;
         """,
+        // 9: page checksums (PageChecksums.swift): every page keeps a checksum in 8 reserved bytes,
+        // verified whenever it is read. Adding the reserved bytes rewrites the file with VACUUM, which
+        // cannot run inside a transaction: `migrate` runs it just before this migration, so a file at
+        // version 9 always has them (interrupted, the file stays at 8 and converts again).
+        // The version keeps builds that do not write the checksums away from the file.
+        "-- 9: page checksums, added by PageChecksums.convert just before this migration",
     ]
 
     /// The schema version this build writes.
@@ -227,6 +233,7 @@ enum Migrations {
         let goal = min(target, latestVersion)
         var current = found
         while current < goal {
+            if current + 1 == pageChecksumVersion { try PageChecksums.convert(db) }
             current = try db.transaction {
                 let version = try checkedVersion(db)
                 guard version < goal else { return version }
@@ -235,8 +242,12 @@ enum Migrations {
                 return version + 1
             }
         }
+        try requirePageChecksums(db, version: current)
         if goal == latestVersion { try verify(db) }
     }
+
+    /// The first schema version whose pages carry checksums.
+    static let pageChecksumVersion = 9
 
     /// Checks, without writing, that the file holds this build's schema: for commands that only read.
     /// An empty file is ``StoreError/noBraceletData(path:)``.
@@ -246,7 +257,15 @@ enum Migrations {
             try requireNoForeignObjects(db)
             throw StoreError.noBraceletData(path: db.path)
         }
+        try requirePageChecksums(db, version: found)
         try verify(db)
+    }
+
+    /// A file at ``pageChecksumVersion`` or later whose pages carry no checksums had its header
+    /// damaged or was rewritten by another program: refused before any page is trusted.
+    static func requirePageChecksums(_ db: Database, version: Int) throws {
+        guard version >= pageChecksumVersion, db.path != ":memory:", !PageChecksums.present(db) else { return }
+        throw StoreError.corrupt(path: db.path, detail: "its header says the pages carry no checksums, which every bracelet database of schema \(pageChecksumVersion) or later has: the first page was damaged or another program rewrote the file")
     }
 
     /// Whether the file is a bracelet database of an older schema (version 1 up to this build's).
