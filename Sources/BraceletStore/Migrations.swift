@@ -201,6 +201,13 @@ enum Migrations {
                 CASE WHEN rr = 2147483648 THEN NULL WHEN rr > 2147483648 THEN rr - 4294967296 ELSE rr END
             FROM value;
         """,
+        // 8: what scoring needs of a summary (the summary without its per-slot arrays, made when it
+        // was computed), carried beside the payload so a delivery to the fleet database does not
+        // decode a 0.6 MB document to make it. NULL when it was not made (older entries, kinds
+        // other than day summaries and sleep sessions): the sink then makes it from the payload.
+        """
+        ALTER TABLE outbox ADD COLUMN score_input TEXT;
+        """,
     ]
 
     /// The schema version this build writes.
