@@ -19,6 +19,12 @@
 #    day query's own time from EXPLAIN ANALYZE.
 #
 #   TEMPLATE=gw.db tools/fleet-bench.sh ...               (reuse the gateway database of step 1)
+#   GATEWAYS=100 PARALLEL=2 tools/fleet-bench.sh 1000 30 10
+#       step 2b: the bracelets past SYNCED are not filled in on the server but delivered through the
+#       product path: GATEWAYS gateway databases, each cloned from the template's outbox for its
+#       share of the bracelets (serial, key and participant renamed, as in step 2), each delivered
+#       by its own `bracelet sync --postgres` process, PARALLEL at a time. Each gateway database is
+#       made just before its sync and removed after it, so the disk holds only PARALLEL + 1 of them.
 #
 # Uses .build/release/bracelet when it exists (BRACELET overrides). Run it under `nice -n 10` on a
 # shared machine; the load average is printed with the figures. KEEP=1 leaves the work directory
@@ -79,14 +85,27 @@ else
 fi
 
 # 2. The outbox of SYNCED bracelets, delivered by one sync process.
-sqlite3 "$work/gw.db" "
-  UPDATE outbox SET user_id = 'P-00001';
-  WITH RECURSIVE n(x) AS (SELECT 2 WHERE $SYNCED >= 2 UNION ALL SELECT x + 1 FROM n WHERE x < $SYNCED)
-  INSERT INTO outbox (key, kind, device, local_date, version, content_hash, payload, state, attempts, next_attempt_at, created_at, user_id)
+# The outbox of bracelets FIRST..LAST added to database DB as copies of FLB00001's entries.
+clone() { # DB FIRST LAST
+  sqlite3 "$1" "
+  PRAGMA synchronous = OFF;
+  WITH RECURSIVE n(x) AS (SELECT $2 WHERE $3 >= $2 UNION ALL SELECT x + 1 FROM n WHERE x < $3)
+  INSERT INTO outbox (key, kind, device, local_date, version, content_hash, payload, state, attempts, next_attempt_at, created_at, user_id,
+                      score_input)
   SELECT replace(o.key, 'FLB00001', printf('FLB%05d', n.x)), o.kind, printf('FLB%05d', n.x), o.local_date, o.version, o.content_hash,
          replace(o.payload, 'FLB00001', printf('FLB%05d', n.x)), 'pending', 0, o.next_attempt_at, o.created_at,
-         printf('P-%05d', n.x)
-  FROM outbox o, n WHERE o.device = 'FLB00001';"
+         printf('P-%05d', n.x), o.score_input
+  FROM outbox o, n WHERE o.device = 'FLB00001';" >/dev/null
+}
+# Opened once by this build first, so the template is at this build's schema (sync would migrate
+# each copy otherwise); entries it wrote before have no score input (the sink then makes it).
+"$BRACELET" sync --status --db "$work/gw.db" >/dev/null
+sqlite3 "$work/gw.db" "UPDATE outbox SET user_id = 'P-00001', state = 'pending'"
+with_input=$(sqlite3 "$work/gw.db" "SELECT count(score_input) || ' of ' || count(*) FROM outbox")
+echo "template: $with_input outbox entries carry the score input the gateway made" >&2
+# The gateway template of step 2b: this database before the clones.
+[ "${GATEWAYS:-0}" -gt 0 ] && cp "$work/gw.db" "$work/gw-template.db"
+clone "$work/gw.db" 2 "$SYNCED"
 # Entries count every version; the server ends with the newest of each (rows).
 read -r entries summaries mbytes rows < <(sqlite3 -separator ' ' "$work/gw.db" \
   "SELECT count(*), sum(kind LIKE 'daily:%'), round(sum(length(payload)) / 1e6, 1),
@@ -114,21 +133,72 @@ echo "  integrity check of the pending payloads $(( started - t0 )) ms; delivery
   "$(echo "scale=1; $mbytes * 1000 / $deliver_ms" | bc) MB/s"
 echo "  CPU: sync process ${cpu_user} s user + ${cpu_sys} s system (peak RSS $(( max_kb / 1024 )) MB); PostgreSQL server ${cpu_server} s"
 
+# 2b. The bracelets past SYNCED, delivered by GATEWAYS gateway processes (PARALLEL at a time).
+filled_from=$(( SYNCED + 1 ))
+if [ "${GATEWAYS:-0}" -gt 0 ] && [ "$BRACELETS" -gt "$SYNCED" ]; then
+  parallel=${PARALLEL:-2}
+  per=$(( (BRACELETS - SYNCED + GATEWAYS - 1) / GATEWAYS ))
+  load_before=$(cut -d' ' -f1 /proc/loadavg)
+  cpu_before=$(server_cpu)
+  t0=$(ms)
+  made_ms=0
+  first=$filled_from
+  g=0
+  while [ "$first" -le "$BRACELETS" ]; do
+    g=$(( g + 1 ))
+    last=$(( first + per - 1 )); [ "$last" -gt "$BRACELETS" ] && last=$BRACELETS
+    db="$work/gateway-$g.db"
+    m0=$(ms)
+    cp "$work/gw-template.db" "$db"
+    # Made without a journal (setup, not the path measured); sync opens it in WAL mode again.
+    sqlite3 "$db" "PRAGMA journal_mode = OFF" >/dev/null
+    clone "$db" "$first" "$last"
+    sqlite3 "$db" "DELETE FROM outbox WHERE device = 'FLB00001'"
+    made_ms=$(( made_ms + $(ms) - m0 ))
+    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+    ( /usr/bin/time -f '%e %U %S %M' -o "$db.time" "$BRACELET" sync --db "$db" >/dev/null 2>"$db.err" || echo "failed $?" >>"$db.time"
+      rm -f "$db" "$db-wal" "$db-shm"
+      # A line per gateway as it ends, so a run cut short still says how far it got.
+      echo "gateway $g (bracelets $first..$last) delivered $(( $(ms) - t0 )) ms after the first: sync $(head -1 "$db.time")" >&2 ) &
+    first=$(( last + 1 ))
+  done
+  wait
+  gateways_ms=$(( $(ms) - t0 ))
+  cpu_server=$(echo "$(server_cpu) - $cpu_before" | bc)
+  if grep -l failed "$work"/gateway-*.db.time >/dev/null 2>&1; then
+    echo "fleet-bench: a gateway's sync failed:" >&2; grep -h . "$work"/gateway-*.db.err | tail -5 >&2; exit 1
+  fi
+  read -r sync_wall sync_user sync_sys sync_peak < <(cat "$work"/gateway-*.db.time | awk '
+    { w += $1; u += $2; s += $3; if ($4 > m) m = $4 } END { printf "%.1f %.1f %.1f %d\n", w, u, s, m / 1024 }')
+  rows=$(( rows * BRACELETS / SYNCED ))
+  delivered=$(psql_ -c "SELECT (SELECT count(*) FROM fleet_daily_summaries) + (SELECT count(*) FROM fleet_sleep_sessions)")
+  [ "$delivered" -eq "$rows" ] || { echo "fleet-bench: the server holds $delivered rows, the gateways had $rows summaries" >&2; exit 1; }
+  devices=$(psql_ -c "SELECT count(*) FROM fleet_devices")
+  echo "gateways: bracelets $filled_from..$BRACELETS ($(( BRACELETS - SYNCED )) x $(( entries / SYNCED )) outbox entries) delivered by $g gateway" \
+    "databases of $per bracelets, one sync --postgres process each, $parallel at a time (load average $load_before before):"
+  echo "  $gateways_ms ms wall, of which $made_ms ms making the gateway databases (clone in SQLite, overlapping the syncs);" \
+    "the server now holds $delivered rows of $devices devices, exactly the newest version of every summary of every gateway"
+  echo "  CPU: sync processes ${sync_user} s user + ${sync_sys} s system (wall ${sync_wall} s summed, peak RSS ${sync_peak} MB);" \
+    "PostgreSQL server ${cpu_server} s"
+  filled_from=$(( BRACELETS + 1 ))
+fi
+
 # 3. BRACELETS x DAYS days on the server, then score one participant.
 measured=$(printf 'FLB%05d' $(( BRACELETS / 2 )))
 psql_ -c "
   INSERT INTO fleet_daily_summaries (device, kind, local_date, version, content_hash, user_id, outbox_key, payload, score_input)
   SELECT printf, s.kind, s.local_date, s.version, s.content_hash, 'P-' || substr(printf, 4), replace(s.outbox_key, 'FLB00001', printf),
          CASE WHEN printf = '$measured' OR '${FILL:-stub}' = 'copy' THEN s.payload ELSE '{"filler":true}' END, s.score_input
-  FROM fleet_daily_summaries s, (SELECT format('FLB%s', lpad(x::text, 5, '0')) AS printf FROM generate_series($SYNCED + 1, $BRACELETS) x) d
+  FROM fleet_daily_summaries s, (SELECT format('FLB%s', lpad(x::text, 5, '0')) AS printf FROM generate_series($filled_from, $BRACELETS) x) d
   WHERE s.device = 'FLB00001';
-  INSERT INTO fleet_sleep_sessions (device, session_start, session_stop, local_date, version, content_hash, user_id, outbox_key, payload)
+  INSERT INTO fleet_sleep_sessions (device, session_start, session_stop, local_date, version, content_hash, user_id, outbox_key, payload,
+                                    score_input)
   SELECT printf, s.session_start, s.session_stop, s.local_date, s.version, s.content_hash, 'P-' || substr(printf, 4),
-         replace(s.outbox_key, 'FLB00001', printf), s.payload
-  FROM fleet_sleep_sessions s, (SELECT format('FLB%s', lpad(x::text, 5, '0')) AS printf FROM generate_series($SYNCED + 1, $BRACELETS) x) d
+         replace(s.outbox_key, 'FLB00001', printf), s.payload, s.score_input
+  FROM fleet_sleep_sessions s, (SELECT format('FLB%s', lpad(x::text, 5, '0')) AS printf FROM generate_series($filled_from, $BRACELETS) x) d
   WHERE s.device = 'FLB00001';
   INSERT INTO fleet_devices (device, user_id, last_sync_at)
-  SELECT format('FLB%s', lpad(x::text, 5, '0')), format('P-%s', lpad(x::text, 5, '0')), now() FROM generate_series($SYNCED + 1, $BRACELETS) x;
+  SELECT format('FLB%s', lpad(x::text, 5, '0')), format('P-%s', lpad(x::text, 5, '0')), now() FROM generate_series($filled_from, $BRACELETS) x;
   ANALYZE;"
 days=$(psql_ -c "SELECT count(*) FROM fleet_daily_summaries")
 stubs=$(psql_ -c "SELECT count(*) FROM fleet_daily_summaries WHERE payload = '{\"filler\":true}'")
@@ -154,7 +224,7 @@ runs() {
 }
 with_input=$(runs)
 # The two statements score runs (FleetReader), as they run. EXPLAIN ANALYZE does not fetch the
-# TOASTed values it would send (the sleep sessions' payloads): the wall time of score includes that.
+# TOASTed values it would send: the wall time of score includes that.
 arms() { # table, columns, filter
   echo "(SELECT $2 FROM $1 WHERE user_id = '$user' AND $3 UNION ALL SELECT $2 FROM $1 WHERE user_id IS NULL
     AND device IN (SELECT device FROM fleet_devices WHERE user_id = '$user') AND $3) AS rows"
@@ -163,12 +233,14 @@ explain() { psql_ -c "EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) $1" >>"$work/expla
 explain "SELECT DISTINCT ON (local_date) score_input, CASE WHEN score_input IS NULL THEN payload END
   FROM $(arms fleet_daily_summaries 'local_date, delivered_at, score_input, payload' "kind = 'daily:daily' AND local_date BETWEEN '0001-01-01' AND '9999-12-31'")
   ORDER BY local_date, delivered_at DESC"
-explain "SELECT payload FROM $(arms fleet_sleep_sessions 'session_start, payload' "local_date BETWEEN '0001-01-01' AND '9999-12-31'") ORDER BY session_start"
+explain "SELECT score_input, CASE WHEN score_input IS NULL THEN payload END
+  FROM $(arms fleet_sleep_sessions 'session_start, score_input, payload' "local_date BETWEEN '0001-01-01' AND '9999-12-31'") ORDER BY session_start"
 queries=$(grep -o 'Execution Time: [0-9.]*' "$work/explain.txt" | cut -d' ' -f3 | paste -sd/)
 echo "score: one participant ($user) out of $days day summaries ($size database), bracelet score --postgres --days $window:" \
   "$with_input; the day / sleep queries themselves $queries ms (EXPLAIN ANALYZE; load average $(cut -d' ' -f1 /proc/loadavg))"
 # The same participant read the way rows delivered before migration 2 are read (payload decoded).
-psql_ -c "UPDATE fleet_daily_summaries SET score_input = NULL WHERE user_id = '$user'"
-echo "score without the stored score input (each day's whole payload decoded): $(runs)"
+psql_ -c "UPDATE fleet_daily_summaries SET score_input = NULL WHERE user_id = '$user';
+  UPDATE fleet_sleep_sessions SET score_input = NULL WHERE user_id = '$user'"
+echo "score without the stored score inputs (each day's and session's whole payload decoded): $(runs)"
 [ "${VERBOSE:-0}" = 1 ] && cat "$work/explain.txt" >&2
 exit 0

@@ -4,7 +4,7 @@ import Foundation
 /// Reads the fleet database: the delivered summaries of a device or participant, and each
 /// device's delivery status. Used by `score`, `summarize` and `fleet status` with `--postgres`.
 public final class FleetReader {
-    private let connection: PGConnection
+    let connection: PGConnection
 
     /// The outbox kind of the day summaries the gateways write (`SummaryRecomputer.dailyKind`).
     public static let dailyKind = "daily:daily"
@@ -81,24 +81,6 @@ public final class FleetReader {
             ORDER BY local_date, delivered_at DESC
             """, [subject.value, Self.dailyKind, fromDate, toDate])
         return try rows.values.map { try Self.summary(of: $0.first ?? nil, as: DailySummary.self) }
-    }
-
-    /// What scoring reads of the days ``days(of:fromDate:toDate:)`` returns: the stored score input,
-    /// or (for a row delivered before the fleet schema had one) the input made from its payload.
-    func scoreInputs(of subject: Subject, fromDate: String, toDate: String) throws -> [FleetDayScoreInput] {
-        let rows = try connection.execute("""
-            SELECT DISTINCT ON (local_date) score_input, CASE WHEN score_input IS NULL THEN payload END
-            FROM \(subject.rows(of: "fleet_daily_summaries", "local_date, delivered_at, score_input, payload", where: Self.dayFilter))
-            ORDER BY local_date, delivered_at DESC
-            """, [subject.value, Self.dailyKind, fromDate, toDate])
-        return try rows.values.map { row in
-            if let stored = row.first ?? nil {
-                do { return try JSONDecoder().decode(FleetDayScoreInput.self, from: Data(stored.utf8)) } catch {
-                    throw FleetError.badRow(detail: "a score input is not one this build reads (\(error))")
-                }
-            }
-            return FleetDayScoreInput(summary: try Self.summary(of: row.count > 1 ? row[1] : nil, as: DailySummary.self))
-        }
     }
 
     /// The delivered sleep sessions of `subject` that belong to local dates `fromDate...toDate`,

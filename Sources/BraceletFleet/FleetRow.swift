@@ -1,4 +1,5 @@
 import BraceletStore
+import BraceletVitality
 import Foundation
 
 /// One outbox entry as a row of the fleet tables, checked before it is sent.
@@ -54,11 +55,14 @@ struct FleetRow {
         return "\(entry.device)\u{0}\(entry.kind)\u{0}\(entry.localDate)"
     }
 
-    /// For a day summary this build can read, what `score` reads of it (canonical JSON). Made
-    /// only for the rows a batch sends (the newest version of each key): decoding a 0.6 MB summary
-    /// is most of what a delivery costs the gateway.
+    /// What `score` reads of the summary (canonical JSON): the one the gateway made when it computed
+    /// the summary, or, for an entry written without one, made here from the payload (decoding a
+    /// 0.6 MB day summary is most of what such a delivery costs the gateway), only for the rows a
+    /// batch sends. `nil` for a summary this build cannot read.
     var scoreInput: String? {
-        try? FleetDayScoreInput(payload: entry.payload)?.text()
+        if let made = entry.scoreInput { return made }
+        if session != nil { return SleepScoreInput.text(payload: entry.payload) }
+        return try? DayScoreInput(payload: entry.payload)?.text()
     }
 
     var dailyParameters: [String?] {
@@ -67,7 +71,7 @@ struct FleetRow {
 
     var sleepParameters: [String?] {
         [entry.device, String(session?.start ?? 0), String(session?.stop ?? 0), entry.localDate, String(entry.version),
-         entry.contentHash, entry.user, entry.key, payload]
+         entry.contentHash, entry.user, entry.key, payload, scoreInput]
     }
 
     /// `rows` in pieces of at most `size` rows and about `bytes` of payload (at least one row each):
@@ -112,11 +116,11 @@ struct FleetRow {
     static func sleepUpsert(rows: Int) -> String {
         """
         INSERT INTO fleet_sleep_sessions AS t (device, session_start, session_stop, local_date, version, content_hash, user_id,
-            outbox_key, payload)
-        VALUES \(values(rows: rows, casts: ["", "::bigint", "::bigint", "::date", "::integer", "", "", "", ""]))
+            outbox_key, payload, score_input)
+        VALUES \(values(rows: rows, casts: ["", "::bigint", "::bigint", "::date", "::integer", "", "", "", "", ""]))
         ON CONFLICT (device, session_start) DO UPDATE SET session_stop = excluded.session_stop, local_date = excluded.local_date,
             version = excluded.version, content_hash = excluded.content_hash, user_id = excluded.user_id,
-            outbox_key = excluded.outbox_key, payload = excluded.payload, delivered_at = now()
+            outbox_key = excluded.outbox_key, payload = excluded.payload, score_input = excluded.score_input, delivered_at = now()
         WHERE t.version < excluded.version
         RETURNING outbox_key
         """

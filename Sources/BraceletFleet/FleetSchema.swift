@@ -11,6 +11,8 @@
 /// - `fleet_devices`: each device's participant and the last time a gateway delivered for it.
 /// - `fleet_daily_summaries.score_input` (migration 2): the day summary without its per-slot arrays
 ///   and the movement minutes they gave, which is all `score` needs of a day.
+/// - `fleet_sleep_sessions.score_input` (migration 3): the session without its stage samples, all
+///   `score` needs of a session.
 ///
 /// Raw slots and beats stay on the gateways: the server holds what scoring and reporting read
 /// (summaries are about 1/100 of a day's slots), and a changed summary arrives as a new version.
@@ -74,6 +76,11 @@ enum FleetSchema {
             EXCEPTION WHEN feature_not_supported THEN NULL;
             END $$
             """,
+        ],
+        [
+            // What `score` reads of a sleep session (without its stage samples): 0.6 kB instead of
+            // 13-23 kB. NULL on rows delivered before; readers fall back to the payload.
+            "ALTER TABLE fleet_sleep_sessions ADD COLUMN score_input text",
         ],
     ]
 

@@ -21,7 +21,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     private let lock = NSLock()
     private var connection: PGConnection?
 
-    /// Rows per INSERT statement: 9 parameters a row stays far below PostgreSQL's 65,535.
+    /// Rows per INSERT statement: 10 parameters a row stays far below PostgreSQL's 65,535.
     static let rowsPerStatement = 1_000
     /// Payload bytes per INSERT statement (about): libpq builds each statement in memory.
     static let bytesPerStatement = 16 << 20

@@ -216,6 +216,13 @@ enum Migrations {
         // version 9 always has them (interrupted, the file stays at 8 and converts again).
         // The version keeps builds that do not write the checksums away from the file.
         "-- 9: page checksums, added by PageChecksums.convert just before this migration",
+        // 10: what scoring needs of a summary (the summary without its per-slot arrays, made when it
+        // was computed), carried beside the payload so a delivery to the fleet database does not
+        // decode a 0.6 MB document to make it. NULL when it was not made (older entries, kinds
+        // other than day summaries and sleep sessions): the sink then makes it from the payload.
+        """
+        ALTER TABLE outbox ADD COLUMN score_input TEXT;
+        """,
     ]
 
     /// The schema version this build writes.

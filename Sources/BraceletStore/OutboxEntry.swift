@@ -47,11 +47,15 @@ public struct OutboxEntry: Sendable, Equatable {
     /// The study participant (user) the device was assigned to when the entry was written, `nil`
     /// when none was set. Sent with the delivery, not part of the payload snapshot or its hash.
     public var user: String?
+    /// What scoring needs of the summary (canonical JSON, the summary without its per-slot arrays),
+    /// made by the gateway when it computed the summary; `nil` when it was not made. Not part of the
+    /// payload or its hash: a sink that stores it saves decoding the payload.
+    public var scoreInput: String?
 
     /// Creates an entry (the store creates them; sinks' tests may build their own).
     public init(id: Int64, key: String, kind: String, device: String, localDate: String, version: Int, contentHash: String,
                 payload: Data, state: OutboxState, attempts: Int, nextAttemptAt: Int64, lastError: String?,
-                createdAt: Int64, deliveredAt: Int64?, user: String? = nil) {
+                createdAt: Int64, deliveredAt: Int64?, user: String? = nil, scoreInput: String? = nil) {
         self.id = id
         self.key = key
         self.kind = kind
@@ -67,6 +71,7 @@ public struct OutboxEntry: Sendable, Equatable {
         self.createdAt = createdAt
         self.deliveredAt = deliveredAt
         self.user = user
+        self.scoreInput = scoreInput
     }
 
     /// The kind as a sink's kind filter names it: `daily:<kind>` is `<kind>`, `sleep_session` is

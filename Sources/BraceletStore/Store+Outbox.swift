@@ -36,9 +36,36 @@ extension Store {
         try statement.run()
     }
 
+    /// Whether `payload` is an envelope as ``enqueue(_:key:kind:device:localDate:version:contentHash:summary:extra:)``
+    /// writes it for `key`, whose summary bytes hash to `hash`, checked without parsing the summary:
+    /// a 0.6 MB day summary parsed and written again costs a delivery more than sending it.
+    ///
+    /// The layout is the canonical writer's: sorted keys, so the header fields (`content_hash`,
+    /// `device`, `key`, `kind`, `local_date`, a session's `start` and `stop`) come first, then
+    /// `"summary":` with the summary's canonical bytes as they were hashed, then `"version":N}`.
+    /// The first `,"summary":` is the envelope's own key: before it lie only strings, in which an
+    /// unescaped `"` cannot occur. A digest of the bytes as stored equal to the content hash means
+    /// they are the canonical bytes that were hashed. `false` means only "not in this layout":
+    /// the caller decides with a full parse.
+    static func envelopeMatches(key: String, hash: String, payload: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let summaryKey = payload.firstRange(of: Array(#","summary":"#.utf8)) else { return false }
+        // The tail: ,"version":<digits>}
+        var end = payload.count - 1
+        guard end > summaryKey.upperBound, payload[end] == UInt8(ascii: "}") else { return false }
+        while end > summaryKey.upperBound, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(payload[end - 1]) { end -= 1 }
+        let versionKey = Array(#","version":"#.utf8)
+        guard end - versionKey.count >= summaryKey.upperBound,
+              payload[(end - versionKey.count)..<end].elementsEqual(versionKey) else { return false }
+        let summary = UnsafeBufferPointer(rebasing: payload[summaryKey.upperBound..<(end - versionKey.count)])
+        guard SHA256.hex(summary) == hash else { return false }
+        guard let header = try? CanonicalJSONParser.parse(Array(payload[..<summaryKey.lowerBound]) + [UInt8(ascii: "}")],
+                                                          what: "outbox payload header") else { return false }
+        return header.string(forKey: "key") == key && header.string(forKey: "content_hash") == hash
+    }
+
     private static let entryColumns = """
         id, key, kind, device, local_date, version, content_hash, payload, state, attempts, next_attempt_at,
-        last_error, created_at, delivered_at, user_id
+        last_error, created_at, delivered_at, user_id, score_input
         """
 
     /// Reads one outbox row. A state that is none of the three means the row (or the index that led
@@ -55,7 +82,8 @@ extension Store {
                            payload: statement.data(at: 7) ?? Data(), state: state,
                            attempts: statement.int(at: 9) ?? 0, nextAttemptAt: statement.int64(at: 10) ?? 0,
                            lastError: statement.text(at: 11), createdAt: statement.int64(at: 12) ?? 0,
-                           deliveredAt: statement.int64(at: 13), user: statement.text(at: 14))
+                           deliveredAt: statement.int64(at: 13), user: statement.text(at: 14),
+                           scoreInput: statement.text(at: 15))
     }
 
     /// The error for rows whose state is none of the three: the file is damaged.
@@ -199,6 +227,23 @@ extension Store {
             }
             if !problems.isEmpty {
                 throw StoreError.corrupt(path: path, detail: "outbox: " + problems.prefix(5).joined(separator: "; "))
+            }
+        }
+    }
+
+    /// Stores what scoring needs of the summaries of outbox entries `inputs` (outbox key -> canonical
+    /// JSON, see ``OutboxEntry/scoreInput``), in one transaction; keys the outbox does not hold are
+    /// skipped. The recomputer calls it once per recompute, after the summaries and their entries
+    /// are written: an entry delivered in between goes without, and the sink makes it from the payload.
+    public func setOutboxScoreInputs(_ inputs: [String: String]) throws {
+        guard !inputs.isEmpty else { return }
+        try write { db in
+            let update = try db.prepare("UPDATE outbox SET score_input = ?2 WHERE key = ?1")
+            for (key, text) in inputs.sorted(by: { $0.key < $1.key }) {
+                update.bind(key, at: 1)
+                update.bind(text, at: 2)
+                try update.run()
+                update.reset()
             }
         }
     }

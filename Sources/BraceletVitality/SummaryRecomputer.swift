@@ -17,6 +17,9 @@ public struct RecomputeReport: Sendable {
     public var missingVitalityFields: [String: [MissingField]] = [:]
     /// Diagnostics from the summary engine about the stored samples.
     public var diagnostics: [SummaryDiagnostic] = []
+    /// The score inputs of the outbox entries written (outbox key -> canonical JSON), stored with
+    /// the entries once the recompute is over.
+    var scoreInputs: [String: String] = [:]
 }
 
 /// Recomputes the summaries, sleep sessions and vitality metrics of the local days new samples
@@ -94,6 +97,10 @@ public struct SummaryRecomputer: Sendable {
                 try save(date: date, of: engine, device: device, into: store, report: &report)
             }
         }
+        // One transaction for all of them: one per entry would add a commit (and its fsync) to
+        // every changed summary of an ingest.
+        try store.setOutboxScoreInputs(report.scoreInputs)
+        report.scoreInputs = [:]
         return report
     }
 
@@ -102,16 +109,19 @@ public struct SummaryRecomputer: Sendable {
         guard let day = engine.day(date) else { return }
         report.dates.append(date)
         let stamp = SummaryStamp(basis: configuration.summaryBasis, computedAt: now)
-        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day, stamp: stamp) {
+        if case let .changed(_, key) = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day,
+                                                                  stamp: stamp) {
             report.changedSummaries += 1
+            report.scoreInputs[key] = try DayScoreInput(summary: day).text()
         }
         let sessions = engine.sleepSessions.filter { $0.recordDate == date }
         // Sessions of this date that this computation no longer produces stop being current.
         try store.supersedeSleepSessions(device: device, localDate: date)
         for session in sessions {
-            if case .changed = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
-                                                            localDate: date, value: session, basis: stamp.basis) {
+            if case let .changed(_, key) = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
+                                                                      localDate: date, value: session, basis: stamp.basis) {
                 report.changedSleepSessions += 1
+                report.scoreInputs[key] = try SleepScoreInput.text(of: session)
             }
         }
         guard var input = BraceletDay(summary: day, sleepSessions: sessions,

@@ -28,18 +28,18 @@ func syntheticDay(_ date: String = "2026-03-01") throws -> DailySummary {
 @Suite struct FleetScoreInputTests {
     @Test func theScoreInputGivesTheDayTheFullSummaryGivesInAFractionOfTheBytes() throws {
         let full = try syntheticDay()
-        let input = FleetDayScoreInput(summary: full)
+        let input = DayScoreInput(summary: full)
         #expect(input.day(sleepSessions: []) == BraceletDay(summary: full, sleepSessions: []))
         #expect(input.movementMinutes == 60)
         #expect(input.summary.bpm.slots.isEmpty && input.summary.steps.slots.isEmpty)
         let stored = try input.text()
-        let decoded = try JSONDecoder().decode(FleetDayScoreInput.self, from: Data(stored.utf8))
+        let decoded = try JSONDecoder().decode(DayScoreInput.self, from: Data(stored.utf8))
         #expect(decoded.day(sleepSessions: []) == BraceletDay(summary: full, sleepSessions: []))
         #expect(stored.utf8.count * 10 < (try CanonicalJSON.bytes(of: full, what: "day")).count)
     }
 
     @Test func aPayloadThatIsNoDaySummaryHasNoScoreInput() {
-        #expect(FleetDayScoreInput(payload: Data(#"{"summary":{"steps":3}}"#.utf8)) == nil)
+        #expect(DayScoreInput(payload: Data(#"{"summary":{"steps":3}}"#.utf8)) == nil)
     }
 }
 

@@ -23,7 +23,7 @@ import Testing
     do {
         let store = try Store(path: path)
         #expect(try store.schemaVersion() == Store.currentSchemaVersion)
-        #expect(Store.currentSchemaVersion == 9)
+        #expect(Store.currentSchemaVersion == 10)
         _ = try store.insertSlots([sampleSlot(start: 10)], device: "SN1", model: .v1)
     }
     let reopened = try Store(path: path)
@@ -50,13 +50,12 @@ import Testing
 @Test func refusesASchemaNewerThanThisBuild() throws {
     let folder = try TemporaryFolder()
     let path = folder.path("future.db")
+    let future = Store.currentSchemaVersion + 1
     do {
         let db = try Database(path: path)
-        try db.execute("PRAGMA user_version = \(Store.currentSchemaVersion + 1)")
+        try db.execute("PRAGMA user_version = \(future)")
     }
-    #expect(throws: StoreError.schemaNewerThanBuild(path: path, found: Store.currentSchemaVersion + 1, supported: Store.currentSchemaVersion)) {
-        try Store(path: path)
-    }
+    #expect(throws: StoreError.schemaNewerThanBuild(path: path, found: future, supported: Store.currentSchemaVersion)) { try Store(path: path) }
 }
 
 @Test func aFileThatIsNotADatabaseGivesAClearError() throws {
