@@ -34,7 +34,8 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(100))
         #expect(header[20] == 8)  // reserved bytes per page
         let store = try Store(path: path, readOnly: true)
-        #expect(try store.schemaVersion() == Migrations.pageChecksumVersion)
+        #expect(try store.schemaVersion() == Store.currentSchemaVersion)
+        #expect(Store.currentSchemaVersion >= Migrations.pageChecksumVersion)
         #expect(try store.pageFindings().isEmpty)
         #expect(try store.integrityFindings(full: true).isEmpty)
     }
