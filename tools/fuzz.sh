@@ -120,7 +120,10 @@ run() {
 # table records: executions, wall and CPU time, exec/s, coverage, corpus, the load average (sampled
 # every minute: the machine is shared, so CPU time is the figure to compare) and the commit the
 # binary was built from. CAMPAIGN_NICE sets the niceness (default 10); CAMPAIGN_SECONDS, when set,
-# ends the run (with its figures) after that many seconds if RUNS were not reached by then.
+# ends the run (with its figures) after that many seconds if RUNS were not reached by then;
+# CAMPAIGN_TIMEOUT raises the per-input limit (10 s), since on a loaded machine a niced fuzzer can be
+# kept off the CPU longer than that by an input that takes milliseconds (found so: a CSV input that
+# runs in 0.01 s of CPU was reported as a 12 s timeout at load 20).
 # ASan keeps no malloc/free stack per allocation here (malloc_context_size=0): recording one costs
 # about a tenth of each execution and serves only the text of a report; detection is unchanged, and
 # a crash input found is run again with the full stacks when it is minimised.
@@ -133,7 +136,8 @@ campaign() {
   sampler=$!
   cut -d' ' -f1 /proc/loadavg >> "$log.load"
   if ! ASAN_OPTIONS="$ASAN_OPTIONS:malloc_context_size=0" /usr/bin/time -f "cpu: %U user %S sys" -o "$log.cpu" \
-      nice -n "${CAMPAIGN_NICE:-10}" "$0" run "$h" -runs="$runs" ${CAMPAIGN_SECONDS:+-max_total_time=$CAMPAIGN_SECONDS} > "$log" 2>&1; then
+      nice -n "${CAMPAIGN_NICE:-10}" "$0" run "$h" -runs="$runs" ${CAMPAIGN_SECONDS:+-max_total_time=$CAMPAIGN_SECONDS} \
+        ${CAMPAIGN_TIMEOUT:+-timeout=$CAMPAIGN_TIMEOUT} > "$log" 2>&1; then
     kill "$sampler"
     echo "FAIL $h: see $log" >&2; failure_summary "$log"; return 1
   fi
