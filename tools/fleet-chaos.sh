@@ -114,14 +114,22 @@ tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "
 serial=FLT00001
 yesterday=$(date -u -d yesterday +%F)
 queries=ok
-"$BRACELET" summarize --db "$work/gw1.db" --tz UTC --age 40 --day "$yesterday" >"$work/sum-db.json" 2>/dev/null
-"$BRACELET" summarize --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --tz UTC --age 40 --day "$yesterday" \
-  >"$work/sum-pg.json" 2>/dev/null
-cmp -s "$work/sum-db.json" "$work/sum-pg.json" && [ -s "$work/sum-db.json" ] || queries="summarize --postgres differs from summarize --db"
-"$BRACELET" score --db "$work/gw1.db" --age 40 --min-days 1 --format json 2>/dev/null | grep -v '"source"' >"$work/score-db.json" || true
-"$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --age 40 --min-days 1 --format json 2>/dev/null \
-  | grep -v '"source"' >"$work/score-pg.json" || true
+# A query that fails is a finding like a difference: its exit status and message go to the report
+# (under `set -e` a bare failing command would end the script before the report, saying nothing).
+query() {
+  local name=$1; shift
+  "$@" >"$work/$name.out" 2>"$work/$name.err" && return 0
+  echo "$name exited $?: $(tail -n 2 "$work/$name.err" | tr '\n' ' ')" >>"$work/query-failures"
+}
+query sum-db "$BRACELET" summarize --db "$work/gw1.db" --tz UTC --age 40 --day "$yesterday"
+query sum-pg "$BRACELET" summarize --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --tz UTC --age 40 --day "$yesterday"
+cmp -s "$work/sum-db.out" "$work/sum-pg.out" && [ -s "$work/sum-db.out" ] || queries="summarize --postgres differs from summarize --db"
+query score-db "$BRACELET" score --db "$work/gw1.db" --age 40 --min-days 1 --format json
+query score-pg "$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --age 40 --min-days 1 --format json
+grep -v '"source"' "$work/score-db.out" >"$work/score-db.json" || true
+grep -v '"source"' "$work/score-pg.out" >"$work/score-pg.json" || true
 cmp -s "$work/score-db.json" "$work/score-pg.json" && [ -s "$work/score-db.json" ] || queries="$queries; score --postgres differs from score --db"
+[ -s "$work/query-failures" ] && queries="$queries; $(tr '\n' ';' <"$work/query-failures")"
 
 rows=$(wc -l <"$work/gateways.txt")
 elapsed=$(( $(date +%s) - started ))
