@@ -210,13 +210,7 @@ enum Migrations {
             PRIMARY KEY (device_id, local_date)
         ) WITHOUT ROWID;
         """,
-        // 9: page checksums (PageChecksums.swift): every page keeps a checksum in 8 reserved bytes,
-        // verified whenever it is read. Adding the reserved bytes rewrites the file with VACUUM, which
-        // cannot run inside a transaction: `migrate` runs it just before this migration, so a file at
-        // version 9 always has them (interrupted, the file stays at 8 and converts again).
-        // The version keeps builds that do not write the checksums away from the file.
-        "-- 9: page checksums, added by PageChecksums.convert just before this migration",
-        // 10: what scoring needs of a summary (the summary without its per-slot arrays, made when it
+        // 9: what scoring needs of a summary (the summary without its per-slot arrays, made when it
         // was computed), carried beside the payload so a delivery to the fleet database does not
         // decode a 0.6 MB document to make it. NULL when it was not made (older entries, kinds
         // other than day summaries and sleep sessions): the sink then makes it from the payload.
@@ -240,7 +234,6 @@ enum Migrations {
         let goal = min(target, latestVersion)
         var current = found
         while current < goal {
-            if current + 1 == pageChecksumVersion { try PageChecksums.convert(db) }
             current = try db.transaction {
                 let version = try checkedVersion(db)
                 guard version < goal else { return version }
@@ -249,12 +242,8 @@ enum Migrations {
                 return version + 1
             }
         }
-        try requirePageChecksums(db, version: current)
         if goal == latestVersion { try verify(db) }
     }
-
-    /// The first schema version whose pages carry checksums.
-    static let pageChecksumVersion = 9
 
     /// Checks, without writing, that the file holds this build's schema: for commands that only read.
     /// An empty file is ``StoreError/noBraceletData(path:)``.
@@ -264,15 +253,7 @@ enum Migrations {
             try requireNoForeignObjects(db)
             throw StoreError.noBraceletData(path: db.path)
         }
-        try requirePageChecksums(db, version: found)
         try verify(db)
-    }
-
-    /// A file at ``pageChecksumVersion`` or later whose pages carry no checksums had its header
-    /// damaged or was rewritten by another program: refused before any page is trusted.
-    static func requirePageChecksums(_ db: Database, version: Int) throws {
-        guard version >= pageChecksumVersion, db.path != ":memory:", !PageChecksums.present(db) else { return }
-        throw StoreError.corrupt(path: db.path, detail: "its header says the pages carry no checksums, which every bracelet database of schema \(pageChecksumVersion) or later has: the first page was damaged or another program rewrote the file")
     }
 
     /// Whether the file is a bracelet database of an older schema (version 1 up to this build's).

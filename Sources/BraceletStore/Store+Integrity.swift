@@ -25,29 +25,14 @@ public struct IntegrityFinding: Sendable, Hashable, CustomStringConvertible {
 extension Store {
     /// SQLite's structure check: `PRAGMA quick_check` (b-tree pages, cell order, free list; linear in
     /// the file size) or, with `full`, `PRAGMA integrity_check` (also that every index matches its
-    /// table). Both read every page in use, so a page that does not match its checksum is found too,
-    /// wherever it is. An empty result means no damage was found.
+    /// table). An empty result means no damage was found.
     public func structureFindings(full: Bool) throws -> [IntegrityFinding] {
         try locked { db in
             let statement = try db.prepare(full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)")
             var problems: [IntegrityFinding] = []
-            PageChecksums.clearFailure()
-            do {
-                while try statement.step() {
-                    // A row may hold several lines, the first naming the schema ("*** in database main ***").
-                    for line in (statement.text(at: 0) ?? "").split(separator: "\n").map(String.init)
-                    where line != "ok" && !line.hasPrefix("*** in database") {
-                        problems.append(IntegrityFinding(area: "structure", problem: line))
-                    }
-                }
-            } catch let error as StoreError {
-                // A page that failed its checksum where the check cannot go on is reported below.
-                guard case .corrupt = error, PageChecksums.failed else { throw error }
-            }
-            // The check reports a page that failed its checksum as one it could not get; say why.
-            if PageChecksums.failed {
-                problems.removeAll { $0.problem.contains("get page") || $0.problem.contains("get the page") }
-                problems.insert(IntegrityFinding(area: "pages", problem: PageChecksums.lastFailure()), at: 0)
+            while try statement.step() {
+                let line = statement.text(at: 0) ?? ""
+                if line != "ok" { problems.append(IntegrityFinding(area: "structure", problem: line)) }
             }
             return problems
         }
@@ -124,20 +109,18 @@ extension Store {
     /// than everything ever queued (whole-outbox checks are `bracelet db check`'s).
     public func requireIntactForDelivery() throws {
         if let first = try structureFindings(full: false).first {
-            throw StoreError.corrupt(path: path, detail: first.problem)
+            throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
         }
         if let first = try locked({ db in try outboxFindings(db, pendingOnly: true) }).first {
-            throw StoreError.corrupt(path: path, detail: first.description)
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }
 
     /// Everything `bracelet db check` checks; `full` runs `integrity_check` instead of `quick_check`.
-    /// Damaged pages and structure damage are reported alone: reading rows of a damaged file is not
-    /// meaningful.
+    /// Structure damage is reported alone: reading rows of a damaged file is not meaningful.
     public func integrityFindings(full: Bool) throws -> [IntegrityFinding] {
-        let pages = try pageFindings()
         let structure = try structureFindings(full: full)
-        guard pages.isEmpty, structure.isEmpty else { return pages + structure.filter { $0.area != "pages" || pages.isEmpty } }
+        guard structure.isEmpty else { return structure }
         return try measurementFindings() + contentFindings()
     }
 
@@ -147,10 +130,10 @@ extension Store {
     /// those rows: they grow with every day stored, the rest stays small.
     public func requireIntactStructure() throws {
         if let first = try structureFindings(full: false).first {
-            throw StoreError.corrupt(path: path, detail: first.problem)
+            throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
         }
         if let first = try contentFindings().first {
-            throw StoreError.corrupt(path: path, detail: first.description)
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }
 
@@ -160,7 +143,7 @@ extension Store {
     /// appends beside them, at a cost that grows with the span, not with the database.
     public func requireIntactMeasurements(device: String, seconds: Range<Int64>? = nil) throws {
         if let first = try measurementFindings(device: device, seconds: seconds).first {
-            throw StoreError.corrupt(path: path, detail: first.description)
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }
 
@@ -168,8 +151,23 @@ extension Store {
     /// `outbox`, ...) no longer matches its content hash: call before scoring or delivering them.
     public func requireIntactContent(of table: String) throws {
         if let first = try contentFindings(tables: [table]).first {
-            throw StoreError.corrupt(path: path, detail: first.description)
+            throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
+    }
+
+    /// Copies the database into a new file at `destination` with `VACUUM INTO`: one read transaction,
+    /// so the copy is consistent while other processes (`sync --follow`, `ingest`) keep writing.
+    /// Refuses to replace an existing file.
+    public func backup(to destination: String) throws {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError.invalidInput("\(destination) exists; bracelet never replaces a file with a backup: name a new file")
+        }
+        try locked { db in
+            let statement = try db.prepare("VACUUM INTO ?1")
+            statement.bind(destination, at: 1)
+            _ = try statement.step()
+        }
+        chmod(destination, 0o600)
     }
 
     /// The slot columns in table order, as the row check hashes them.

@@ -9,7 +9,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(path: String, detail: String)
     /// The file exists but is not an SQLite database (SQLITE_NOTADB).
     case notADatabase(path: String)
-    /// SQLite found damaged pages (SQLITE_CORRUPT), a page failed its checksum, or a row or stored summary no longer matches its check.
+    /// SQLite found damaged pages (SQLITE_CORRUPT).
     case corrupt(path: String, detail: String)
     /// The disk (or the file system quota) is full (SQLITE_FULL).
     case diskFull(path: String)
@@ -46,7 +46,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notADatabase(path):
             "\(path) is not a bracelet database (SQLite says: file is not a database). Check the --db path; if the file was damaged, move it aside and re-ingest the captures into a new database."
         case let .corrupt(path, detail):
-            "database \(path) is corrupt (\(detail)). Run `bracelet db check --db \(path)` to see what is damaged; keep the file, then restore the latest `bracelet db backup`, or re-ingest the captures into a new database (`sqlite3 \(path) .recover` salvages what SQLite can still read)."
+            "database \(path) is corrupt (\(detail)). Keep a copy, run `sqlite3 \(path) .recover` to salvage it, or re-ingest the captures into a new database."
         case let .diskFull(path):
             "disk full while writing \(path): nothing of the failed step was committed. Free disk space and run the command again."
         case let .readOnly(path):

@@ -3,10 +3,12 @@ import Foundation
 import Testing
 @testable import BraceletStore
 
-/// Changes `bytes` at `offset` of the file as if through SQLite (the page keeps a valid checksum),
-/// so that the row checks and content hashes are what must find it.
+/// Overwrites `bytes` at `offset` of the file, as a failing disk or a bad copy would.
 private func damage(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
-    try overwrite(path, at: offset, with: bytes, resealing: true)
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.seek(toOffset: offset)
+    try handle.write(contentsOf: Data(bytes))
+    try handle.close()
 }
 
 /// A checkpointed database with three slots and two beats of device SN1; returns its path.

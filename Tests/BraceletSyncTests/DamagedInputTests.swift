@@ -51,7 +51,7 @@ import Glibc
     let result = try runBracelet(["sync", "--db", path, "--jsonl", output, "--once"])
     #expect(result.status == 1)
     // The check at open (before any delivery) names the damage and what to run.
-    #expect(result.err.contains("database \(path) is corrupt (page "), "\(result.err)")  // the page checksum finds the edit first
+    #expect(result.err.contains("database \(path) is corrupt (CHECK constraint failed in outbox"), "\(result.err)")
     #expect(result.err.contains("bracelet db check --db \(path)"), "\(result.err)")
     #expect((try? Data(contentsOf: URL(fileURLWithPath: output)))?.isEmpty ?? true, "nothing was sent")
 
