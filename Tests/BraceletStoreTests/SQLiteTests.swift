@@ -47,3 +47,35 @@ import Testing
     }
     #expect(try store.slots(device: "SN1", from: 0, to: 1000).map(\.start) == [60])
 }
+
+/// A savepoint inside a transaction that rewrites many megabytes of rows already in the file (the
+/// recompute of a month of V2 days, 0.6 MB each) must commit: SQLite journals the old pages of
+/// such a savepoint, and a journal that must move from memory to a temporary file partway through
+/// once failed here with SQLITE_FULL on a disk with room to spare.
+@Test func aSavepointRewritingManyMegabytesOfStoredRowsCommits() throws {
+    let folder = try TemporaryFolder()
+    let db = try Database(path: folder.path("big.db"))
+    try db.execute("PRAGMA journal_mode = WAL")
+    try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT, extra TEXT)")
+    let payload = String(repeating: "x", count: 600_000)
+    try db.transaction {
+        let insert = try db.prepare("INSERT INTO t (id, payload) VALUES (?1, ?2)")
+        for id in 1...40 {
+            insert.bind(Int64(id), at: 1)
+            insert.bind(payload, at: 2)
+            try insert.run()
+        }
+    }
+    try db.transaction {
+        try db.transaction {
+            let update = try db.prepare("UPDATE t SET extra = ?2 WHERE id = ?1")
+            for id in 1...40 {
+                update.bind(Int64(id), at: 1)
+                update.bind("score input \(id)", at: 2)
+                try update.run()
+            }
+        }
+    }
+    #expect(try db.scalarInt("SELECT count(*) FROM t WHERE extra IS NOT NULL") == 40)
+    #expect(try db.scalarInt("SELECT sum(length(payload)) FROM t") == 24_000_000)
+}

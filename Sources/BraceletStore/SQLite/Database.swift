@@ -36,7 +36,6 @@ public final class Database {
             do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch { throw StoreError.invalidInput(error.description) }
             if !readOnly { try Database.createFileIfMissing(path) }
         }
-        _ = Database.configureProcess
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -67,18 +66,6 @@ public final class Database {
             throw error
         }
     }
-
-    /// Process-wide SQLite settings, applied once before the first connection opens (SQLite takes
-    /// them only before it is initialised; later they are refused and the defaults stay, which are
-    /// slower but correct).
-    ///
-    /// Statement and savepoint journals (the pages a statement or savepoint may have to restore)
-    /// are held in memory up to 16 MiB instead of 64 KiB: every statement that writes a summary or an
-    /// outbox payload (600 kB each for a V2 day) journaled its pages through a temporary file, 44 MB
-    /// of writes and reads for an ingest of 30 days. Larger journals still spill to disk.
-    private static let configureProcess: Void = {
-        _ = csqlite_config_statement_journal_spill(16 << 20)
-    }()
 
     deinit {
         statements.removeAll()  // finalizes them before the connection closes
