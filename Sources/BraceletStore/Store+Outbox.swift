@@ -3,9 +3,10 @@ import Foundation
 
 extension Store {
     /// Writes an outbox entry inside the caller's transaction. The payload is an envelope carrying the
-    /// summary snapshot, so later recomputes never change what this entry delivers.
+    /// summary snapshot, so later recomputes never change what this entry delivers; `scoreInput`
+    /// (see ``OutboxEntry/scoreInput``) goes in the same row, written once with it.
     func enqueue(_ db: Database, key: String, kind: String, device: String, localDate: String, version: Int,
-                 contentHash: String, summary: [UInt8], extra: [String: Int64]) throws {
+                 contentHash: String, summary: [UInt8], extra: [String: Int64], scoreInput: String?) throws {
         // The envelope is written by the canonical writer around the summary's canonical bytes as they
         // are (no parse and re-serialisation), with the same sorted keys as the summary itself.
         let envelope = CanonicalJSON.Node(.object)
@@ -22,8 +23,8 @@ extension Store {
         let created = now()
         let statement = try db.prepare("""
             INSERT INTO outbox (key, kind, device, local_date, version, content_hash, payload, state, attempts,
-                next_attempt_at, created_at, user_id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', 0, ?8, ?8, (SELECT user_id FROM devices WHERE serial = ?3))
+                next_attempt_at, created_at, user_id, score_input)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', 0, ?8, ?8, (SELECT user_id FROM devices WHERE serial = ?3), ?9)
             """)
         statement.bind(key, at: 1)
         statement.bind(kind, at: 2)
@@ -33,6 +34,7 @@ extension Store {
         statement.bind(contentHash, at: 6)
         statement.bind(String(decoding: payload, as: UTF8.self), at: 7)
         statement.bind(created, at: 8)
+        statement.bind(scoreInput, at: 9)
         try statement.run()
     }
 
@@ -227,23 +229,6 @@ extension Store {
             }
             if !problems.isEmpty {
                 throw StoreError.corrupt(path: path, detail: "outbox: " + problems.prefix(5).joined(separator: "; "))
-            }
-        }
-    }
-
-    /// Stores what scoring needs of the summaries of outbox entries `inputs` (outbox key -> canonical
-    /// JSON, see ``OutboxEntry/scoreInput``), in one transaction; keys the outbox does not hold are
-    /// skipped. The recomputer calls it once per recompute, after the summaries and their entries
-    /// are written: an entry delivered in between goes without, and the sink makes it from the payload.
-    public func setOutboxScoreInputs(_ inputs: [String: String]) throws {
-        guard !inputs.isEmpty else { return }
-        try write { db in
-            let update = try db.prepare("UPDATE outbox SET score_input = ?2 WHERE key = ?1")
-            for (key, text) in inputs.sorted(by: { $0.key < $1.key }) {
-                update.bind(key, at: 1)
-                update.bind(text, at: 2)
-                try update.run()
-                update.reset()
             }
         }
     }

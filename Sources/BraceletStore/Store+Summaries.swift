@@ -62,9 +62,9 @@ extension Store {
 
     /// Stores already canonical bytes (see ``upsertDailySummary(device:localDate:kind:json:)``).
     /// `stamp` (nil: unknown) is written even when the content is unchanged; it never bumps the
-    /// version or writes an outbox entry.
+    /// version or writes an outbox entry. `scoreInput` is asked only when an entry is written.
     func upsertDailySummary(device: String, localDate: String, kind: String, canonical: [UInt8],
-                            stamp: SummaryStamp? = nil) throws -> SummaryChange {
+                            stamp: SummaryStamp? = nil, scoreInput: () throws -> String? = { nil }) throws -> SummaryChange {
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)
@@ -111,19 +111,22 @@ extension Store {
             try upsert.run()
             let key = "\(device)/\(localDate)/\(kind)/v\(version)"
             try enqueue(db, key: key, kind: "daily:\(kind)", device: device, localDate: localDate, version: version,
-                        contentHash: hash, summary: canonical, extra: [:])
+                        contentHash: hash, summary: canonical, extra: [:], scoreInput: try scoreInput())
             return .changed(version: version, outboxKey: key)
         }
     }
 
     /// Encodes `value` in canonical JSON (``CanonicalJSON``, straight from its `Codable` conformance) and stores it like ``upsertDailySummary(device:localDate:kind:json:)``,
-    /// with `stamp` saying what it was computed from (see ``SummaryStamp``; nil: unknown).
+    /// with `stamp` saying what it was computed from (see ``SummaryStamp``; nil: unknown) and, when
+    /// the content changed, `scoreInput` in its outbox entry (``OutboxEntry/scoreInput``; evaluated
+    /// only then).
     public func upsertDailySummary<T: Encodable>(device: String, localDate: String, kind: String, value: T,
-                                                 stamp: SummaryStamp? = nil) throws -> SummaryChange {
+                                                 stamp: SummaryStamp? = nil,
+                                                 scoreInput: @autoclosure () throws -> String? = nil) throws -> SummaryChange {
         try validate(localDate: localDate, kind: kind)
         return try upsertDailySummary(device: device, localDate: localDate, kind: kind,
                                       canonical: StoreJSON.bytes(of: value, what: "summary \(kind) of \(device) on \(localDate)"),
-                                      stamp: stamp)
+                                      stamp: stamp, scoreInput: scoreInput)
     }
 
     /// Stores one sleep session (keyed by device and start). Like daily summaries, a content change
@@ -142,21 +145,23 @@ extension Store {
     }
 
     /// Encodes `value` in canonical JSON (``CanonicalJSON``) and stores it like
-    /// ``upsertSleepSession(device:start:stop:localDate:json:)``.
+    /// ``upsertSleepSession(device:start:stop:localDate:json:)``, with `scoreInput` in its outbox
+    /// entry when the content changed (evaluated only then).
     public func upsertSleepSession<T: Encodable>(device: String, start: Int64, stop: Int64, localDate: String, value: T,
-                                                 basis: String? = nil) throws -> SummaryChange {
+                                                 basis: String? = nil,
+                                                 scoreInput: @autoclosure () throws -> String? = nil) throws -> SummaryChange {
         try validate(localDate: localDate, kind: "sleep_session")
         guard stop >= start else {
             throw StoreError.invalidInput("sleep session of \(device) ends (\(stop)) before it starts (\(start)); check the session boundaries.")
         }
         return try upsertSleepSession(device: device, start: start, stop: stop, localDate: localDate,
                                       canonical: StoreJSON.bytes(of: value, what: "sleep session of \(device) starting \(start)"),
-                                      basis: basis)
+                                      basis: basis, scoreInput: scoreInput)
     }
 
     /// Stores already canonical bytes of a validated session.
     func upsertSleepSession(device: String, start: Int64, stop: Int64, localDate: String, canonical: [UInt8],
-                            basis: String? = nil) throws -> SummaryChange {
+                            basis: String? = nil, scoreInput: () throws -> String? = { nil }) throws -> SummaryChange {
         let hash = SHA256.hex(canonical)
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)
@@ -197,7 +202,8 @@ extension Store {
             try upsert.run()
             let key = "\(device)/\(localDate)/sleep_session@\(start)/v\(version)"
             try enqueue(db, key: key, kind: "sleep_session", device: device, localDate: localDate, version: version,
-                        contentHash: hash, summary: canonical, extra: ["start": start, "stop": stop])
+                        contentHash: hash, summary: canonical, extra: ["start": start, "stop": stop],
+                        scoreInput: try scoreInput())
             return .changed(version: version, outboxKey: key)
         }
     }

@@ -17,9 +17,6 @@ public struct RecomputeReport: Sendable {
     public var missingVitalityFields: [String: [MissingField]] = [:]
     /// Diagnostics from the summary engine about the stored samples.
     public var diagnostics: [SummaryDiagnostic] = []
-    /// The score inputs of the outbox entries written (outbox key -> canonical JSON), stored with
-    /// the entries once the recompute is over.
-    var scoreInputs: [String: String] = [:]
 }
 
 /// Recomputes the summaries, sleep sessions and vitality metrics of the local days new samples
@@ -97,10 +94,6 @@ public struct SummaryRecomputer: Sendable {
                 try save(date: date, of: engine, device: device, into: store, report: &report)
             }
         }
-        // One transaction for all of them: one per entry would add a commit (and its fsync) to
-        // every changed summary of an ingest.
-        try store.setOutboxScoreInputs(report.scoreInputs)
-        report.scoreInputs = [:]
         return report
     }
 
@@ -109,19 +102,18 @@ public struct SummaryRecomputer: Sendable {
         guard let day = engine.day(date) else { return }
         report.dates.append(date)
         let stamp = SummaryStamp(basis: configuration.summaryBasis, computedAt: now)
-        if case let .changed(_, key) = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day,
-                                                                  stamp: stamp) {
+        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day, stamp: stamp,
+                                                        scoreInput: try DayScoreInput(summary: day).text()) {
             report.changedSummaries += 1
-            report.scoreInputs[key] = try DayScoreInput(summary: day).text()
         }
         let sessions = engine.sleepSessions.filter { $0.recordDate == date }
         // Sessions of this date that this computation no longer produces stop being current.
         try store.supersedeSleepSessions(device: device, localDate: date)
         for session in sessions {
-            if case let .changed(_, key) = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
-                                                                      localDate: date, value: session, basis: stamp.basis) {
+            if case .changed = try store.upsertSleepSession(device: device, start: session.startSession, stop: session.stopSession,
+                                                            localDate: date, value: session, basis: stamp.basis,
+                                                            scoreInput: try SleepScoreInput.text(of: session)) {
                 report.changedSleepSessions += 1
-                report.scoreInputs[key] = try SleepScoreInput.text(of: session)
             }
         }
         guard var input = BraceletDay(summary: day, sleepSessions: sessions,
