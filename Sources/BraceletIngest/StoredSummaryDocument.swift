@@ -64,38 +64,11 @@ public struct StoredSummaryDocument: Sendable, Equatable {
         // The content hash covers the JSON, not the row's key: a damaged date would misplace it.
         for (what, json, localDate) in days.map({ ("summary", $0.json, $0.localDate) }) + sessions.map({ ("sleep session", $0.json, $0.localDate) }) {
             let key = what == "summary" ? "date" : "recordDate"
-            guard Self.contains(json, Array(#""\#(key)":"\#(localDate)""#.utf8)) else {
+            guard json.withUnsafeBytes({ ByteSearch.firstOffset(of: Array(#""\#(key)":"\#(localDate)""#.utf8), in: $0) }) != nil else {
                 throw StoreError.corrupt(path: store.path, detail: "a stored \(what) filed under \(localDate) is not of that date; run `bracelet db check --db \(store.path)`")
             }
         }
         return .success(StoredSummaryDocument(timeZone: configuration.timeZone.identifier, days: days, sleepSessions: sessions))
-    }
-
-    /// Whether `needle` occurs in `haystack`, by Horspool's search: the last byte of each window
-    /// says how far the needle can move, so most bytes are never looked at (Foundation's
-    /// `Data.range(of:)` compares byte by byte through generic code: a tenth of `summarize --db`
-    /// for a month of summaries, whose dates sit well into each day's JSON).
-    static func contains(_ haystack: Data, _ needle: [UInt8]) -> Bool {
-        let m = needle.count
-        guard m > 0 else { return true }
-        guard m <= haystack.count else { return false }
-        var skip = [Int](repeating: m, count: 256)
-        for (i, byte) in needle.dropLast().enumerated() { skip[Int(byte)] = m - 1 - i }
-        return haystack.withUnsafeBytes { h in
-            needle.withUnsafeBytes { n in
-                skip.withUnsafeBufferPointer { skip in
-                    guard let hb = h.baseAddress, let nb = n.baseAddress else { return false }
-                    let lastByte = n[m - 1]
-                    var i = 0
-                    while i <= h.count - m {
-                        let byte = h[i + m - 1]
-                        if byte == lastByte, memcmp(hb + i, nb, m - 1) == 0 { return true }
-                        i += skip[Int(byte)]
-                    }
-                    return false
-                }
-            }
-        }
     }
 
     /// The document in canonical JSON: `{"days":[...],"sleepSessions":[...],"timeZone":"..."}`.

@@ -50,7 +50,9 @@ extension Store {
     /// they are the canonical bytes that were hashed. `false` means only "not in this layout":
     /// the caller decides with a full parse.
     static func envelopeMatches(key: String, hash: String, payload: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let summaryKey = payload.firstRange(of: Array(#","summary":"#.utf8)) else { return false }
+        let summaryKeyBytes = Array(#","summary":"#.utf8)
+        guard let at = ByteSearch.firstOffset(of: summaryKeyBytes, in: UnsafeRawBufferPointer(payload)) else { return false }
+        let summaryKey = at..<(at + summaryKeyBytes.count)
         // The tail: ,"version":<digits>}
         var end = payload.count - 1
         guard end > summaryKey.upperBound, payload[end] == UInt8(ascii: "}") else { return false }
