@@ -56,7 +56,7 @@ struct ReplayCommand: ParsableCommand {
         }, metrics: { _, header, batch in writer.slots(batch, header: header) },
            beats: { _, header, batch in writer.beats(batch, header: header) })
         guard replayed.hasData else {
-            let handles = replayed.statistics.attributeHandles.map { String(format: "0x%04X", $0) }.joined(separator: ", ")
+            let handles = replayed.statistics.attributeHandles.map { "0x" + hexString($0, uppercase: true) }.joined(separator: ", ")
             throw CLIError("""
                 no bracelet data in \(capture): found \(replayed.statistics.records) records, \(replayed.statistics.attPDUs) ATT PDUs \
                 on attribute handles [\(handles)] but no bracelet file transfer and no Heart Rate notification. \

@@ -20,18 +20,12 @@ struct UnpairCommand: ParsableCommand {
     @Option(help: "The adapter holding the bond (default: the first one).")
     var adapter: String?
 
-    @Option(help: "Address type of ADDR: random or public (default: both).")
-    var addressType: String?
+    @Option(help: "Address type of ADDR (default: both).")
+    var addressType: AddressTypeArgument?
 
     func run() throws {
         guard let device = BluetoothAddress(address) else { throw ValidationError(BluetoothError.invalidAddress(address).description) }
-        let types: [LEAddressType]
-        switch addressType {
-        case nil: types = [.public, .random]
-        case "public": types = [.public]
-        case "random": types = [.random]
-        default: throw ValidationError("--address-type must be random or public")
-        }
+        let types = addressType.map { [$0.addressType] } ?? [.public, .random]
         var removed: [LEAddressType] = []
         var adapterName = adapter ?? "the first adapter"
         do {

@@ -36,4 +36,30 @@ func truncatedCapture(_ name: String, bytes: Int) throws -> String {
         #expect(error?.exitCode == 2)
         #expect(ReplayCommand.configuration.discussion.contains("2 when the capture holds no bracelet data"))
     }
+
+    @Test func aCaptureWithOnlyForeignNotificationsNamesTheirHandlesInHex() throws {
+        let path = try scratchFolder() + "/foreign.btsnoop"
+        let header: [UInt8] = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        // One H4 ACL packet, received: a Handle Value Notification on handle 0x00AB over the ATT channel.
+        let att: [UInt8] = [0x1B, 0xAB, 0x00, 0x01, 0x02]
+        let l2cap: [UInt8] = [UInt8(att.count), 0, 0x04, 0x00] + att
+        let packet: [UInt8] = [0x02, 0x40, 0x20, UInt8(l2cap.count), 0] + l2cap
+        let length: [UInt8] = [0, 0, 0, UInt8(packet.count)]
+        let record = length + length + [0, 0, 0, 1] + [0, 0, 0, 0] + [0, 0xE0, 0x3F, 0x7E, 0x43, 0x6E, 0x5B, 0x00] + packet
+        try Data(header + record).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: CLIError.self) { try ReplayCommand.parse([path]).run() }
+        #expect(error?.exitCode == 2)
+        #expect(error?.description.contains("on attribute handles [0x00AB]") == true)
+    }
+}
+
+@Suite struct UnpairOptionTests {
+    @Test func addressTypeTakesTheValuesScanPrintsAndNamesThemOnATypo() throws {
+        #expect(try UnpairCommand.parse(["00:AA:01:01:00:01", "--address-type", "random"]).addressType == .random)
+        #expect(try UnpairCommand.parse(["00:AA:01:01:00:01"]).addressType == nil)
+        let message = UnpairCommand.message(for: #expect(throws: (any Error).self) {
+            try UnpairCommand.parse(["00:AA:01:01:00:01", "--address-type", "pub"])
+        }!)
+        #expect(message.contains("'public'") && message.contains("'random'"))
+    }
 }
