@@ -68,6 +68,12 @@ out=$(tools/pg-cluster.sh start)
 cluster=$(cut -f1 <<<"$out")
 export BRACELET_POSTGRES_URL=$(cut -f2 <<<"$out")
 psql_() { tools/pg-cluster.sh psql "$cluster" -X -A -t -q "$@"; }
+# Sets `delivered` to the summary rows the server holds and ends the run unless that is $rows: every
+# summary queued on the gateways (named by $1) must arrive exactly once.
+check_server_rows() {
+  delivered=$(psql_ -c "SELECT (SELECT count(*) FROM fleet_daily_summaries) + (SELECT count(*) FROM fleet_sleep_sessions)")
+  [ "$delivered" -eq "$rows" ] || { echo "fleet-bench: the server holds $delivered rows, $1 had $rows summaries" >&2; exit 1; }
+}
 
 # 1. A real gateway database of one bracelet (or a copy of TEMPLATE, a gateway database an earlier
 #    run of step 1 made with the same DAYS and serial FLB00001: the simulated fetch takes minutes).
@@ -121,8 +127,7 @@ cpu_server=$(echo "$(server_cpu) - $cpu_before" | bc)
 started=$(grep -m1 ' sync: .* pending entries' "$work/sync.log" | cut -d' ' -f1)
 deliver_ms=$(( t0 + sync_ms - started ))
 read -r cpu_user cpu_sys max_kb <"$work/sync.time"
-delivered=$(psql_ -c "SELECT (SELECT count(*) FROM fleet_daily_summaries) + (SELECT count(*) FROM fleet_sleep_sessions)")
-[ "$delivered" -eq "$rows" ] || { echo "fleet-bench: the server holds $delivered rows, the outbox had $rows summaries" >&2; exit 1; }
+check_server_rows "the outbox"
 tables=$(psql_ -c "SELECT pg_size_pretty(pg_total_relation_size('fleet_daily_summaries') + pg_total_relation_size('fleet_sleep_sessions'))")
 echo "sync: $entries entries ($summaries of them day summaries; $rows rows on the server, $tables with indexes and TOAST;" \
   "$mbytes MB of payload) from one process (load average $load_before before):"
@@ -171,8 +176,7 @@ if [ "${GATEWAYS:-0}" -gt 0 ] && [ "$BRACELETS" -gt "$SYNCED" ]; then
   read -r sync_wall sync_user sync_sys sync_peak < <(cat "$work"/gateway-*.db.time | awk '
     { w += $1; u += $2; s += $3; if ($4 > m) m = $4 } END { printf "%.1f %.1f %.1f %d\n", w, u, s, m / 1024 }')
   rows=$(( rows * BRACELETS / SYNCED ))
-  delivered=$(psql_ -c "SELECT (SELECT count(*) FROM fleet_daily_summaries) + (SELECT count(*) FROM fleet_sleep_sessions)")
-  [ "$delivered" -eq "$rows" ] || { echo "fleet-bench: the server holds $delivered rows, the gateways had $rows summaries" >&2; exit 1; }
+  check_server_rows "the gateways"
   devices=$(psql_ -c "SELECT count(*) FROM fleet_devices")
   echo "gateways: bracelets $filled_from..$BRACELETS ($(( BRACELETS - SYNCED )) x $(( entries / SYNCED )) outbox entries) delivered by $g gateway" \
     "databases of $per bracelets, one sync --postgres process each, $parallel at a time (load average $load_before before):"
