@@ -4,7 +4,8 @@ import Synchronization
 /// Takes part in LE pairing on one adapter through the kernel's management interface, the way
 /// bluetoothd's agent would when bluetoothd does not run: sets the adapter's IO capability,
 /// bondability and Secure Connections, optionally replaces its bonds, answers every User Passkey
-/// Request with a fixed passkey, and remembers how each peer's pairing went.
+/// Request with a fixed passkey (or, when bluetoothd runs, leaves that answer to bluetoothd and a
+/// ``BluezAgent``), and remembers how each peer's pairing went.
 ///
 /// Needs root or CAP_NET_ADMIN. Thread-safe: one thread at a time runs ``service(timeout:)`` (the
 /// socket is locked meanwhile), any thread may read the outcomes.
