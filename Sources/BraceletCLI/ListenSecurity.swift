@@ -38,8 +38,8 @@ struct ListenSecurityOptions: ParsableArguments {
     }
 
     /// `base` as it is (--security none) or wrapped so that the link is secured before any write,
-    /// with this adapter answering the passkey through the management interface. `onSecured` sees
-    /// the link's security once it is sufficient.
+    /// with the passkey answered through bluetoothd's agent API when bluetoothd runs, else through
+    /// the management interface. `onSecured` sees the link's security once it is sufficient.
     func connector(base: L2CAPConnector, pairingState: UInt8?, quiet: Bool,
                    onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void) throws(BluetoothError) -> BraceletConnector {
         guard let level = level(pairingState: pairingState) else {
@@ -48,16 +48,28 @@ struct ListenSecurityOptions: ParsableArguments {
         }
         // KeyboardOnly on both sides makes the pairing passkey entry with a typed passkey; a
         // display-capable side would have the kernel draw a random passkey instead.
-        let settings = PairingAgent.Settings(adapter: base.adapter, ioCapability: level == .high ? .keyboardOnly : .noInputNoOutput,
-                                             passkey: passkey, bondable: true)
+        let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
+        let settings = PairingAgent.Settings(adapter: base.adapter, ioCapability: capability, passkey: passkey, bondable: true)
         let agent = try PairingAgent(settings: settings) { event in
             if !quiet { printError("listen: pairing: \(event)") }
         }
         if Self.bluetoothdIsRunning() {
-            // bluetoothd sees the same passkey request; without a registered agent it refuses it, often first.
-            printError("warning: bluetoothd is running: without a pairing agent it refuses the bracelet's passkey request, and "
-                       + "the pairing then fails as if the passkey were wrong. Pair once with bluetoothctl (agent KeyboardOnly, "
-                       + "default-agent, pair \(base.address), passkey \(passkey)) so that later syncs use that bond.")
+            // bluetoothd sees the same passkey request and, without an agent, refuses it (often
+            // first): the passkey goes through its agent API instead, and only from there.
+            let agentSettings = BluezAgent.Settings(adapter: agent.adapter.name, device: base.address, passkey: passkey, capability: capability)
+            do {
+                let bluez = try BluezAgent(settings: agentSettings)
+                agent.answerPasskeysThroughBluetoothd(bluez)
+                if !quiet {
+                    printError("listen: bluetoothd is running: the passkey is given through its agent API "
+                               + "(default agent \(bluez.objectPath), \(capability == .keyboardOnly ? "KeyboardOnly" : "NoInputNoOutput"))")
+                }
+            } catch {
+                printError("warning: bluetoothd is running, but listen could not register its pairing agent: \(error). Without an agent "
+                           + "bluetoothd refuses the bracelet's passkey request and a new pairing fails as if the passkey were wrong "
+                           + "(a bonded bracelet still syncs). Fix that, or pair once with bluetoothctl (agent KeyboardOnly, "
+                           + "default-agent, pair \(base.address), passkey \(passkey)).")
+            }
         }
         return SecureConnector(base: base, level: level, agent: agent, onSecured: onSecured)
     }

@@ -125,6 +125,9 @@ public enum PairingEvent: Sendable, Hashable, CustomStringConvertible {
     case disconnected(ManagementAddress, reason: UInt8)
     /// The keys of `device` were removed.
     case unpaired(ManagementAddress)
+    /// bluetoothd called the D-Bus agent that answers for this side (``BluezAgent``); not a
+    /// management event, reported beside them so one stream tells how the pairing went.
+    case bluetoothdAgent(BluezAgentEvent)
 
     /// The event in `packet`, or `nil` when it is another event or too short.
     public init?(_ packet: ManagementPacket) {
@@ -162,6 +165,7 @@ public enum PairingEvent: Sendable, Hashable, CustomStringConvertible {
         case .connected(let d): "connected to \(d)"
         case let .disconnected(d, reason): "disconnected from \(d) (reason \(reason))"
         case .unpaired(let d): "keys of \(d) removed"
+        case .bluetoothdAgent(let event): event.description
         }
     }
 }

@@ -4,7 +4,8 @@ import Synchronization
 /// Takes part in LE pairing on one adapter through the kernel's management interface, the way
 /// bluetoothd's agent would when bluetoothd does not run: sets the adapter's IO capability,
 /// bondability and Secure Connections, optionally replaces its bonds, answers every User Passkey
-/// Request with a fixed passkey, and remembers how each peer's pairing went.
+/// Request with a fixed passkey (or, when bluetoothd runs, leaves that answer to bluetoothd and a
+/// ``BluezAgent``), and remembers how each peer's pairing went.
 ///
 /// Needs root or CAP_NET_ADMIN. Thread-safe: one thread at a time runs ``service(timeout:)`` (the
 /// socket is locked meanwhile), any thread may read the outcomes.
@@ -52,6 +53,7 @@ public final class PairingAgent: Sendable {
     public let secureConnections: Bool
     private let socket: Mutex<ManagementSocket>
     private let outcomes = Mutex<[BluetoothAddress: Outcome]>([:])
+    private let bluetoothdAgent = Mutex<BluezAgent?>(nil)
     private let onEvent: @Sendable (PairingEvent) -> Void
 
     /// Applies `settings` to the adapter. `onEvent` sees every pairing event of the adapter (from
@@ -81,6 +83,13 @@ public final class PairingAgent: Sendable {
         self.onEvent = onEvent
     }
 
+    /// Leaves the answer to passkey requests to bluetoothd and `agent` from now on: bluetoothd sees
+    /// the same management event and answers it through its agent, so a second answer here would
+    /// be one too many. `agent` is serviced by ``service(timeout:)``.
+    public func answerPasskeysThroughBluetoothd(_ agent: BluezAgent) {
+        bluetoothdAgent.withLock { $0 = agent }
+    }
+
     /// Forgets what is known about `address`'s pairing (before a new connection attempt).
     public func reset(_ address: BluetoothAddress) {
         outcomes.withLock { $0[address] = nil }
@@ -91,19 +100,21 @@ public final class PairingAgent: Sendable {
         outcomes.withLock { $0[address] ?? Outcome() }
     }
 
-    /// Handles the management events arriving within `timeout` (then any already queued): answers
-    /// passkey requests, records outcomes, passes each event to `onEvent`. Returns them.
+    /// Handles the management events arriving within `timeout` (then any already queued) and the
+    /// calls bluetoothd made to its agent: answers passkey requests, records outcomes, passes each
+    /// event to `onEvent`. Returns them.
     @discardableResult
     public func service(timeout: Duration) -> [PairingEvent] {
         let index = adapter.index, name = adapter.name, passkey = settings.passkey
-        let events: [PairingEvent] = socket.withLock { socket in
+        let bluez = bluetoothdAgent.withLock { $0 }
+        var events: [PairingEvent] = socket.withLock { socket in
             var out: [PairingEvent] = []
             var wait = timeout
             while let packet = try? socket.nextEvent(timeout: wait) {
                 wait = .milliseconds(1)
                 guard packet.index == index, let event = PairingEvent(packet) else { continue }
                 out.append(event)
-                if case .passkeyRequested(let device) = event {
+                if case .passkeyRequested(let device) = event, bluez == nil {
                     if let passkey {
                         _ = try? socket.command(ManagementOpcode.userPasskeyReply, index: index,
                                                 parameters: PairingCommand.passkeyReply(to: device, passkey: passkey),
@@ -116,14 +127,16 @@ public final class PairingAgent: Sendable {
             }
             return out
         }
+        if let bluez { events += bluez.service().map(PairingEvent.bluetoothdAgent) }
         for event in events {
             outcomes.withLock { all in
                 switch event {
-                case .passkeyRequested(let d): all[d.address, default: Outcome()].passkeyAnswered = settings.passkey != nil
+                case .passkeyRequested(let d): if bluez == nil { all[d.address, default: Outcome()].passkeyAnswered = settings.passkey != nil }
+                case .bluetoothdAgent(.passkeyEntered(let device, _)): all[device, default: Outcome()].passkeyAnswered = true
                 case .authenticationFailed(let d, let status): all[d.address, default: Outcome()].failure = status
                 case .disconnected(let d, let reason): all[d.address, default: Outcome()].disconnectReason = reason
                 case .newLongTermKey(let key, _): all[key.peer.address, default: Outcome()].paired = true
-                case .connected, .unpaired: break
+                case .connected, .unpaired, .bluetoothdAgent: break
                 }
             }
             onEvent(event)
