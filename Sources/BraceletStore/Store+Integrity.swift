@@ -31,8 +31,12 @@ extension Store {
             let statement = try db.prepare(full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)")
             var problems: [IntegrityFinding] = []
             while try statement.step() {
-                let line = statement.text(at: 0) ?? ""
-                if line != "ok" { problems.append(IntegrityFinding(area: "structure", problem: line)) }
+                // A row may hold several lines, the first naming the schema ("*** in database main ***"):
+                // each line is one problem, and every one is reported.
+                for line in (statement.text(at: 0) ?? "").split(separator: "\n").map(String.init)
+                where line != "ok" && !line.hasPrefix("*** in database") {
+                    problems.append(IntegrityFinding(area: "structure", problem: line))
+                }
             }
             return problems
         }
