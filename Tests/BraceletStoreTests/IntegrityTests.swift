@@ -3,12 +3,10 @@ import Foundation
 import Testing
 @testable import BraceletStore
 
-/// Overwrites `bytes` at `offset` of the file, as a failing disk or a bad copy would.
+/// Changes `bytes` at `offset` of the file as if through SQLite (the page keeps a valid checksum),
+/// so that the row checks, content hashes and SQLite's structure checks are what must find it.
 private func damage(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
-    let handle = try #require(FileHandle(forUpdatingAtPath: path))
-    try handle.seek(toOffset: offset)
-    try handle.write(contentsOf: Data(bytes))
-    try handle.close()
+    try overwrite(path, at: offset, with: bytes, resealing: true)
 }
 
 /// A checkpointed database with three slots and two beats of device SN1; returns its path.

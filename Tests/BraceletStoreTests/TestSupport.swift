@@ -31,3 +31,17 @@ func sampleSlot(start: Int64, bpm: Int? = 62, steps: Int? = nil) -> Slot {
 
 /// A fixed clock the tests can read.
 let fixedClock: @Sendable () -> Int64 = { 1_700_000_000_000 }
+
+/// Overwrites `bytes` at `offset` of the database file and, with `resealing`, gives the page its
+/// checksum again: a change made as if through SQLite, which only the row checks and content
+/// hashes can see. Without it, the change is damage on disk that the page checksum finds.
+func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8], resealing: Bool) throws {
+    var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    file.replaceSubrange(Int(offset)..<(Int(offset) + bytes.count), with: bytes)
+    if resealing {
+        let size = 4096, start = Int(offset) / size * size
+        let sum = PageChecksums.checksum(of: Array(file[start..<(start + size)]))
+        for i in 0..<8 { file[start + size - 8 + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
+    }
+    try Data(file).write(to: URL(fileURLWithPath: path))
+}
