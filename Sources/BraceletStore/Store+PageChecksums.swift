@@ -11,10 +11,17 @@ extension Store {
     /// theirs when a checkpoint copies them into the file.
     public func pageFindings() throws -> [IntegrityFinding] {
         guard path != ":memory:" else { return [] }
-        guard let scan = try PageChecksums.scan(path: path) else {
+        guard let first = try PageChecksums.scan(path: path) else {
             return [IntegrityFinding(area: "pages", problem: "the file's header does not say its pages carry checksums (the first page was damaged or another program rewrote the file)")]
         }
-        guard scan.count > 0 else { return [] }
+        guard first.count > 0 else { return [] }
+        // The scan reads the file outside SQLite's locks, so a checkpoint of another process (sync
+        // --follow) may be rewriting a page while it is read: only a page that fails twice is damage.
+        usleep(200_000)
+        guard let again = try PageChecksums.scan(path: path) else { return [] }
+        let pages = again.pages.filter(first.pages.contains)
+        guard !pages.isEmpty else { return [] }
+        let scan = (pages: pages, count: pages == again.pages ? again.count : Int64(pages.count), total: again.total)
         let owners = PageChecksums.owners(path: path, pages: scan.pages)
         let listed = scan.pages.map { page in owners[page].map { "\(page) (\($0))" } ?? "\(page)" }
         let more = scan.count > Int64(scan.pages.count) ? " and \(scan.count - Int64(scan.pages.count)) more" : ""
