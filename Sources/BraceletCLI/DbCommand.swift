@@ -29,13 +29,26 @@ struct DbCheckCommand: ParsableCommand {
     var full = false
 
     func run() throws {
-        let store = try openStore(db, mustExist: true)
+        let store: Store
+        do { store = try openStore(db, mustExist: true) } catch {
+            // A damaged page the open reads (the first page, the schema) stops the open itself; the
+            // page scan still lists every damaged page.
+            if let pages = try? Store.pageFindings(path: db), pages.contains(where: { $0.problem.contains("do not match their checksum") }) {
+                try report(pages)
+            }
+            throw error
+        }
         let findings: [IntegrityFinding]
         do { findings = try store.integrityFindings(full: full) } catch { throw CLIError("\(db): \(error)") }
         guard !findings.isEmpty else {
             print("\(db): no damage found (page checksums, \(full ? "integrity_check" : "quick_check"), row checks of slots and beats, content hashes of summaries and outbox)")
             return
         }
+        try report(findings)
+    }
+
+    /// Prints each finding and what to do, then ends with exit status 3.
+    private func report(_ findings: [IntegrityFinding]) throws -> Never {
         for finding in findings { print("\(db): damaged: \(finding)") }
         printError("""
             \(db) is damaged: summarize, score, sync and ingest refuse it. Keep this file, then restore the \

@@ -10,6 +10,12 @@ extension Store {
     /// kind (SQLite's frame checksums cover them when the WAL is recovered after a crash); they get
     /// theirs when a checkpoint copies them into the file.
     public func pageFindings() throws -> [IntegrityFinding] {
+        try Self.pageFindings(path: path)
+    }
+
+    /// ``pageFindings()`` of the file at `path`, for a file that cannot be opened as a store (a
+    /// damaged first page stops the open itself).
+    public static func pageFindings(path: String) throws -> [IntegrityFinding] {
         guard path != ":memory:" else { return [] }
         guard let first = try PageChecksums.scan(path: path) else {
             return [IntegrityFinding(area: "pages", problem: "the file's header does not say its pages carry checksums (the first page was damaged or another program rewrote the file)")]

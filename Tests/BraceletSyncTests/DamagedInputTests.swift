@@ -144,3 +144,21 @@ import Glibc
     #expect(second.err.contains("bracelet db check --db \(path)"), "\(second.err)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "nothing was appended")
 }
+
+/// A changed byte in the first page (the schema) stops every open; `db check` still lists the page.
+@Test func dbCheckListsADamagedFirstPageThatStopsTheOpen() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("f.db")
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    #expect(try runBracelet(["ingest", root.appendingPathComponent("captures/v1-day.btsnoop").path, "--db", path]).status == 0)
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    bytes[4096 - 8 - 1] ^= 0x01  // the last byte of page 1 before its checksum
+    try bytes.write(to: URL(fileURLWithPath: path))
+
+    let summarize = try runBracelet(["summarize", "--db", path])
+    #expect(summarize.status != 0)
+    #expect(summarize.err.contains("page 1 does not match its checksum"), "\(summarize.err)")
+    let check = try runBracelet(["db", "check", "--db", path])
+    #expect(check.status == 3, "\(check.err)")
+    #expect(check.out.contains("damaged: pages: 1 of \(bytes.count / 4096) pages do not match their checksum (changed on disk since bracelet wrote them): page 1 (sqlite_schema)"), "\(check.out)")
+}
