@@ -119,18 +119,10 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
 
     @Test func everyLineOfTheStructureCheckIsItsOwnFinding() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("b.db")
-        let hour: Int64 = 1_774_742_400_000
-        do {
-            let store = try Store(path: path, now: fixedClock)
-            // 1,000 beats in one hour: an 8 KB chunk, most of it on overflow pages.
-            _ = try store.insertBeats((0..<1_000).map { Beat(timeMs: hour + Int64($0) * 900, rrMs: 900) }, device: "SN1", model: .v1)
-            try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-        }
-        // Beat 800 (720,000 ms into the hour, then its RR interval) lies on an overflow page; its first
-        // 4 bytes link to the next one: point them past the end of the file.
-        let record: [UInt8] = [0x80, 0xFC, 0x0A, 0x00, 0x84, 0x03, 0x00, 0x00]
-        let page = try offset(of: record, in: path) / 4096 * 4096
+        let path = try databaseWithAFullBeatHour(folder)
+        // Beat 800 lies on an overflow page; its first 4 bytes link to the next one: point them past
+        // the end of the file.
+        let page = try offset(of: beat800, in: path) / 4096 * 4096
         try damage(path, at: page, with: [0x00, 0x00, 0x27, 0x0F])
         let findings = try Store(path: path, readOnly: true).structureFindings(full: false)
         // SQLite reports this as one row of several lines; each line is a finding of its own.

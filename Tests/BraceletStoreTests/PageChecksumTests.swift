@@ -75,17 +75,9 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
 
     @Test func damageInAnOverflowPageOfABeatChunkStopsAWriter() throws {
         let folder = try TemporaryFolder()
-        let path = folder.path("b.db")
-        let hour: Int64 = 1_774_742_400_000
-        do {
-            let store = try Store(path: path, now: fixedClock)
-            // 1,000 beats in one hour: an 8 KB chunk, most of it on overflow pages.
-            _ = try store.insertBeats((0..<1_000).map { Beat(timeMs: hour + Int64($0) * 900, rrMs: 900) }, device: "SN1", model: .v1)
-            try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-        }
-        // Beat 800: 720,000 ms into the hour, then its RR interval, both little-endian.
-        let record: [UInt8] = [0x80, 0xFC, 0x0A, 0x00, 0x84, 0x03, 0x00, 0x00]
-        let at = try lastOffset(of: record, in: path)
+        let path = try databaseWithAFullBeatHour(folder)
+        let hour = fullBeatHour
+        let at = try lastOffset(of: beat800, in: path)
         try overwrite(path, at: at + 4, with: [0x85], resealing: false)
         let store = try Store(path: path)
         let findings = try store.structureFindings(full: false)

@@ -45,3 +45,20 @@ func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8], resealing
     }
     try Data(file).write(to: URL(fileURLWithPath: path))
 }
+
+/// The UTC hour (Unix milliseconds) ``databaseWithAFullBeatHour(_:)`` fills with beats.
+let fullBeatHour: Int64 = 1_774_742_400_000
+
+/// Beat 800 of that hour as stored: 720,000 ms into the hour, then its RR interval (900 ms), both
+/// little-endian 32-bit.
+let beat800: [UInt8] = [0x80, 0xFC, 0x0A, 0x00, 0x84, 0x03, 0x00, 0x00]
+
+/// A checkpointed database holding 1,000 beats of SN1 in ``fullBeatHour``: an 8 KB chunk, most of it
+/// on overflow pages of the main file. Returns its path.
+func databaseWithAFullBeatHour(_ folder: TemporaryFolder) throws -> String {
+    let path = folder.path("b.db")
+    let store = try Store(path: path, now: fixedClock)
+    _ = try store.insertBeats((0..<1_000).map { Beat(timeMs: fullBeatHour + Int64($0) * 900, rrMs: 900) }, device: "SN1", model: .v1)
+    try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    return path
+}
