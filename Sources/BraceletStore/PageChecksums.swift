@@ -43,17 +43,22 @@ enum PageChecksums {
     /// file stays as it was and the next open converts it again.
     static func convert(_ db: Database) throws {
         guard db.path != ":memory:", !present(db) else { return }
-        var value = reserve
-        sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+        requestReservedBytes(db, reserve)
         do {
             try db.execute("VACUUM")
         } catch {
-            var zero: Int32 = 0
-            sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &zero)
+            requestReservedBytes(db, 0)
             throw error
         }
         // So that the database file itself, not only the WAL, says it carries checksums.
         _ = try? db.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Asks for `count` reserved bytes per page: they take effect when the next `VACUUM` rewrites the
+    /// file (SQLite only ever raises the reserve of a file).
+    static func requestReservedBytes(_ db: Database, _ count: Int32) {
+        var value = count
+        sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
     }
 
     /// What a failed checksum on this thread damaged, for ``StoreError/corrupt(path:detail:)``.

@@ -23,6 +23,11 @@
 //   written, the page size is taken from it and checksums are on exactly when it says 8 reserved
 //   bytes. SQLite never lowers the reserve, so once on, writing the checksum overwrites no data; a
 //   file without the reserve (an older database before its conversion) passes through unchanged.
+// - A checkpoint first reads the header of the database file again: a connection whose last header
+//   was an older file's (no reserve; it read page 1 from the WAL since, where another connection's
+//   conversion put it) would otherwise copy pages of the converted file without their checksums.
+//   If page 1 is itself among the pages copied, it is the first one written (checkpoints go in page
+//   order), and the rule above applies to it.
 // - Only a whole page at a page boundary is verified or given its checksum. The 100-byte header
 //   read at open and the 16-byte change-counter read are parts of page 1, which is verified as a
 //   whole when SQLite reads it. SQLite writes the database file in whole pages; a partial write
@@ -165,6 +170,10 @@ static int checksum_check_reserved_lock(sqlite3_file *f, int *out) {
 
 static int checksum_file_control(sqlite3_file *f, int op, void *arg) {
     ChecksumFile *file = (ChecksumFile *)f;
+    if (op == SQLITE_FCNTL_CKPT_START) {
+        unsigned char header[100];
+        if (file->real->pMethods->xRead(file->real, header, sizeof header, 0) == SQLITE_OK) learn_header(file, header, sizeof header, 0);
+    }
     return file->real->pMethods->xFileControl(file->real, op, arg);
 }
 

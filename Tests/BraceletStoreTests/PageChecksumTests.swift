@@ -107,6 +107,37 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         #expect(header[20] == 8)
     }
 
+    @Test func aConnectionThatSawTheFileBeforeItsConversionSealsWhatItCheckpoints() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("v9.db")
+        do {
+            let old = try Database(path: path)
+            for migration in Migrations.all.prefix(Migrations.pageChecksumVersion - 1) { try old.execute(migration) }
+            try old.execute("PRAGMA user_version = \(Migrations.pageChecksumVersion - 1)")
+            try old.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0)")
+            try old.execute("INSERT INTO slots (device_id, start, interval_s, bpm) VALUES (1, 60, 60, 58)")
+        }
+        // B reads the file before the conversion (no reserved bytes) and keeps a snapshot open while
+        // A converts it, so the conversion stays in the WAL.
+        let b = try Database(path: path)
+        try b.execute("BEGIN")
+        #expect(try b.scalarInt("SELECT count(*) FROM slots") == 1)
+        let a = try Database(path: path)
+        PageChecksums.requestReservedBytes(a, PageChecksums.reserve)
+        try a.execute("VACUUM")
+        try b.execute("COMMIT")
+        // B's next reads take page 1 from the WAL; A then copies the conversion into the file
+        // without restarting the WAL, so B's cached page 1 stays valid.
+        #expect(try b.scalarInt("SELECT count(*) FROM slots") == 1)
+        _ = try a.scalarInt("PRAGMA wal_checkpoint(PASSIVE)")
+        // B writes a row (not page 1) and checkpoints it into the file: it must carry its checksum.
+        try b.execute("INSERT INTO slots (device_id, start, interval_s, bpm) VALUES (1, 120, 60, 59)")
+        _ = try b.scalarInt("PRAGMA wal_checkpoint(PASSIVE)")
+        let scan = try #require(try PageChecksums.scan(path: path))
+        #expect(scan.count == 0, "pages without their checksum: \(scan.pages)")
+        #expect(scan.total > 1)
+    }
+
     @Test func aFileOfTheChecksumSchemaWithoutChecksumsIsRefused() throws {
         let folder = try TemporaryFolder()
         let path = try database(folder)
