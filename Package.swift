@@ -19,7 +19,7 @@
 //   BraceletFleet      the fleet database on PostgreSQL (libpq): batched sink, fleet queries
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels, CPageChecksum). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -43,12 +43,14 @@ let package = Package(
         .target(name: "BraceletProtocol", linkerSettings: [.linkedLibrary("m")]),
         // The decoder's column gathers in C: SSE2 transposes on x86-64, portable C elsewhere.
         .target(name: "CDecodeKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        // The SQLite VFS shim that writes and verifies a checksum in every page of the database file.
+        .target(name: "CPageChecksum", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol", "CDecodeKernels"]),
         .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
-        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto"]),
+        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto", "CPageChecksum"]),
         .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(

@@ -3,15 +3,15 @@
 
 Builds a database with `bracelet ingest CAPTURE`, records `bracelet summarize --db` of it, then, for
 each trial, copies the database, overwrites 8 random bytes at a random offset of one random page and
-runs summarize again. Each trial is one of: same (exit 0, same summaries: the bytes hit unused
-space), error (non-zero exit with a message), SILENT (exit 0, different summaries) or CRASH (killed
+runs summarize again. Each trial is one of: same (exit 0, same summaries: the bytes hit a page
+summarize does not read, or unused space; `db check` then tells whether the damage is found), error (non-zero exit with a message), SILENT (exit 0, different summaries) or CRASH (killed
 by a signal). The goal is 0 SILENT and 0 CRASH. With --ingest, each damaged copy also gets a second
-capture ingested. Ingest checks the file's structure and the content hashes at open and the row
-checks of every slot and beat its recomputation reads (the touched days and their neighbours), so
-it never stores summaries of damaged rows; each ingest is one of: refused (non-zero exit with a
-message), nothing new (exit 0, no new row: the capture was already stored), stored into a clean
-file (`db check` clean afterwards), APPENDED to a damaged file (`db check` finds damage that the
-ingest did not read: rows of days or devices it did not touch) or CRASH.
+capture ingested. Every page carries a checksum, verified when the page is read, and ingest runs
+`PRAGMA quick_check` (which reads every page in use) at open, so it refuses a file with damage in
+any page in use, also in rows it would not read; each ingest is one of: refused (non-zero exit with a
+message), nothing new (exit 0, no new row: the capture was already stored), stored into a clean file
+(`db check` clean afterwards: the bytes hit no page in use), APPENDED to a damaged file (`db check`
+finds damage the ingest did not see) or CRASH. The goal is 0 APPENDED too.
 
 Usage: python3 tools/corruption-experiment.py BRACELET [--trials 60] [--seed 1] [--capture C] [--ingest C2]
 """
@@ -50,6 +50,7 @@ def main():
     size = os.path.getsize(clean)
     pages = size // 4096
     counts = {"same": 0, "error": 0, "SILENT": 0, "CRASH": 0}
+    same_checked = {"db check finds it": 0, "db check clean": 0}
     ingest_counts = {"refused": 0, "nothing new": 0, "stored, check clean": 0, "APPENDED": 0, "CRASH": 0}
     print(f"database: {size} bytes, {pages} pages (ingest of {os.path.basename(a.capture)})")
     for trial in range(a.trials):
@@ -68,6 +69,9 @@ def main():
         else:
             kind = "same" if out == baseline else "SILENT"
         counts[kind] += 1
+        if kind == "same":
+            check, _, _ = run([a.bracelet, "db", "check", "--db", db])
+            same_checked["db check clean" if check == 0 else "db check finds it"] += 1
         first = (err.strip().splitlines() or [""])[-1][:150]
         print(f"trial {trial:2d}: page {page:3d} offset {offset % 4096:4d}: {kind:6s} exit {code} {first if kind != 'same' else ''}")
         if a.ingest:
@@ -88,10 +92,11 @@ def main():
             if os.path.exists(db + suffix):
                 os.remove(db + suffix)
     print("summarize --db after damage:", counts)
+    print("of the same summaries:", same_checked)
     if a.ingest:
         print("ingest into the damaged copy:", ingest_counts)
     shutil.rmtree(work)
-    sys.exit(1 if counts["SILENT"] or counts["CRASH"] or ingest_counts["CRASH"] else 0)
+    sys.exit(1 if counts["SILENT"] or counts["CRASH"] or ingest_counts["CRASH"] or ingest_counts["APPENDED"] else 0)
 
 
 if __name__ == "__main__":

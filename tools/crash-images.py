@@ -114,11 +114,18 @@ def crash(proc, kind, delay, db, copy):
     return copy
 
 
+def read_only(path):
+    """A connection that never writes: a read-write one would checkpoint a WAL into the file when it
+    closes, writing pages without the checksums bracelet keeps in every page of the file (they would
+    then read as damaged)."""
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
 def rows_not_in(image, clean):
     """Slots and beats of the image that the clean run does not hold (damaged or invented rows)."""
-    db = sqlite3.connect(image)
+    db = read_only(image)
     try:
-        db.execute("ATTACH DATABASE ? AS clean", (clean,))
+        db.execute("ATTACH DATABASE ? AS clean", (f"file:{clean}?mode=ro",))
         slots = f"SELECT d.serial, {', '.join('s.' + c.strip() for c in SLOT_COLUMNS.split(','))} FROM {{0}}slots s JOIN {{0}}devices d ON d.id = s.device_id"
         beats = "SELECT d.serial, b.time_ms, b.rr_ms FROM {0}beats b JOIN {0}devices d ON d.id = b.device_id"
         return sum(db.execute(f"SELECT count(*) FROM ({q.format('main.')} EXCEPT {q.format('clean.')})").fetchone()[0]
@@ -129,7 +136,7 @@ def rows_not_in(image, clean):
 
 def pending_and_summaries(path):
     """The (serial, date) days waiting to be recomputed, and every daily summary by (serial, date, kind)."""
-    db = sqlite3.connect(path)
+    db = read_only(path)
     try:
         pending = set(db.execute("SELECT d.serial, p.local_date FROM pending_recompute p JOIN devices d ON d.id = p.device_id"))
         summaries = {(serial, date, kind): json for serial, date, kind, json in db.execute(
@@ -141,7 +148,7 @@ def pending_and_summaries(path):
 
 def contents(path):
     """Slots, beats and daily summaries of a database, for comparing with the clean run's."""
-    db = sqlite3.connect(path)
+    db = read_only(path)
     try:
         return (db.execute(f"SELECT {SLOT_COLUMNS} FROM slots ORDER BY start").fetchall(),
                 db.execute("SELECT time_ms, rr_ms FROM beats ORDER BY time_ms").fetchall(),

@@ -4,11 +4,14 @@ integrity checks (`bracelet db check`, the checks at open). The schema comes fro
 run `bracelet ingest captures/v1-day.btsnoop --db DB` first. Values are plausible, not physiological.
 
 bracelet_row_check is implemented here a second time, from its description in
-Sources/BraceletStore/SQLite/RowCheck.swift; `bracelet db check` on the result therefore also checks
-that the two implementations agree.
+Sources/BraceletStore/SQLite/RowCheck.swift, and so is the page checksum (Sources/CPageChecksum):
+Python's sqlite3 does not write page checksums, so every page is sealed again at the end (on a
+database of schema 10 or later). `bracelet db check` on the result therefore also checks that the
+implementations agree.
 
 Usage: python3 tools/make-year-db.py DB [DAYS]
 """
+import itertools
 import random
 import sqlite3
 import struct
@@ -18,26 +21,53 @@ TYPES = {int: 1, float: 2, str: 3, bytes: 4, type(None): 5}
 
 
 def row_check(*values):
-    h = 0xCBF29CE484222325
-
-    def mix(word, count):
-        nonlocal h
-        for _ in range(count):
-            h = ((h ^ (word & 0xFF)) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-            word >>= 8
-
+    """FNV-1a over each value's type byte and its bytes (an integer's 8 bytes and a real's bit pattern
+    little-endian, text and blobs as a 4-byte little-endian length and their bytes), top 31 bits."""
+    parts = []
     for v in values:
-        mix(TYPES[type(v)], 1)
+        parts.append(bytes((TYPES[type(v)],)))
         if isinstance(v, int):
-            mix(v & 0xFFFFFFFFFFFFFFFF, 8)
+            parts.append(struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF))
         elif isinstance(v, float):
-            mix(struct.unpack("<Q", struct.pack("<d", v))[0], 8)
+            parts.append(struct.pack("<d", v))
         elif isinstance(v, (str, bytes)):
             data = v.encode() if isinstance(v, str) else v
-            mix(len(data), 4)
-            for b in data:
-                mix(b, 1)
+            parts.append(struct.pack("<I", len(data) & 0xFFFFFFFF))
+            parts.append(data)
+    h = 0xCBF29CE484222325
+    for b in b"".join(parts):
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return h >> 33
+
+
+def page_checksum(page):
+    """Two running sums over the little-endian 32-bit words before the last 8 bytes, modulo 2^32,
+    started at 0x9E3779B9 and 0x7F4A7C15; stored little-endian as a, then b."""
+    words = struct.unpack(f"<{(len(page) - 8) // 4}I", page[:-8])
+    a0, b0 = 0x9E3779B9, 0x7F4A7C15
+    a = (a0 + sum(words)) & 0xFFFFFFFF
+    b = (b0 + len(words) * a0 + sum(itertools.accumulate(words))) & 0xFFFFFFFF
+    return struct.pack("<II", a, b)
+
+
+def seal_pages(path):
+    """Writes the checksum of every page into its 8 reserved bytes (when the file has them)."""
+    with open(path, "r+b") as f:
+        header = f.read(100)
+        if header[20] != 8:
+            return
+        size = int.from_bytes(header[16:18], "big")
+        size = 65536 if size == 1 else size
+        f.seek(0)
+        number = 0
+        while True:
+            page = f.read(size)
+            if len(page) < size:
+                break
+            number += 1
+            if number != 1073741824 // size + 1:  # the lock-byte page is never written
+                f.seek(-8, 1)
+                f.write(page_checksum(page))
 
 
 def main():
@@ -72,6 +102,7 @@ def main():
         db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
+    seal_pages(path)
 
 
 if __name__ == "__main__":

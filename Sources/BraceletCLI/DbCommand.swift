@@ -10,12 +10,12 @@ struct DbCommand: ParsableCommand {
     )
 }
 
-/// `bracelet db check`: SQLite's structure check, the row checks of slots and beats, and the content
-/// hashes of stored summaries and outbox payloads.
+/// `bracelet db check`: the checksum of every page, SQLite's structure check, the row checks of slots
+/// and beats, and the content hashes of stored summaries and outbox payloads.
 struct DbCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check the database: page structure, every slot and beat, and the content hash of every stored summary and outbox entry.",
+        abstract: "Check the database: the checksum of every page, page structure, every slot and beat, and the content hash of every stored summary and outbox entry.",
         discussion: """
             Opens the file read-only and changes nothing. Exit status: 0 when no damage was found, 3 when \
             some was (each finding is printed, with what to do), 1 when the file cannot be opened.
@@ -29,13 +29,26 @@ struct DbCheckCommand: ParsableCommand {
     var full = false
 
     func run() throws {
-        let store = try openStore(db, mustExist: true)
+        let store: Store
+        do { store = try openStore(db, mustExist: true) } catch {
+            // A damaged page the open reads (the first page, the schema) stops the open itself; the
+            // page scan still lists every damaged page.
+            if let pages = try? Store.pageFindings(path: db), pages.contains(where: { $0.problem.contains("do not match their checksum") }) {
+                try report(pages)
+            }
+            throw error
+        }
         let findings: [IntegrityFinding]
         do { findings = try store.integrityFindings(full: full) } catch { throw CLIError("\(db): \(error)") }
         guard !findings.isEmpty else {
-            print("\(db): no damage found (\(full ? "integrity_check" : "quick_check"), row checks of slots and beats, content hashes of summaries and outbox)")
+            print("\(db): no damage found (page checksums, \(full ? "integrity_check" : "quick_check"), row checks of slots and beats, content hashes of summaries and outbox)")
             return
         }
+        try report(findings)
+    }
+
+    /// Prints each finding and what to do, then ends with exit status 3.
+    private func report(_ findings: [IntegrityFinding]) throws -> Never {
         for finding in findings { print("\(db): damaged: \(finding)") }
         printError("""
             \(db) is damaged: summarize, score, sync and ingest refuse it. Keep this file, then restore the \
@@ -52,9 +65,10 @@ struct DbBackupCommand: ParsableCommand {
         commandName: "backup",
         abstract: "Copy the database into a new file, consistent even while sync or ingest write to it.",
         discussion: """
-            Uses SQLite's VACUUM INTO inside one read transaction, so the copy holds exactly the committed \
-            state at its start; writers are not blocked. The copy is checked like `bracelet db check` \
-            before the command succeeds. The destination must not exist.
+            Uses SQLite's online backup inside one read transaction, so the copy holds exactly the committed \
+            state at its start; writers are not blocked. Every page is verified against its checksum as it \
+            is copied, and the copy is checked like `bracelet db check` before the command succeeds. The \
+            destination must not exist; a failed copy is removed.
             """
     )
 

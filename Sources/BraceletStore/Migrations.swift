@@ -217,6 +217,13 @@ enum Migrations {
         """
         ALTER TABLE outbox ADD COLUMN score_input TEXT;
         """,
+        // 10: page checksums (PageChecksums.swift): every page of the database file keeps a checksum
+        // in 8 reserved bytes, verified whenever it is read from the file. Adding the reserved bytes
+        // rewrites the file with VACUUM, which cannot run inside a transaction: `migrate` runs it just
+        // before this migration, so a file at version 10 always has them (interrupted, the file stays
+        // at 9 and converts again). The version keeps builds that do not write the checksums away
+        // from the file.
+        "-- 10: page checksums, added by PageChecksums.convert just before this migration",
     ]
 
     /// The schema version this build writes.
@@ -234,6 +241,7 @@ enum Migrations {
         let goal = min(target, latestVersion)
         var current = found
         while current < goal {
+            if current + 1 == pageChecksumVersion { try PageChecksums.convert(db) }
             current = try db.transaction {
                 let version = try checkedVersion(db)
                 guard version < goal else { return version }
@@ -242,8 +250,12 @@ enum Migrations {
                 return version + 1
             }
         }
+        try requirePageChecksums(db, version: current)
         if goal == latestVersion { try verify(db) }
     }
+
+    /// The first schema version whose pages carry checksums.
+    static let pageChecksumVersion = 10
 
     /// Checks, without writing, that the file holds this build's schema: for commands that only read.
     /// An empty file is ``StoreError/noBraceletData(path:)``.
@@ -253,7 +265,15 @@ enum Migrations {
             try requireNoForeignObjects(db)
             throw StoreError.noBraceletData(path: db.path)
         }
+        try requirePageChecksums(db, version: found)
         try verify(db)
+    }
+
+    /// A file at ``pageChecksumVersion`` or later whose pages carry no checksums had its header
+    /// damaged or was rewritten by another program: refused before any page is trusted.
+    static func requirePageChecksums(_ db: Database, version: Int) throws {
+        guard version >= pageChecksumVersion, db.path != ":memory:", !PageChecksums.present(db) else { return }
+        throw StoreError.corrupt(path: db.path, detail: "its header says the pages carry no checksums, which every bracelet database of schema \(pageChecksumVersion) or later has: the first page was damaged or another program rewrote the file")
     }
 
     /// Whether the file is a bracelet database of an older schema (version 1 up to this build's).

@@ -3,7 +3,7 @@ import Foundation
 
 /// What `bracelet db check` found in one part of the database.
 public struct IntegrityFinding: Sendable, Hashable, CustomStringConvertible {
-    /// Which check: `structure`, `slots`, `beats`, `daily_summaries`, `sleep_sessions`, `vitality_metrics`, `outbox`.
+    /// Which check: `pages`, `structure`, `slots`, `beats`, `daily_summaries`, `sleep_sessions`, `vitality_metrics`, `outbox`.
     public var area: String
     /// What is wrong there.
     public var problem: String
@@ -17,7 +17,7 @@ public struct IntegrityFinding: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(area): \(problem)" }
 }
 
-/// Integrity checks: SQLite's structure checks, the row checks of the measurements and the content
+/// Integrity checks: the page checksums, SQLite's structure checks, the row checks of the measurements and the content
 /// hashes of stored summaries and outbox payloads.
 ///
 /// Commands that summarise, score or deliver call the ``requireIntactMeasurements(device:)`` family
@@ -25,14 +25,30 @@ public struct IntegrityFinding: Sendable, Hashable, CustomStringConvertible {
 extension Store {
     /// SQLite's structure check: `PRAGMA quick_check` (b-tree pages, cell order, free list; linear in
     /// the file size) or, with `full`, `PRAGMA integrity_check` (also that every index matches its
-    /// table). An empty result means no damage was found.
+    /// table). Both read every page in use, so a page of the database file that does not match its
+    /// checksum is found too, wherever it is. An empty result means no damage was found.
     public func structureFindings(full: Bool) throws -> [IntegrityFinding] {
         try locked { db in
             let statement = try db.prepare(full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)")
             var problems: [IntegrityFinding] = []
-            while try statement.step() {
-                let line = statement.text(at: 0) ?? ""
-                if line != "ok" { problems.append(IntegrityFinding(area: "structure", problem: line)) }
+            PageChecksums.clearFailure()
+            do {
+                while try statement.step() {
+                    // A row may hold several lines, the first naming the schema ("*** in database main ***"):
+                    // each line is one problem, and every one is reported.
+                    for line in (statement.text(at: 0) ?? "").split(separator: "\n").map(String.init)
+                    where line != "ok" && !line.hasPrefix("*** in database") {
+                        problems.append(IntegrityFinding(area: "structure", problem: line))
+                    }
+                }
+            } catch let error as StoreError {
+                // A page that failed its checksum where the check cannot go on is reported below.
+                guard case .corrupt = error, PageChecksums.failed else { throw error }
+            }
+            // The check reports a page that failed its checksum as one it could not get; say why.
+            if PageChecksums.failed {
+                problems.removeAll { $0.problem.contains("get page") || $0.problem.contains("get the page") }
+                problems.insert(IntegrityFinding(area: "pages", problem: PageChecksums.lastFailure()), at: 0)
             }
             return problems
         }
@@ -117,10 +133,12 @@ extension Store {
     }
 
     /// Everything `bracelet db check` checks; `full` runs `integrity_check` instead of `quick_check`.
-    /// Structure damage is reported alone: reading rows of a damaged file is not meaningful.
+    /// Damaged pages and structure damage are reported alone: reading rows of a damaged file is not
+    /// meaningful.
     public func integrityFindings(full: Bool) throws -> [IntegrityFinding] {
+        let pages = try pageFindings()
         let structure = try structureFindings(full: full)
-        guard structure.isEmpty else { return structure }
+        guard pages.isEmpty, structure.isEmpty else { return pages + structure.filter { $0.area != "pages" || pages.isEmpty } }
         return try measurementFindings() + contentFindings()
     }
 
@@ -153,21 +171,6 @@ extension Store {
         if let first = try contentFindings(tables: [table]).first {
             throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
-    }
-
-    /// Copies the database into a new file at `destination` with `VACUUM INTO`: one read transaction,
-    /// so the copy is consistent while other processes (`sync --follow`, `ingest`) keep writing.
-    /// Refuses to replace an existing file.
-    public func backup(to destination: String) throws {
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw StoreError.invalidInput("\(destination) exists; bracelet never replaces a file with a backup: name a new file")
-        }
-        try locked { db in
-            let statement = try db.prepare("VACUUM INTO ?1")
-            statement.bind(destination, at: 1)
-            _ = try statement.step()
-        }
-        chmod(destination, 0o600)
     }
 
     /// The slot columns in table order, as the row check hashes them.

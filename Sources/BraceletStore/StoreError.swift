@@ -9,7 +9,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(path: String, detail: String)
     /// The file exists but is not an SQLite database (SQLITE_NOTADB).
     case notADatabase(path: String)
-    /// SQLite found damaged pages (SQLITE_CORRUPT).
+    /// SQLite found damaged pages (SQLITE_CORRUPT), a page failed its checksum, or a row or stored summary no longer matches its check.
     case corrupt(path: String, detail: String)
     /// The disk (or the file system quota) is full (SQLITE_FULL).
     case diskFull(path: String)

@@ -107,10 +107,7 @@ import Testing
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let needle: [UInt8] = [0x0C, 0x0B, 0x0A, 0x00, 0x5A, 0x5A, 0x00, 0x00]
         let at = try #require((0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        try handle.seek(toOffset: UInt64(at + 4))
-        try handle.write(contentsOf: Data([0x5B]))
-        try handle.close()
+        try overwrite(path, at: UInt64(at + 4), with: [0x5B], resealing: true)  // past the page checksum
         let store = try Store(path: path, readOnly: true)
         #expect(try store.measurementFindings().map(\.area) == ["beats"])
         // A span that starts inside the hour still checks the hour's chunk.

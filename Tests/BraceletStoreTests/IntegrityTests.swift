@@ -3,12 +3,10 @@ import Foundation
 import Testing
 @testable import BraceletStore
 
-/// Overwrites `bytes` at `offset` of the file, as a failing disk or a bad copy would.
+/// Changes `bytes` at `offset` of the file as if through SQLite (the page keeps a valid checksum),
+/// so that the row checks, content hashes and SQLite's structure checks are what must find it.
 private func damage(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
-    let handle = try #require(FileHandle(forUpdatingAtPath: path))
-    try handle.seek(toOffset: offset)
-    try handle.write(contentsOf: Data(bytes))
-    try handle.close()
+    try overwrite(path, at: offset, with: bytes, resealing: true)
 }
 
 /// A checkpointed database with three slots and two beats of device SN1; returns its path.
@@ -117,6 +115,19 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         #expect(try restored.slots(device: "SN1", from: 0, to: Int64.max / 2).map(\.bpm) == [61, 62, 63])
         #expect(try restored.integrityFindings(full: true).isEmpty)
         #expect(throws: StoreError.self) { try store.backup(to: copy) }
+    }
+
+    @Test func everyLineOfTheStructureCheckIsItsOwnFinding() throws {
+        let folder = try TemporaryFolder()
+        let path = try databaseWithAFullBeatHour(folder)
+        // Beat 800 lies on an overflow page; its first 4 bytes link to the next one: point them past
+        // the end of the file.
+        let page = try offset(of: beat800, in: path) / 4096 * 4096
+        try damage(path, at: page, with: [0x00, 0x00, 0x27, 0x0F])
+        let findings = try Store(path: path, readOnly: true).structureFindings(full: false)
+        // SQLite reports this as one row of several lines; each line is a finding of its own.
+        #expect(findings.contains { $0.problem.contains("invalid page number 9999") }, "\(findings)")
+        #expect(findings.allSatisfy { !$0.problem.contains("\n") && !$0.problem.hasPrefix("***") }, "\(findings)")
     }
 
     @Test func theMigrationKeepsEveryRowAndChecksIt() throws {

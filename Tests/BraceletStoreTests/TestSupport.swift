@@ -31,3 +31,34 @@ func sampleSlot(start: Int64, bpm: Int? = 62, steps: Int? = nil) -> Slot {
 
 /// A fixed clock the tests can read.
 let fixedClock: @Sendable () -> Int64 = { 1_700_000_000_000 }
+
+/// Overwrites `bytes` at `offset` of the database file and, with `resealing`, gives the page its
+/// checksum again: a change made as if through SQLite, which only the row checks and content
+/// hashes can see. Without it, the change is damage on disk that the page checksum finds.
+func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8], resealing: Bool) throws {
+    var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    file.replaceSubrange(Int(offset)..<(Int(offset) + bytes.count), with: bytes)
+    if resealing {
+        let size = 4096, start = Int(offset) / size * size
+        let sum = PageChecksums.checksum(of: Array(file[start..<(start + size)]))
+        for i in 0..<8 { file[start + size - 8 + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
+    }
+    try Data(file).write(to: URL(fileURLWithPath: path))
+}
+
+/// The UTC hour (Unix milliseconds) ``databaseWithAFullBeatHour(_:)`` fills with beats.
+let fullBeatHour: Int64 = 1_774_742_400_000
+
+/// Beat 800 of that hour as stored: 720,000 ms into the hour, then its RR interval (900 ms), both
+/// little-endian 32-bit.
+let beat800: [UInt8] = [0x80, 0xFC, 0x0A, 0x00, 0x84, 0x03, 0x00, 0x00]
+
+/// A checkpointed database holding 1,000 beats of SN1 in ``fullBeatHour``: an 8 KB chunk, most of it
+/// on overflow pages of the main file. Returns its path.
+func databaseWithAFullBeatHour(_ folder: TemporaryFolder) throws -> String {
+    let path = folder.path("b.db")
+    let store = try Store(path: path, now: fixedClock)
+    _ = try store.insertBeats((0..<1_000).map { Beat(timeMs: fullBeatHour + Int64($0) * 900, rrMs: 900) }, device: "SN1", model: .v1)
+    try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    return path
+}

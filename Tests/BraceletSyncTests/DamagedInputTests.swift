@@ -51,7 +51,7 @@ import Glibc
     let result = try runBracelet(["sync", "--db", path, "--jsonl", output, "--once"])
     #expect(result.status == 1)
     // The check at open (before any delivery) names the damage and what to run.
-    #expect(result.err.contains("database \(path) is corrupt (CHECK constraint failed in outbox"), "\(result.err)")
+    #expect(result.err.contains("database \(path) is corrupt (page "), "\(result.err)")  // the page checksum finds the edit first
     #expect(result.err.contains("bracelet db check --db \(path)"), "\(result.err)")
     #expect((try? Data(contentsOf: URL(fileURLWithPath: output)))?.isEmpty ?? true, "nothing was sent")
 
@@ -115,4 +115,50 @@ import Glibc
     let table = try runBracelet(["sync", "--db", path, "--status"])
     #expect(table.status == 0, "\(table.err)")
     #expect(table.out.contains("last success  9999-12-31T23:59:59.999Z (0 s ago)"), "\(table.out)")
+}
+
+/// A changed value in a row that ingest never reads (a slot of another bracelet) is refused at open:
+/// SQLite's structure check cannot see it and no row check of this ingest reads it, but its page
+/// fails its checksum in quick_check, so nothing is appended to the damaged file.
+@Test func ingestRefusesAFileWithAChangedByteInARowItDoesNotRead() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("i.db")
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let first = try runBracelet(["ingest", root.appendingPathComponent("captures/v1-day.btsnoop").path, "--db", path])
+    #expect(first.status == 0, "\(first.err)")
+    // Closed, the file holds everything (the last connection checkpoints and removes its WAL).
+    let wal = (try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data()
+    #expect(wal.isEmpty)
+    // The last byte of the last row on a leaf page of the slots table (a value, so the page stays
+    // well-formed), changed on disk.
+    let page = try #require(try Database(path: path, readOnly: true)
+        .scalarInt("SELECT max(pageno) FROM dbstat WHERE name = 'slots' AND pagetype = 'leaf'"))
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    let at = Int(page) * 4096 - 8 - 1  // before the page's 8 reserved bytes
+    bytes[at] ^= 0x01
+    try bytes.write(to: URL(fileURLWithPath: path))
+
+    let second = try runBracelet(["ingest", root.appendingPathComponent("captures/v2-three-days.btsnoop").path, "--db", path])
+    #expect(second.status != 0)
+    #expect(second.err.contains("database \(path) is corrupt (page "), "\(second.err)")
+    #expect(second.err.contains("bracelet db check --db \(path)"), "\(second.err)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "nothing was appended")
+}
+
+/// A changed byte in the first page (the schema) stops every open; `db check` still lists the page.
+@Test func dbCheckListsADamagedFirstPageThatStopsTheOpen() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("f.db")
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    #expect(try runBracelet(["ingest", root.appendingPathComponent("captures/v1-day.btsnoop").path, "--db", path]).status == 0)
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    bytes[4096 - 8 - 1] ^= 0x01  // the last byte of page 1 before its checksum
+    try bytes.write(to: URL(fileURLWithPath: path))
+
+    let summarize = try runBracelet(["summarize", "--db", path])
+    #expect(summarize.status != 0)
+    #expect(summarize.err.contains("page 1 does not match its checksum"), "\(summarize.err)")
+    let check = try runBracelet(["db", "check", "--db", path])
+    #expect(check.status == 3, "\(check.err)")
+    #expect(check.out.contains("damaged: pages: 1 of \(bytes.count / 4096) pages do not match their checksum (changed on disk since bracelet wrote them): page 1 (sqlite_schema)"), "\(check.out)")
 }

@@ -38,7 +38,7 @@ public final class Database {
         }
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, PageChecksums.vfsName)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
@@ -198,6 +198,7 @@ public final class Database {
     /// Turns an SQLite result code into a ``StoreError`` that names the file and the remedy.
     func error(code: Int32, message: String? = nil, sql: String?) -> StoreError {
         let message = message ?? String(cString: sqlite3_errmsg(handle))
+        if code == SQLITE_IOERR | (32 << 8) { return .corrupt(path: path, detail: "\(PageChecksums.lastFailure()); run `bracelet db check --db \(path)`") }  // SQLITE_IOERR_DATA
         switch code & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED: return .locked(path: path, detail: message)
         case SQLITE_NOTADB: return .notADatabase(path: path)
