@@ -103,17 +103,22 @@ clone() { # DB FIRST LAST
          printf('P-%05d', n.x), o.score_input
   FROM outbox o, n WHERE o.device = 'FLB00001';" >/dev/null
 }
+# The sqlite3 shell writes pages without bracelet's page checksums, which bracelet refuses as
+# damage; every file edited here is sealed again once the edits are in the file (the shell
+# checkpoints and removes the WAL when it closes).
+seal() { sqlite3 "$1" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; python3 tools/pagechecksum.py "$1"; }
 # Opened once by this build first, so the template is at this build's schema (sync would migrate
 # each copy otherwise); entries it wrote before have no score input (the sink then makes it).
 "$BRACELET" sync --status --db "$work/gw.db" >/dev/null
 sqlite3 "$work/gw.db" "UPDATE outbox SET user_id = 'P-00001', state = 'pending'"
-with_input=$(sqlite3 "$work/gw.db" "SELECT count(score_input) || ' of ' || count(*) FROM outbox")
+with_input=$(sqlite3 -readonly "$work/gw.db" "SELECT count(score_input) || ' of ' || count(*) FROM outbox")
 echo "template: $with_input outbox entries carry the score input the gateway made" >&2
 # The gateway template of step 2b: this database before the clones.
 [ "${GATEWAYS:-0}" -gt 0 ] && cp "$work/gw.db" "$work/gw-template.db"
 clone "$work/gw.db" 2 "$SYNCED"
+seal "$work/gw.db"
 # Entries count every version; the server ends with the newest of each (rows).
-read -r entries summaries mbytes rows < <(sqlite3 -separator ' ' "$work/gw.db" \
+read -r entries summaries mbytes rows < <(sqlite3 -readonly -separator ' ' "$work/gw.db" \
   "SELECT count(*), sum(kind LIKE 'daily:%'), round(sum(length(payload)) / 1e6, 1),
           count(DISTINCT substr(key, 1, length(key) - length('/v' || version))) FROM outbox WHERE state = 'pending'")
 load_before=$(cut -d' ' -f1 /proc/loadavg)
@@ -159,6 +164,7 @@ if [ "${GATEWAYS:-0}" -gt 0 ] && [ "$BRACELETS" -gt "$SYNCED" ]; then
     sqlite3 "$db" "PRAGMA journal_mode = OFF" >/dev/null
     clone "$db" "$first" "$last"
     sqlite3 "$db" "DELETE FROM outbox WHERE device = 'FLB00001'"
+    seal "$db"
     made_ms=$(( made_ms + $(ms) - m0 ))
     while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
     ( /usr/bin/time -f '%e %U %S %M' -o "$db.time" "$BRACELET" sync --db "$db" >/dev/null 2>"$db.err" || echo "failed $?" >>"$db.time"

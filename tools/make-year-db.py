@@ -4,18 +4,19 @@ integrity checks (`bracelet db check`, the checks at open). The schema comes fro
 run `bracelet ingest captures/v1-day.btsnoop --db DB` first. Values are plausible, not physiological.
 
 bracelet_row_check is implemented here a second time, from its description in
-Sources/BraceletStore/SQLite/RowCheck.swift, and so is the page checksum (Sources/CPageChecksum):
+Sources/BraceletStore/SQLite/RowCheck.swift, and the page checksum comes from tools/pagechecksum.py:
 Python's sqlite3 does not write page checksums, so every page is sealed again at the end (on a
 database of schema 10 or later). `bracelet db check` on the result therefore also checks that the
 implementations agree.
 
 Usage: python3 tools/make-year-db.py DB [DAYS]
 """
-import itertools
 import random
 import sqlite3
 import struct
 import sys
+
+from pagechecksum import seal_pages
 
 TYPES = {int: 1, float: 2, str: 3, bytes: 4, type(None): 5}
 
@@ -38,36 +39,6 @@ def row_check(*values):
     for b in b"".join(parts):
         h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return h >> 33
-
-
-def page_checksum(page):
-    """Two running sums over the little-endian 32-bit words before the last 8 bytes, modulo 2^32,
-    started at 0x9E3779B9 and 0x7F4A7C15; stored little-endian as a, then b."""
-    words = struct.unpack(f"<{(len(page) - 8) // 4}I", page[:-8])
-    a0, b0 = 0x9E3779B9, 0x7F4A7C15
-    a = (a0 + sum(words)) & 0xFFFFFFFF
-    b = (b0 + len(words) * a0 + sum(itertools.accumulate(words))) & 0xFFFFFFFF
-    return struct.pack("<II", a, b)
-
-
-def seal_pages(path):
-    """Writes the checksum of every page into its 8 reserved bytes (when the file has them)."""
-    with open(path, "r+b") as f:
-        header = f.read(100)
-        if header[20] != 8:
-            return
-        size = int.from_bytes(header[16:18], "big")
-        size = 65536 if size == 1 else size
-        f.seek(0)
-        number = 0
-        while True:
-            page = f.read(size)
-            if len(page) < size:
-                break
-            number += 1
-            if number != 1073741824 // size + 1:  # the lock-byte page is never written
-                f.seek(-8, 1)
-                f.write(page_checksum(page))
 
 
 def main():
