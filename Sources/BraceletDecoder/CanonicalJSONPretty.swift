@@ -84,8 +84,9 @@ extension CanonicalJSON {
             }
             while p < end {
                 if inString {
-                    // The string through its closing quote, escapes included.
-                    var q = p
+                    // The string through its closing quote, escapes included: eight bytes at a time
+                    // up to the first quote or backslash, then byte by byte.
+                    var q = escaping ? p : Self.skipPlainString(p, end)
                     while q < end {
                         let byte = q.pointee
                         q += 1
@@ -228,6 +229,27 @@ extension CanonicalJSON {
                 done += n
             }
             return out
+        }
+
+        /// The first quote or backslash at or after `p`, found eight bytes at a time; when the last
+        /// word holds none, the start of the fewer than eight bytes left before `end` (the caller
+        /// reads those one by one). Keys and text are mostly plain, so this skips them whole.
+        @inline(__always) private static func skipPlainString(_ p: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+            var q = p
+            while end - q >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(q).loadUnaligned(as: UInt64.self))
+                let found = zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+                if found != 0 { return q + found.trailingZeroBitCount / 8 }
+                q += 8
+            }
+            return q
+        }
+
+        /// The high bit of each zero byte of `x` set; a byte above a zero byte may be flagged too
+        /// (the borrow), so only the lowest flag is exact, and that is the one ``skipPlainString``
+        /// reads. A byte of 0x80 or above is never flagged.
+        @inline(__always) private static func zeroBytes(_ x: UInt64) -> UInt64 {
+            (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
         }
 
         /// Whether a byte outside a string changes the layout (brackets, comma, colon, quote).

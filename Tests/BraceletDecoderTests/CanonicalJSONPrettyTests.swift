@@ -75,3 +75,28 @@ private struct Outer: Codable {
         #expect(String(decoding: out, as: UTF8.self) == expected, "block \(blockSize)")
     }
 }
+
+/// Strings are skipped a word at a time up to their first quote or backslash: an escape or a
+/// multi-byte character at any offset of a long string, and a piece that ends anywhere in it, are
+/// laid out as JSONEncoder lays them out.
+@Test func prettyWriterFindsEscapesAtEveryOffsetOfLongStrings() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    for offset in 0..<20 {
+        for special in ["\"", "\\", "é", "\n", "\u{1}"] {
+            let text = String(repeating: "k", count: offset) + special + String(repeating: "v", count: 19 - offset) + "\\\"✓"
+            let value = ["key " + text: [text, "", text + text]]
+            let expected = [UInt8](try encoder.encode(value))
+            let canonical = try CanonicalJSON.bytes(of: value, what: "test value")
+            #expect(CanonicalJSON.prettyPrinted(canonical) == expected, "offset \(offset), \(special.debugDescription)")
+            for split in stride(from: 0, through: canonical.count, by: 3) {
+                var out: [UInt8] = []
+                let writer = CanonicalJSON.PrettyWriter(blockSize: 64) { out.append(contentsOf: $0) }
+                writer.write(Array(canonical[..<split]))
+                writer.write(Array(canonical[split...]))
+                writer.finish()
+                #expect(out == expected, "offset \(offset), \(special.debugDescription), split at \(split)")
+            }
+        }
+    }
+}
