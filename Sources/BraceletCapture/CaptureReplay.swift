@@ -73,7 +73,6 @@ public struct ReplayedCapture: Sendable {
         var slots: [[Slot]] = [], flags: [[SlotFields]] = [], beats: [[Beat]] = []
         var result = stream(reader: reader, progress: progress, metrics: { index, _, c in
             while slots.count <= index { slots.append([]); flags.append([]) }
-            slots[index].reserveCapacity(slots[index].count + c.count)
             c.forEachSlot { slot, outOfRange in
                 slots[index].append(slot)
                 flags[index].append(outOfRange)

@@ -32,7 +32,7 @@ extension Store {
         statement.bind(localDate, at: 4)
         statement.bind(version, at: 5)
         statement.bind(contentHash, at: 6)
-        statement.bind(String(decoding: payload, as: UTF8.self), at: 7)
+        statement.bind(utf8: payload, at: 7)
         statement.bind(created, at: 8)
         statement.bind(scoreInput, at: 9)
         try statement.run()

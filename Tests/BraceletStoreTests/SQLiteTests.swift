@@ -79,3 +79,50 @@ import Testing
     #expect(try db.scalarInt("SELECT count(*) FROM t WHERE extra IS NOT NULL") == 40)
     #expect(try db.scalarInt("SELECT sum(length(payload)) FROM t") == 24_000_000)
 }
+
+/// Text bound as UTF-8 bytes is stored as text with exactly those bytes; empty bytes are empty
+/// text, never NULL.
+@Test func utf8BytesAreBoundAsTextUnchanged() throws {
+    let db = try Database(path: ":memory:")
+    try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+    let insert = try db.prepare("INSERT INTO t (id, body) VALUES (?1, ?2)")
+    let bodies: [[UInt8]] = [Array(#"{"a":"é\u0000","b":[1,2]}"#.utf8), []]
+    for (id, body) in bodies.enumerated() {
+        insert.bind(Int64(id), at: 1)
+        insert.bind(utf8: body, at: 2)
+        try insert.run()
+    }
+    let select = try db.prepare("SELECT typeof(body), body FROM t ORDER BY id")
+    var read: [(String?, [UInt8]?)] = []
+    while try select.step() {
+        read.append((select.text(at: 0), select.withBytes(at: 1) { Array($0) }))
+    }
+    #expect(read.map(\.0) == ["text", "text"])
+    #expect(read.map(\.1) == bodies)
+}
+
+/// A write transaction keeps its changed pages in memory until it commits (up to the spill
+/// threshold): nothing reaches the WAL before the commit, so no page is written there, read back
+/// and journaled again on the way.
+@Test func aTransactionsPagesReachTheWALOnlyAtTheCommit() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("spill.db")
+    let db = try Database(path: path)
+    try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)")
+    let walSize = { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 }
+    let before = walSize()
+    let payload = Array(repeating: UInt8(ascii: "x"), count: 600_000)
+    try db.transaction {
+        try db.transaction {
+            let insert = try db.prepare("INSERT INTO t (id, payload) VALUES (?1, ?2)")
+            for id in 1...40 {
+                insert.bind(Int64(id), at: 1)
+                insert.bind(utf8: payload, at: 2)
+                try insert.run()
+            }
+        }
+        #expect(walSize() == before)
+    }
+    #expect(walSize() > 24_000_000)
+    #expect(try db.scalarInt("SELECT sum(length(payload)) FROM t") == 24_000_000)
+}

@@ -53,6 +53,23 @@ public final class Statement {
         check(value.map { sqlite3_bind_text(handle, index, $0, -1, csqlite_transient()) } ?? sqlite3_bind_null(handle, index), index)
     }
 
+    /// Binds UTF-8 bytes as text to parameter `index` (1-based), without making a `String` of them
+    /// first (a day's summary is 0.6 MB). The caller guarantees the bytes are UTF-8 (the canonical
+    /// JSON writer's output is); an empty array binds empty text, never NULL.
+    public func bind(utf8 value: [UInt8], at index: Int32) {
+        guard value.count <= Int(Int32.max) else {
+            check(SQLITE_TOOBIG, index)
+            return
+        }
+        check(value.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(buffer.count), csqlite_transient())
+                }
+            } ?? sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+        }, index)
+    }
+
     /// Binds a blob or NULL to parameter `index` (1-based).
     public func bind(_ value: Data?, at index: Int32) {
         guard let value else {
