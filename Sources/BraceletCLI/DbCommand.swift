@@ -36,6 +36,10 @@ struct DbCheckCommand: ParsableCommand {
             if let pages = try? Store.pageFindings(path: db), pages.contains(where: { $0.problem.contains("do not match their checksum") }) {
                 try report(pages)
             }
+            // An older file is checked before its upgrade, and refused as corrupt when damaged.
+            if case StoreError.corrupt(_, let detail)? = (error as? CLIError)?.cause {
+                try report([IntegrityFinding(area: "structure", problem: detail)])
+            }
             throw error
         }
         let findings: [IntegrityFinding]

@@ -118,9 +118,12 @@ struct CLIError: Error, CustomStringConvertible {
     var description: String
     /// Exit code for this failure.
     var exitCode: Int32
-    init(_ description: String, exitCode: Int32 = 1) {
+    /// The error this one reports, for a caller that handles some causes itself.
+    var cause: (any Error)?
+    init(_ description: String, exitCode: Int32 = 1, cause: (any Error)? = nil) {
         self.description = description
         self.exitCode = exitCode
+        self.cause = cause
     }
 }
 

@@ -105,7 +105,7 @@ func openStore(_ path: String, mustExist: Bool) throws -> Store {
         // A command that writes must not append to a damaged file.
         if !mustExist { try store.requireIntactStructure() }
         return store
-    } catch { throw CLIError("cannot open \(path): \(error)") }
+    } catch { throw CLIError("cannot open \(path): \(error)", cause: error) }
 }
 
 /// The device to work on: `requested`, or the only one in the database.

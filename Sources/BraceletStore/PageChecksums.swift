@@ -41,8 +41,17 @@ enum PageChecksums {
     /// every page (keeping every row) into the WAL, and a checkpoint that copies them into the file,
     /// each with its checksum. Runs outside a transaction; interrupted before the VACUUM commits, the
     /// file stays as it was and the next open converts it again.
+    ///
+    /// A file SQLite's structure check finds damaged is refused first, as corrupt: the `VACUUM` would
+    /// fail on it with a misleading error (a cell pointing past the end of the file makes it report
+    /// a full disk), and where it got through, the rewrite would seal damaged pages with valid checksums.
     static func convert(_ db: Database) throws {
         guard db.path != ":memory:", !present(db) else { return }
+        let damage = try structureProblems(db)
+        guard damage.isEmpty else {
+            let shown = damage.prefix(3).joined(separator: "; ") + (damage.count > 3 ? "; and \(damage.count - 3) more" : "")
+            throw StoreError.corrupt(path: db.path, detail: "SQLite's structure check, run before adding page checksums, found: \(shown)")
+        }
         requestReservedBytes(db, reserve)
         do {
             try db.execute("VACUUM")
@@ -52,6 +61,20 @@ enum PageChecksums {
         }
         // So that the database file itself, not only the WAL, says it carries checksums.
         _ = try? db.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// The problems `PRAGMA quick_check` reports, one per line; empty when it finds none.
+    static func structureProblems(_ db: Database) throws -> [String] {
+        let statement = try db.prepare("PRAGMA quick_check(100)")
+        var problems: [String] = []
+        while try statement.step() { problems += structureProblems(inCheckRow: statement.text(at: 0) ?? "") }
+        return problems
+    }
+
+    /// The problems in one row of `quick_check` or `integrity_check`: a row may hold several lines,
+    /// the first naming the schema (`*** in database main ***`); every other line but `ok` is one problem.
+    static func structureProblems(inCheckRow text: String) -> [String] {
+        text.split(separator: "\n").map(String.init).filter { $0 != "ok" && !$0.hasPrefix("*** in database") }
     }
 
     /// Asks for `count` reserved bytes per page: they take effect when the next `VACUUM` rewrites the

@@ -34,12 +34,8 @@ extension Store {
             PageChecksums.clearFailure()
             do {
                 while try statement.step() {
-                    // A row may hold several lines, the first naming the schema ("*** in database main ***"):
-                    // each line is one problem, and every one is reported.
-                    for line in (statement.text(at: 0) ?? "").split(separator: "\n").map(String.init)
-                    where line != "ok" && !line.hasPrefix("*** in database") {
-                        problems.append(IntegrityFinding(area: "structure", problem: line))
-                    }
+                    problems += PageChecksums.structureProblems(inCheckRow: statement.text(at: 0) ?? "")
+                        .map { IntegrityFinding(area: "structure", problem: $0) }
                 }
             } catch let error as StoreError {
                 // A page that failed its checksum where the check cannot go on is reported below.

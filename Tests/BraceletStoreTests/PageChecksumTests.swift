@@ -107,6 +107,39 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         #expect(header[20] == 8)
     }
 
+    @Test func aDamagedOlderDatabaseIsRefusedAsCorruptBeforeItsConversionAndLeftAsItWas() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("old.db")
+        do {
+            let old = try Database(path: path)
+            for migration in Migrations.all.prefix(Migrations.pageChecksumVersion - 1) { try old.execute(migration) }
+            try old.execute("PRAGMA user_version = \(Migrations.pageChecksumVersion - 1)")
+            try old.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0)")
+            try old.execute("""
+                INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at)
+                VALUES (1, '2026-03-29', 'daily', 1, printf('%.36000c', 'x'), 'h', 0), (1, '2026-03-30', 'daily', 1, '{}', 'h', 0)
+                """)
+            try old.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        // The long summary's overflow-page pointer (the 4 bytes after the part of the row kept on its
+        // leaf page) now names a page far past the end of the file, as in a damaged file from the field.
+        var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let pointer = try #require(firstOverflowPointerOffset(in: file))
+        file.replaceSubrange(pointer..<(pointer + 4), with: [0x64, 0xC1, 0xD9, 0x7D])
+        try Data(file).write(to: URL(fileURLWithPath: path))
+
+        // Opening it (for reading, as summarize does) would upgrade it. The upgrade's VACUUM reports
+        // such a file as a full disk; it is refused as corrupt, with what SQLite's check found, and
+        // left as it was.
+        let error = #expect(throws: StoreError.self) { try Store(path: path, readOnly: true) }
+        guard case .corrupt(_, let detail)? = error else {
+            Issue.record("expected corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("invalid page number 1690425725"))
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == file)
+    }
+
     @Test func aConnectionThatSawTheFileBeforeItsConversionSealsWhatItCheckpoints() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("v9.db")
@@ -221,6 +254,33 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         #expect(throws: StoreError.self) { try damaged.backup(to: second) }
         #expect(!FileManager.default.fileExists(atPath: second), "a failed backup leaves no file behind")
     }
+}
+
+/// The offset of the overflow-page pointer of the first row that overflows its table leaf page
+/// (SQLite's file format: a leaf keeps the first `local` bytes of a payload of `p` bytes, then the
+/// 4-byte number of the first overflow page). Pages of 4,096 bytes without reserved bytes.
+private func firstOverflowPointerOffset(in file: [UInt8]) -> Int? {
+    let size = 4096
+    func varint(_ at: Int) -> (value: Int, end: Int) {
+        var value = 0
+        for k in 0..<8 {
+            value = value << 7 | Int(file[at + k] & 0x7F)
+            if file[at + k] < 0x80 { return (value, at + k + 1) }
+        }
+        return (value << 8 | Int(file[at + 8]), at + 9)
+    }
+    for page in stride(from: size, to: file.count, by: size) where file[page] == 0x0D {
+        let cells = Int(file[page + 3]) << 8 | Int(file[page + 4])
+        for cell in 0..<cells {
+            let at = page + (Int(file[page + 8 + 2 * cell]) << 8 | Int(file[page + 9 + 2 * cell]))
+            let payload = varint(at), rowid = varint(payload.end)
+            let most = size - 35, least = (size - 12) * 32 / 255 - 23
+            guard payload.value > most else { continue }
+            let kept = least + (payload.value - least) % (size - 4)
+            return rowid.end + (kept <= most ? kept : least)
+        }
+    }
+    return nil
 }
 
 private func fileSize(_ path: String) throws -> Int {
