@@ -29,7 +29,7 @@ cleanup() {
   for pid in "${gateways[@]}" "${simulators[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   [ -n "$cluster" ] && tools/pg-cluster.sh stop "$cluster" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  [ -n "${FLEET_CHAOS_KEEP:-}" ] && echo "fleet-chaos: kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -136,6 +136,10 @@ elapsed=$(( $(date +%s) - started ))
 if [ -n "$outbox" ] || ! cmp -s "$work/gateways.txt" "$work/server.txt" || [ "$rows" -eq 0 ] || [ "$queries" != ok ]; then
   echo "fleet-chaos: FAILED: $GATEWAYS gateways x $DAYS days, $killed kills, $restarted server restarts" >&2
   [ "$queries" != ok ] && echo "$queries" >&2
+  # What differs, so a failure can be understood from the log alone.
+  for q in sum score; do
+    cmp -s "$work/$q-db.out" "$work/$q-pg.out" || { echo "$q --db | --postgres:"; diff "$work/$q-db.out" "$work/$q-pg.out" | head -20; } >&2
+  done
   [ -n "$outbox" ] && echo "outbox entries not delivered: $outbox" >&2
   diff "$work/gateways.txt" "$work/server.txt" | head -20 >&2 || true
   for i in $(seq 1 "$GATEWAYS"); do tail -3 "$work/gw$i.log" | sed "s/^/gw$i: /" >&2; done

@@ -29,7 +29,12 @@ public enum StoredVitalityMetrics {
             if let value = object.value(forKey: "coverage"), !isMissing(value) {
                 coverage = try JSONDecoder().decode(DayCoverage.self, from: bytes(of: value))
             }
-            return DatedVitalityMetrics(date: date, metrics: metrics, coverage: coverage)
+            // Rows written before the reasons were stored have none: their days list no missing fields.
+            var missing: [MissingField] = []
+            if let value = object.value(forKey: "missing"), !isMissing(value) {
+                missing = try JSONDecoder().decode([MissingField].self, from: bytes(of: value))
+            }
+            return DatedVitalityMetrics(date: date, metrics: metrics, missing: missing, coverage: coverage)
         } catch let error as DecodingError {
             throw .badJSON(localDate: localDate, detail: describe(error))
         } catch {
@@ -38,11 +43,14 @@ public enum StoredVitalityMetrics {
     }
 
     /// Encodes a day for the store with the canonical JSON writer: the metrics with `age` null
-    /// when it is not known (the age is given when scoring) and the day's coverage.
+    /// when it is not known (the age is given when scoring), the day's coverage, and why each
+    /// empty metric is empty, so `score --db` lists the days with missing inputs as a score from
+    /// the delivered summaries (`score --postgres`) does.
     ///
     /// - Throws: ``BraceletDecoder/CanonicalJSONError`` when a value is not a finite number.
-    static func encode(_ metrics: VitalityRawMetrics, age: Int?, coverage: DayCoverage) throws -> Data {
-        try CanonicalJSON.encode(StoredDay(metrics: metrics, age: age, coverage: coverage), what: "the vitality metrics")
+    static func encode(_ metrics: VitalityRawMetrics, age: Int?, coverage: DayCoverage, missing: [MissingField]) throws -> Data {
+        try CanonicalJSON.encode(StoredDay(metrics: metrics, age: age, coverage: coverage, missing: missing),
+                                 what: "the vitality metrics")
     }
 
     /// Whether `node` is absent or JSON `null`.
@@ -84,19 +92,22 @@ public enum StoredVitalityMetrics {
     }
 }
 
-/// The stored form of a day: the metrics' own keys, then `age` (null when unknown) and `coverage`.
+/// The stored form of a day: the metrics' own keys, then `age` (null when unknown), `coverage` and
+/// `missing` (the empty metrics with their reasons).
 private struct StoredDay: Encodable {
     let metrics: VitalityRawMetrics
     let age: Int?
     let coverage: DayCoverage
+    let missing: [MissingField]
 
-    private enum CodingKeys: String, CodingKey { case age, coverage }
+    private enum CodingKeys: String, CodingKey { case age, coverage, missing }
 
     func encode(to encoder: any Encoder) throws {
         try metrics.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         if let age { try container.encode(age, forKey: .age) } else { try container.encodeNil(forKey: .age) }
         try container.encode(coverage, forKey: .coverage)
+        try container.encode(missing, forKey: .missing)
     }
 }
 

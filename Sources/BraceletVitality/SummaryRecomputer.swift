@@ -133,7 +133,7 @@ public struct SummaryRecomputer: Sendable {
                     : m
             }
         }
-        let json = try StoredVitalityMetrics.encode(metrics, age: age, coverage: day.coverage)
+        let json = try StoredVitalityMetrics.encode(metrics, age: age, coverage: day.coverage, missing: missing)
         if try store.upsertVitalityMetrics(device: device, localDate: date, json: json) {
             report.changedVitalityDays += 1
         }
