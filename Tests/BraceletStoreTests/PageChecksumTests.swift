@@ -90,11 +90,7 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         let folder = try TemporaryFolder()
         let path = folder.path("v7.db")
         do {
-            // A file as the builds before the checksums wrote it: no reserved bytes.
-            let old = try Database(path: path)
-            for migration in Migrations.all.prefix(Migrations.pageChecksumVersion - 1) { try old.execute(migration) }
-            try old.execute("PRAGMA user_version = \(Migrations.pageChecksumVersion - 1)")
-            try old.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0)")
+            let old = try olderDatabase(path)
             try old.execute("INSERT INTO slots (device_id, start, interval_s, bpm, skin_temp_c) VALUES (1, 60, 60, 58, 33.5)")
             #expect(!PageChecksums.present(old))
         }
@@ -111,10 +107,7 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         let folder = try TemporaryFolder()
         let path = folder.path("old.db")
         do {
-            let old = try Database(path: path)
-            for migration in Migrations.all.prefix(Migrations.pageChecksumVersion - 1) { try old.execute(migration) }
-            try old.execute("PRAGMA user_version = \(Migrations.pageChecksumVersion - 1)")
-            try old.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0)")
+            let old = try olderDatabase(path)
             try old.execute("""
                 INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at)
                 VALUES (1, '2026-03-29', 'daily', 1, printf('%.36000c', 'x'), 'h', 0), (1, '2026-03-30', 'daily', 1, '{}', 'h', 0)
@@ -144,10 +137,7 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         let folder = try TemporaryFolder()
         let path = folder.path("v9.db")
         do {
-            let old = try Database(path: path)
-            for migration in Migrations.all.prefix(Migrations.pageChecksumVersion - 1) { try old.execute(migration) }
-            try old.execute("PRAGMA user_version = \(Migrations.pageChecksumVersion - 1)")
-            try old.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0)")
+            let old = try olderDatabase(path)
             try old.execute("INSERT INTO slots (device_id, start, interval_s, bpm) VALUES (1, 60, 60, 58)")
         }
         // B reads the file before the conversion (no reserved bytes) and keeps a snapshot open while
@@ -281,6 +271,16 @@ private func firstOverflowPointerOffset(in file: [UInt8]) -> Int? {
         }
     }
     return nil
+}
+
+/// A file as the builds before the checksums wrote it (schema one below the checksums, no reserved
+/// bytes), holding device SN1 as id 1.
+private func olderDatabase(_ path: String) throws -> Database {
+    let old = try Database(path: path)
+    for migration in Migrations.all.prefix(Migrations.pageChecksumVersion - 1) { try old.execute(migration) }
+    try old.execute("PRAGMA user_version = \(Migrations.pageChecksumVersion - 1)")
+    try old.execute("INSERT INTO devices (id, serial, first_seen_at, last_seen_at) VALUES (1, 'SN1', 0, 0)")
+    return old
 }
 
 private func fileSize(_ path: String) throws -> Int {
