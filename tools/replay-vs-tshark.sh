@@ -26,11 +26,16 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# best NAME COMMAND...: runs it $runs times; prints "wall cpu" of the run with the least CPU.
+# best NAME OUTPUT COMMAND...: runs COMMAND $runs times; prints "wall cpu" of the run with the least CPU.
+# Each run writes a new OUTPUT: the previous run's output is deleted first, outside the timing, for both
+# tools alike. Writing over it would charge the run with the kernel freeing the previous 90 MB
+# (about 0.01-0.02 s for replay's output, next to nothing for tshark's smaller one), which is the
+# cost of discarding an old export, not of producing this one.
 best() {
-  local name=$1; shift
+  local name=$1 output=$2; shift 2
   local bestcpu= bestwall=
   for _ in $(seq 1 "$runs"); do
+    rm -f "$output"
     /usr/bin/time -o "$out/time" -f "%e %U %S" "$@" >/dev/null 2>"$out/err" || { echo "$name failed:" >&2; cat "$out/err" >&2; exit 1; }
     read -r wall user sys < "$out/time"
     cpu=$(echo "$user + $sys" | bc -l)
@@ -39,8 +44,8 @@ best() {
   echo "$bestwall $bestcpu"
 }
 
-read -r ours_wall ours_cpu < <(best replay "$BRACELET" replay "$capture" --format jsonl -o "$out/replay.jsonl" --quiet)
-read -r theirs_wall theirs_cpu < <(best tshark sh -c "tshark -r '$capture' -T fields -e btatt.value > '$out/tshark.txt' 2>/dev/null")
+read -r ours_wall ours_cpu < <(best replay "$out/replay.jsonl" "$BRACELET" replay "$capture" --format jsonl -o "$out/replay.jsonl" --quiet)
+read -r theirs_wall theirs_cpu < <(best tshark "$out/tshark.txt" sh -c "tshark -r '$capture' -T fields -e btatt.value > '$out/tshark.txt' 2>/dev/null")
 printf 'capture   %s (%d bytes): bracelet %d records, tshark %d lines\n' "$capture" "$(stat -c %s "$capture")" \
   "$(wc -l < "$out/replay.jsonl")" "$(wc -l < "$out/tshark.txt")"
 printf 'bracelet  replay --format jsonl -o FILE     wall %6.3f s  CPU %6.3f s (best of %d)\n' "$ours_wall" "$ours_cpu" "$runs"
