@@ -19,7 +19,7 @@
 //   BraceletFleet      the fleet database on PostgreSQL (libpq): batched sink, fleet queries
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels, CPageChecksum). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -45,6 +45,7 @@ let package = Package(
         .target(name: "CDecodeKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // The SQLite VFS shim that writes and verifies a checksum in every page of the database file.
         .target(name: "CPageChecksum", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "CHeapTuning"),
         .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol", "CDecodeKernels"]),
         .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
@@ -68,7 +69,7 @@ let package = Package(
             dependencies: [
                 "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
                 "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality", "BraceletIngest",
-                "BraceletExport", "BraceletFleet",
+                "BraceletExport", "BraceletFleet", "CHeapTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -104,7 +105,7 @@ let package = Package(
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletDecoder", "BraceletSummaries"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BraceletCLITests",
-            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries", "BraceletTransport",
+            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries", "BraceletTransport", "CHeapTuning",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),

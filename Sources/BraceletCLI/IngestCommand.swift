@@ -39,6 +39,7 @@ struct IngestCommand: ParsableCommand {
     }
 
     func run() throws {
+        keepFreedHeapForWrites()
         let store = try openStore(db, mustExist: false)
         var files: [VerifiedFile] = []
         var configuration: SummaryConfiguration?
