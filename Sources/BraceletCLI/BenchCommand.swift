@@ -16,7 +16,7 @@ struct BenchCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Buffer size per model in MiB.")
+    @Option(name: .customLong("size-mib"), help: "Buffer size per model in MiB.")
     var sizeMiB: Int = 256
 
     @Option(help: "Model to measure.")

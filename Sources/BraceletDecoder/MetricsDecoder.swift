@@ -5,8 +5,8 @@ import CDecodeKernels
 ///
 /// The decoder reads straight from a contiguous byte buffer, copies each field into its column and
 /// flags values outside their valid range. It allocates nothing per record. The loop itself is C
-/// (`CDecodeKernels`): on x86-64 it transposes 16 records at a time with SSE2 and checks ranges on
-/// the values while they are still in registers.
+/// (`CDecodeKernels`): on x86-64 it transposes 32 records at a time with AVX2 (16 with SSE2 on CPUs
+/// without it) and checks ranges on the values while they are still in registers.
 public struct MetricsDecoder: Sendable {
     /// The model whose record layout to read.
     public let model: DeviceModel
@@ -36,8 +36,7 @@ public struct MetricsDecoder: Sendable {
         let maxEnergy = UInt32(clamping: Int(intervalSeconds) * Int(MetricsRecordLayout.maximumCaloriesPerSecond))
         let records = base.assumingMemoryBound(to: UInt8.self)
         withUnsafePointer(to: &columns.kernelColumns) { kernel in
-            bracelet_decode_common(records, n, size, maxSteps, maxEnergy, kernel)
-            if model == .v2 { bracelet_decode_v2(records, n, kernel) }
+            bracelet_decode(records, n, size, model == .v2 ? 1 : 0, maxSteps, maxEnergy, kernel)
         }
         return n * size
     }

@@ -1,4 +1,4 @@
-#include "decode_kernels.h"
+#include "decode_kernels_private.h"
 #include <string.h>
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -59,6 +59,10 @@ static void v2_scalar(const uint8_t *r, size_t from, size_t count, const bracele
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+// AVX2 doubles the records per step. The C runtime reads the CPU's features once at start-up;
+// asking is a load and a test.
+static inline int use_avx2(void) { return __builtin_cpu_supports("avx2"); }
 
 // Dwords k..k+3 of 4 records (a 16-byte load at `p` in each), transposed: out[k] = [r0 r1 r2 r3].
 static inline void transpose4(const uint8_t *p, size_t stride, __m128i out[4]) {
@@ -126,14 +130,16 @@ static inline uint16_t movemask4x4(const __m128i m[4]) {
     return (uint16_t)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])));
 }
 
-void bracelet_decode_common(const uint8_t *r, size_t count, size_t stride,
-                            uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c) {
-    size_t i = 0;
+// Records from..count-1 (`from` a multiple of 16), 16 at a time; returns where it stopped.
+static size_t common_sse2(const uint8_t *r, size_t i, size_t count, size_t stride,
+                          uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c) {
     const __m128i none32 = _mm_set1_epi32(-1);
     const __m128i max_e = _mm_set1_epi32((int)max_energy);
     const uint16_t steps_limit = max_steps > 0xFFFE ? 0xFFFE : (uint16_t)max_steps;
     // A 16-byte load at offset 8 reads bytes 8..23, inside every record of 24 or more bytes.
     for (; stride >= 24 && i + 16 <= count; i += 16) {
+        const uint8_t *ahead = r + i * stride + BRACELET_PREFETCH_BYTES;
+        for (size_t line = 0; line < 16 * stride; line += 64) _mm_prefetch((const char *)(ahead + line), _MM_HINT_T2);
         __m128i d0[4], d1[4], d2[4], d3[4], d4[4], d5[4], v16[2];
         for (int g = 0; g < 4; g++) {
             const uint8_t *p = r + (i + 4 * g) * stride;
@@ -174,11 +180,12 @@ void bracelet_decode_common(const uint8_t *r, size_t count, size_t stride,
         c->bad[BRACELET_STAGE][w] = check_u8(column_u8(c->stage + i, d5, 1), 0, 4);
         c->bad[BRACELET_BATTERY][w] = check_u8(column_u8(c->battery + i, d5, 2), 0, 100);
     }
-    common_scalar(r, i, count, stride, max_steps, max_energy, c);
+    return i;
 }
 
-void bracelet_decode_v2(const uint8_t *r, size_t count, const bracelet_columns *c) {
-    size_t i = 0;
+// The V2 fields of records from..count-1 (`from` a multiple of 16), 16 at a time; returns where it
+// stopped. The records were just read by common_sse2, so they are in cache.
+static size_t v2_sse2(const uint8_t *r, size_t i, size_t count, const bracelet_columns *c) {
     for (; i + 16 <= count; i += 16) {
         __m128i d6[4], d7[4], v16[2];
         for (int g = 0; g < 4; g++) {
@@ -194,18 +201,28 @@ void bracelet_decode_v2(const uint8_t *r, size_t count, const bracelet_columns *
         column_u16(c->eda + i, d7, 0, v16);
         c->bad[BRACELET_EDA][w] = check_u16(v16, 0, 10000);
     }
-    v2_scalar(r, i, count, c);
+    return i;
+}
+
+void bracelet_decode(const uint8_t *r, size_t count, size_t stride, int v2,
+                     uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c) {
+    size_t done = 0;
+    if (use_avx2() && stride == (v2 ? 32 : 24)) {
+        done = v2 ? bracelet_decode_v2_avx2(r, count, max_steps, max_energy, c)
+                  : bracelet_decode_v1_avx2(r, count, max_steps, max_energy, c);
+    }
+    size_t from = done;
+    done = common_sse2(r, from, count, stride, max_steps, max_energy, c);
+    common_scalar(r, done, count, stride, max_steps, max_energy, c);
+    if (v2) v2_scalar(r, v2_sse2(r, from, count, c), count, c);
 }
 
 #else
 
-void bracelet_decode_common(const uint8_t *r, size_t count, size_t stride,
-                            uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c) {
+void bracelet_decode(const uint8_t *r, size_t count, size_t stride, int v2,
+                     uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c) {
     common_scalar(r, 0, count, stride, max_steps, max_energy, c);
-}
-
-void bracelet_decode_v2(const uint8_t *r, size_t count, const bracelet_columns *c) {
-    v2_scalar(r, 0, count, c);
+    if (v2) v2_scalar(r, 0, count, c);
 }
 
 #endif

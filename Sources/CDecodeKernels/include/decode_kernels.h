@@ -1,6 +1,7 @@
 // The metrics-record decoder's hot loop in C: copy each field of fixed-size records into its own
-// column and mark values outside their valid range. SSE2 on x86-64 (16 records per step, values
-// stay in registers between the copy and the check), portable C elsewhere.
+// column and mark values outside their valid range. On x86-64 AVX2 when the CPU has it (32 records
+// per step), SSE2 otherwise (16 per step); values stay in registers between the copy and the check.
+// Portable C elsewhere and for the last records of a batch.
 //
 // Range marks are bitsets, one per field: bit (i % 16) of word (i / 16) is set when record i's
 // value is neither the "no value" sentinel nor within the field's valid range.
@@ -23,10 +24,8 @@ typedef struct {
     uint16_t *bad[BRACELET_FIELD_COUNT];
 } bracelet_columns;
 
-/// Decodes the 13 fields every model has (bytes 0..22 of each record of `stride` bytes).
-/// `max_steps` and `max_energy` are the per-slot limits for the slot length.
-void bracelet_decode_common(const uint8_t *records, size_t count, size_t stride,
-                            uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c);
-
-/// Decodes the 4 V2 fields (bytes 24..29 of each 32-byte record).
-void bracelet_decode_v2(const uint8_t *records, size_t count, const bracelet_columns *c);
+/// Decodes `count` records of `stride` bytes: the 13 fields every model has (bytes 0..22), and with
+/// `v2` set the 4 V2 fields too (bytes 24..29; V2 records are 32 bytes). `max_steps` and
+/// `max_energy` are the per-slot limits for the slot length.
+void bracelet_decode(const uint8_t *records, size_t count, size_t stride, int v2,
+                     uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c);

@@ -1,0 +1,19 @@
+// What the decoder's files share and Swift does not see.
+#pragma once
+#include "decode_kernels.h"
+
+/// How far ahead of the record being decoded the vector loops ask for memory (bytes), into L2.
+/// Without the hint, records came from DRAM at a third of the plain read rate on a Zen 4 core;
+/// 6 KiB into L2 was the best of 0.5 to 16 KiB into L1 or L2 there (`bracelet bench`). A prefetch
+/// past the end of the records is harmless: it never faults.
+#define BRACELET_PREFETCH_BYTES 6144
+
+#if defined(__x86_64__)
+/// The AVX2 loops: decode records 0..n-1 of a model's 24- or 32-byte records, n the largest
+/// multiple of 32 that fits `count`, and return n. Call only when the CPU has AVX2; the caller
+/// decodes the rest.
+size_t bracelet_decode_v1_avx2(const uint8_t *records, size_t count, uint32_t max_steps, uint32_t max_energy,
+                               const bracelet_columns *c);
+size_t bracelet_decode_v2_avx2(const uint8_t *records, size_t count, uint32_t max_steps, uint32_t max_energy,
+                               const bracelet_columns *c);
+#endif
