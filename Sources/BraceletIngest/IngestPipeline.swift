@@ -14,6 +14,8 @@ import Foundation
 ///   every local day the new rows touched (recomputed by ``SummaryRecomputer`` from everything
 ///   stored) and the outbox entries of the summaries that changed are committed together, or
 ///   nothing is. After a crash the store never holds data whose summaries were not recomputed.
+///   Into a database without samples it is a ``BraceletStore/Store/loadingTransaction(_:)``: the
+///   new pages are written once, not through the write-ahead log.
 /// - **A live session recomputes once per sync.** As a session's ``TransferSink`` the pipeline
 ///   stores each verified file as it arrives (``storeDeferringSummaries(_:)``: rows, transfer
 ///   progress and the touched days recorded as pending, in one transaction, before the bracelet
@@ -89,7 +91,7 @@ public final class IngestPipeline: @unchecked Sendable {
     }
 
     private func run(_ files: [VerifiedFile]) throws -> IngestReport {
-        let report = try store.transaction {
+        let report = try store.loadingTransaction {
             var report = IngestReport()
             let touched = try storeAll(files, report: &report)
             for (device, dates) in touched.sorted(by: { $0.key < $1.key }) {

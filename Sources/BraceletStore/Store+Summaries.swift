@@ -65,7 +65,16 @@ extension Store {
     /// version or writes an outbox entry. `scoreInput` is asked only when an entry is written.
     func upsertDailySummary(device: String, localDate: String, kind: String, canonical: [UInt8],
                             stamp: SummaryStamp? = nil, scoreInput: () throws -> String? = { nil }) throws -> SummaryChange {
-        let hash = SHA256.hex(canonical)
+        try upsertDailySummary(device: device, localDate: localDate, kind: kind, document: CanonicalDocument(canonical: canonical),
+                               stamp: stamp, scoreInput: scoreInput)
+    }
+
+    /// Stores a summary already in canonical JSON, like ``upsertDailySummary(device:localDate:kind:value:stamp:scoreInput:)``
+    /// (see ``CanonicalDocument`` for why a caller makes the document itself).
+    public func upsertDailySummary(device: String, localDate: String, kind: String, document: CanonicalDocument,
+                                   stamp: SummaryStamp? = nil, scoreInput: () throws -> String? = { nil }) throws -> SummaryChange {
+        try validate(localDate: localDate, kind: kind)
+        let canonical = document.bytes, hash = document.contentHash
         return try write { db in
             let deviceID = try upsertDevice(db, serial: device, model: nil)
             let select = try db.prepare("SELECT version, content_hash FROM daily_summaries WHERE device_id = ?1 AND local_date = ?2 AND kind = ?3")

@@ -96,6 +96,32 @@ public final class Store: @unchecked Sendable {
         try write { _ in try body() }
     }
 
+    /// Runs `body` like ``transaction(_:)``. When the database holds no samples yet (a new database
+    /// being loaded), the transaction goes through a rollback journal instead of the write-ahead
+    /// log, and the log is back on when it ends.
+    ///
+    /// Why: a load writes mostly new pages. Through the log each is written twice (into the log at
+    /// the commit, into the database at the checkpoint that follows) and read back once; SQLite's
+    /// rollback journal keeps only the old content of pages that existed before the transaction,
+    /// so new pages are written once. Just as atomic and durable: a crash leaves the database as
+    /// it was before. A database with samples, or one another connection has open (the mode then
+    /// cannot change), keeps the log. Should switching back fail, the next open switches. While
+    /// the load runs, another process can read the database as it was before, and one that opens it
+    /// to write waits for the load to end (up to its busy timeout).
+    public func loadingTransaction<T>(_ body: () throws -> T) throws -> T {
+        try locked { db in
+            let empty = try db.scalarInt("""
+                SELECT NOT EXISTS (SELECT 1 FROM slots) AND NOT EXISTS (SELECT 1 FROM beats)
+                    AND NOT EXISTS (SELECT 1 FROM beat_chunks)
+                """) == 1
+            guard empty, path != ":memory:", try db.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete" else {
+                return try db.transaction { try body() }
+            }
+            defer { _ = try? db.scalarText("PRAGMA journal_mode=WAL") }
+            return try db.transaction { try body() }
+        }
+    }
+
     /// The id of device `serial`, creating its row when new and updating `last_seen_at` (and the model
     /// when given). Call inside a transaction.
     func upsertDevice(_ db: Database, serial: String, model: DeviceModel?) throws -> Int64 {

@@ -2,6 +2,7 @@ import BraceletDecoder
 import BraceletStore
 import BraceletSummaries
 import Foundation
+import Synchronization
 
 /// What recomputing some days wrote.
 public struct RecomputeReport: Sendable {
@@ -64,6 +65,24 @@ public struct SummaryRecomputer: Sendable {
     /// V2 pass to a few tens of MB while the 42 hours read around each span add about 12 %.
     public static let daysPerRead = 14
 
+    /// How many runs are summarised at the same time: the summary engine is most of a recompute's
+    /// CPU time and a run's engine shares nothing with another's, so a gateway's second core halves
+    /// it. Each run in flight holds its samples in memory.
+    public static let runsAtOnce = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// `transform` of every element, the elements on separate threads when there are several.
+    static func inParallel<Input: Sendable, Output: Sendable>(_ inputs: [Input],
+                                                              _ transform: @Sendable (Input) -> Output) -> [Output] {
+        guard inputs.count > 1 else { return inputs.map(transform) }
+        let results = Mutex<[Output?]>(Array(repeating: nil, count: inputs.count))
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            let output = transform(inputs[index])
+            results.withLock { $0[index] = output }
+        }
+        // concurrentPerform returns after every iteration ran, so every index holds its output.
+        return results.withLock { $0.map { $0! } }
+    }
+
     /// Recomputes `dates` (YYYY-MM-DD, local) of `device` and stores what changed.
     public func recompute(device: String, dates: [String], store: Store) throws -> RecomputeReport {
         var report = RecomputeReport()
@@ -80,30 +99,72 @@ public struct SummaryRecomputer: Sendable {
                 runs.append([day])
             }
         }
-        for run in runs {
-            guard let first = run.first, let last = run.last else { continue }
-            let from = first.range.lowerBound - 86_400
-            let to = last.range.upperBound + 18 * 3600
-            // Damaged rows must never be summarised, nor new rows stored beside them.
-            try store.requireIntactMeasurements(device: device, seconds: from..<to)
-            let slots = try store.slots(device: device, from: from, to: to)
-            let beats = try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)
-            var engine = SummaryEngine(configuration: configuration)
-            report.diagnostics += engine.add(slots: slots, beats: beats, now: now)
-            for (date, _) in run {
-                try save(date: date, of: engine, device: device, into: store, report: &report)
+        // The store is read and written on the calling thread, one run after another; the summary
+        // engine, the CPU-bound part, runs for up to `runsAtOnce` runs at a time, one per core.
+        var next = 0
+        while next < runs.count {
+            let batch = Array(runs[next..<min(next + Self.runsAtOnce, runs.count)])
+            next += batch.count
+            var work: [(dates: [String], slots: [Slot], beats: [Beat])] = []
+            for run in batch {
+                guard let first = run.first, let last = run.last else { continue }
+                let from = first.range.lowerBound - 86_400
+                let to = last.range.upperBound + 18 * 3600
+                // Damaged rows must never be summarised, nor new rows stored beside them.
+                try store.requireIntactMeasurements(device: device, seconds: from..<to)
+                work.append((run.map(\.date), try store.slots(device: device, from: from, to: to),
+                             try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)))
+            }
+            let computed = Self.inParallel(work) { run in
+                Result { try summarise(run.dates, device: device, slots: run.slots, beats: run.beats) }
+            }
+            work = []
+            for result in computed {
+                let run = try result.get()
+                report.diagnostics += run.diagnostics
+                for day in run.days {
+                    try save(day, of: run.engine, device: device, into: store, report: &report)
+                }
             }
         }
         return report
     }
 
-    private func save(date: String, of engine: SummaryEngine, device: String, into store: Store,
-                       report: inout RecomputeReport) throws {
-        guard let day = engine.day(date) else { return }
+    /// One run of days summarised, with each day's document made: everything of a recompute that
+    /// needs no store.
+    struct SummarisedRun: Sendable {
+        var engine: SummaryEngine
+        var diagnostics: [SummaryDiagnostic]
+        var days: [SummarisedDay]
+    }
+
+    /// A day's summary with its stored form.
+    struct SummarisedDay: Sendable {
+        var date: String
+        var summary: DailySummary
+        var document: CanonicalDocument
+        var scoreInput: String?
+    }
+
+    private func summarise(_ dates: [String], device: String, slots: [Slot], beats: [Beat]) throws -> SummarisedRun {
+        var engine = SummaryEngine(configuration: configuration)
+        let diagnostics = engine.add(slots: slots, beats: beats, now: now)
+        let days = try dates.compactMap { date -> SummarisedDay? in
+            guard let day = engine.day(date) else { return nil }
+            return SummarisedDay(date: date, summary: day,
+                                 document: try CanonicalDocument(day, what: "summary \(Self.dailyKind) of \(device) on \(date)"),
+                                 scoreInput: try DayScoreInput(summary: day).text())
+        }
+        return SummarisedRun(engine: engine, diagnostics: diagnostics, days: days)
+    }
+
+    private func save(_ summarised: SummarisedDay, of engine: SummaryEngine, device: String, into store: Store,
+                      report: inout RecomputeReport) throws {
+        let date = summarised.date, day = summarised.summary
         report.dates.append(date)
         let stamp = SummaryStamp(basis: configuration.summaryBasis, computedAt: now)
-        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, value: day, stamp: stamp,
-                                                        scoreInput: try DayScoreInput(summary: day).text()) {
+        if case .changed = try store.upsertDailySummary(device: device, localDate: date, kind: Self.dailyKind, document: summarised.document,
+                                                        stamp: stamp, scoreInput: { summarised.scoreInput }) {
             report.changedSummaries += 1
         }
         let sessions = engine.sleepSessions.filter { $0.recordDate == date }

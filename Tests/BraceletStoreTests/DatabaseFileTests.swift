@@ -143,3 +143,55 @@ private func sharedLockIsHeld(_ fd: Int32) throws -> Bool {
     guard fcntl(fd, getOFDLock, &lock) == 0 else { throw POSIXError(.EINVAL) }
     return lock.l_type != Int16(F_UNLCK)
 }
+
+/// The journal mode of the store's connection, asked from inside or outside a transaction.
+private func journalMode(_ store: Store) throws -> String? {
+    try store.locked { try $0.scalarText("PRAGMA journal_mode") }
+}
+
+@Test func loadingANewDatabaseSkipsTheLogAndTurnsItBackOn() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("load.db")
+    let store = try Store(path: path)
+    var modeInside: String?
+    try store.loadingTransaction {
+        modeInside = try journalMode(store)
+        _ = try store.insertSlots([sampleSlot(start: 60), sampleSlot(start: 120)], device: "SN1", model: .v1)
+    }
+    #expect(modeInside == "delete")
+    #expect(try journalMode(store) == "wal")
+    #expect(try store.slots(device: "SN1", from: 0, to: 200).map(\.start) == [60, 120])
+    #expect(try store.integrityFindings(full: true).isEmpty)
+    #expect(try store.pageFindings().isEmpty)
+    // Reopened, the file is a WAL database holding the rows.
+    let reopened = try Store(path: path)
+    #expect(try journalMode(reopened) == "wal")
+    #expect(try reopened.slots(device: "SN1", from: 0, to: 200).count == 2)
+}
+
+@Test func loadingADatabaseWithSamplesKeepsTheLog() throws {
+    let folder = try TemporaryFolder()
+    let store = try Store(path: folder.path("full.db"))
+    _ = try store.insertSlots([sampleSlot(start: 60)], device: "SN1", model: .v1)
+    var modeInside: String?
+    try store.loadingTransaction {
+        modeInside = try journalMode(store)
+        _ = try store.insertSlots([sampleSlot(start: 120)], device: "SN1", model: .v1)
+    }
+    #expect(modeInside == "wal")
+    #expect(try store.slots(device: "SN1", from: 0, to: 200).count == 2)
+}
+
+@Test func aFailedLoadLeavesANewDatabaseEmptyAndInWALMode() throws {
+    struct Stop: Error {}
+    let folder = try TemporaryFolder()
+    let store = try Store(path: folder.path("undone.db"))
+    #expect(throws: Stop.self) {
+        try store.loadingTransaction {
+            _ = try store.insertSlots([sampleSlot(start: 60)], device: "SN1", model: .v1)
+            throw Stop()
+        }
+    }
+    #expect(try store.slots(device: "SN1", from: 0, to: 200).isEmpty)
+    #expect(try journalMode(store) == "wal")
+}
