@@ -19,10 +19,15 @@ protocol ReplayRecordWriter: AnyObject {
 /// a capture of a month has close to a million records, and a `String` or an array append per value
 /// would make replay slower than reading the file. The text is exactly what the key list in
 /// ``ReplayWriter/slotKeys`` and `description` of each value give.
+///
+/// There are two blocks: a full one is written by a ``BlockWriter`` while records go into the other.
 final class ReplayJSONLines: ReplayRecordWriter {
     private let output: ReplayOutput
-    /// The output block; records are written at `block + used` and the block goes out when full.
-    private let block: UnsafeMutablePointer<UInt8>
+    /// The block being filled; records are written at `block + used` and the block goes out when full.
+    private var block: UnsafeMutablePointer<UInt8>
+    /// The other block: being written, or free.
+    private var spare: UnsafeMutablePointer<UInt8>
+    private let writer = BlockWriter()
     private static let blockSize = 1 << 20
     private var used = 0
     /// Room every line gets before it is written: the longest slot line with every field out of
@@ -33,25 +38,40 @@ final class ReplayJSONLines: ReplayRecordWriter {
     private var deviceKey: (serial: String, model: DeviceModel)?
     /// The date of the last record written: records of one day share it.
     private var dates = DatePrefix()
+    /// `{"kind":"rr","t":"YYYY-MM-DDT` of the day of the last beat written.
+    private var rrHead = RRLineHead()
+    /// `Z","device":"SERIAL","model":"v2","rr_ms":` of the current device, in a buffer of
+    /// ``rrTailRoom`` bytes so that it is always copied whole; `rrTailLength` bytes are the text.
+    private var rrTail: [UInt8] = []
+    private var rrTailLength = 0
+    /// Room for the longest tail: a serial is at most 8 bytes, 48 once escaped.
+    private static let rrTailRoom = 512
 
     init(output: ReplayOutput) {
         self.output = output
         block = .allocate(capacity: Self.blockSize)
+        spare = .allocate(capacity: Self.blockSize)
     }
 
     deinit {
+        writer.finish()
         block.deallocate()
+        spare.deallocate()
         dates.text.deallocate()
     }
 
     func finish() throws {
         flush(used)
+        writer.finish()
         try output.finish()
     }
 
-    /// Sends the block up to `count` bytes to the output.
+    /// Sends the block up to `count` bytes to the output and goes on in the other block.
     private func flush(_ count: Int) {
-        if count > 0 { output.target()?.write(raw: UnsafeRawBufferPointer(start: block, count: count)) }
+        if count > 0, let target = output.target() {
+            writer.write(UnsafeRawBufferPointer(start: block, count: count), to: target)
+            swap(&block, &spare)
+        }
         used = 0
     }
 
@@ -73,6 +93,11 @@ final class ReplayJSONLines: ReplayRecordWriter {
         CanonicalJSON.appendString("\(model)", to: &text)
         device = text
         lineRoom = 1024 + device.count
+        var tail: [UInt8] = [0x5A]
+        tail += text
+        CanonicalJSON.appendLiteral(",\"rr_ms\":", to: &tail)
+        rrTailLength = tail.count
+        rrTail = tail + [UInt8](repeating: 0, count: max(0, Self.rrTailRoom - tail.count))
     }
 
     func slots(_ batch: MetricsColumns, header: FileHeader) {
@@ -134,24 +159,40 @@ final class ReplayJSONLines: ReplayRecordWriter {
     func beats(_ batch: [Beat], header: FileHeader) {
         useDevice(header.serial, header.model)
         var p = block + used
+        var limit = block + Self.blockSize - lineRoom
+        var head = rrHead
         var dates = self.dates
-        let lineRoom = self.lineRoom
-        device.withUnsafeBufferPointer { device in
+        rrTail.withUnsafeBytes { tail in
+            guard let tailBytes = tail.baseAddress else { return }
             for beat in batch {
-                p = room(p, lineRoom)
-                p = put("{\"kind\":\"rr\",\"t\":\"", p)
+                if p > limit {
+                    flush(p - block)
+                    p = block
+                    limit = block + Self.blockSize - lineRoom
+                }
                 let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
-                p = dates.write(day, p)
-                p = time(Int(ms / 1000), p)
-                p.pointee = 0x2E
-                three(Int(ms % 1000), p + 1)
-                p[4] = 0x5A
-                p = copy(device, p + 5)
-                p = value(beat.rrMs, put(",\"rr_ms\":", p))
+                if day != head.day { head = RRLineHead(day: day, dates: &dates) }
+                // Fixed-size copies (the compiler makes them a few vector moves); the bytes past each
+                // piece are overwritten by the next one, and every line has `lineRoom` bytes of room.
+                withUnsafeBytes(of: head.text) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: 32) }
+                p += RRLineHead.length
+                let second = Int(ms / 1000)
+                two(second / 3600, p)
+                p[2] = 0x3A
+                two(second / 60 % 60, p + 3)
+                p[5] = 0x3A
+                two(second % 60, p + 6)
+                p[8] = 0x2E
+                three(Int(ms % 1000), p + 9)
+                p += 12
+                UnsafeMutableRawPointer(p).copyMemory(from: tailBytes, byteCount: Self.rrTailRoom)
+                p += rrTailLength
+                p = value(beat.rrMs, p)
                 p[0] = 0x7D; p[1] = 0x0A
                 p += 2
             }
         }
+        rrHead = head
         self.dates = dates
         used = p - block
     }
@@ -212,6 +253,32 @@ final class ReplayJSONLines: ReplayRecordWriter {
         p[0] = UInt8(truncatingIfNeeded: 48 + v / 100)
         p[1] = UInt8(truncatingIfNeeded: 48 + v / 10 % 10)
         p[2] = UInt8(truncatingIfNeeded: 48 + v % 10)
+    }
+}
+
+/// `{"kind":"rr","t":"YYYY-MM-DDT` of one day, the start of every beat line of that day, in 32 bytes
+/// so that it is copied whole.
+struct RRLineHead {
+    /// Bytes of text.
+    static let length = 29
+    /// Days since 1970 of the text; none yet at first.
+    var day = Int64.min
+    /// The text, then 3 bytes of padding.
+    var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init() {}
+
+    /// The head of `day`, its date as `dates` writes it.
+    init(day: Int64, dates: inout DatePrefix) {
+        self.day = day
+        let prefix = Array(#"{"kind":"rr","t":""#.utf8)
+        var bytes = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            base.update(from: prefix, count: prefix.count)
+            _ = dates.write(day, base + prefix.count)
+        }
+        withUnsafeMutableBytes(of: &text) { $0.copyBytes(from: bytes) }
     }
 }
 
