@@ -40,24 +40,13 @@ struct IngestCommand: ParsableCommand {
 
     func run() throws {
         keepFreedHeapForWrites()
-        let store = try openStore(db, mustExist: false)
-        var files: [VerifiedFile] = []
-        var configuration: SummaryConfiguration?
-        var damaged = false
-        for path in captures {
-            let replayed = try loadCapture(path).capture
-            if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
-                printError("warning: \(path) holds no bracelet file transfer; skipped")
-                continue
-            }
-            if replayed.isIncomplete {
-                damaged = true
-                printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
-            }
-            configuration = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
-            files += VerifiedFile.files(of: replayed)
-        }
-        guard let configuration else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
+        // Opening the database (creating and migrating a new one, checking an old one's structure)
+        // and reading the captures need nothing from each other: the store opens meanwhile.
+        let database = db
+        let opening = Background { try openStore(database, mustExist: false) }
+        let loaded = Result { try loadCaptures() }
+        let store = try opening.value()
+        let (files, configuration, damaged) = try loaded.get()
         if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: db) {
             printError("warning: \(warning)")
         }
@@ -75,6 +64,30 @@ struct IngestCommand: ParsableCommand {
         let counts = try store.outboxCounts()
         print("outbox: \(counts.pending) pending, \(counts.delivered) delivered, \(counts.dead) dead; forward them with `bracelet sync --db \(db) ...`")
         if damaged { throw ExitCode(3) }
+    }
+
+    /// The verified files of every capture, the summary settings (the first capture with bracelet
+    /// data gives the recorded time-zone offset when no --tz is given) and whether any capture is
+    /// damaged or incomplete.
+    func loadCaptures() throws -> (files: [VerifiedFile], configuration: SummaryConfiguration, damaged: Bool) {
+        var files: [VerifiedFile] = []
+        var configuration: SummaryConfiguration?
+        var damaged = false
+        for path in captures {
+            let replayed = try loadCapture(path).capture
+            if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
+                printError("warning: \(path) holds no bracelet file transfer; skipped")
+                continue
+            }
+            if replayed.isIncomplete {
+                damaged = true
+                printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
+            }
+            configuration = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
+            files += VerifiedFile.files(of: replayed)
+        }
+        guard let configuration else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
+        return (files, configuration, damaged)
     }
 
     /// Runs a store call, turning its error into one line that says what to do.

@@ -179,7 +179,9 @@ public struct SummaryEngine: Sendable {
                                              inBed: slot.activity.map { $0 == 7 } ?? true))
             }
         }
-        let incoming = newBeatsInput.filter { tally.accepts($0, now: now) }
+        // Usually every beat is kept: then the input is used as it is, not copied.
+        let incoming = newBeatsInput.allSatisfy { InputTally.keeps($0, now: now) }
+            ? newBeatsInput : newBeatsInput.filter { tally.accepts($0, now: now) }
         let newBeats = mergeBeats(incoming)
         var sessionDays: Set<Int> = []
         if !newStages.isEmpty {
@@ -288,11 +290,20 @@ public struct SummaryEngine: Sendable {
     /// returns the beats that were new.
     private mutating func mergeBeats(_ input: [Beat]) -> [Beat] {
         guard !input.isEmpty else { return [] }
-        var incoming = input
-        incoming.sort { $0.timeMs < $1.timeMs }
-        var fresh: [Beat] = []
-        fresh.reserveCapacity(incoming.count)
-        for beat in incoming where fresh.last?.timeMs != beat.timeMs { fresh.append(beat) }
+        // Beats read back from the store come sorted and unique: then they are used as they are
+        // (two weeks of them are 6 MB, and each copy cost as much as the rest of the merge).
+        var fresh = input
+        if !zip(input, input.dropFirst()).allSatisfy({ $0.timeMs < $1.timeMs }) {
+            fresh.sort { $0.timeMs < $1.timeMs }
+            var unique: [Beat] = []
+            unique.reserveCapacity(fresh.count)
+            for beat in fresh where unique.last?.timeMs != beat.timeMs { unique.append(beat) }
+            fresh = unique
+        }
+        if beats.isEmpty {
+            beats = fresh
+            return fresh
+        }
         if let last = beats.last, let first = fresh.first, first.timeMs <= last.timeMs {
             var merged: [Beat] = []
             merged.reserveCapacity(beats.count + fresh.count)
@@ -449,7 +460,12 @@ struct InputTally: Sendable {
     var futureBeat: Int64?
 
     /// Whether `beat` is kept: not more than 5 minutes after `now`, and inside
-    /// ``SummaryEngine/plausibleTimes``; counts it otherwise.
+    /// ``SummaryEngine/plausibleTimes``.
+    static func keeps(_ beat: Beat, now: Int64) -> Bool {
+        beat.timeMs / 1000 <= now + 300 && SummaryEngine.plausibleTimes.contains(beat.timeMs / 1000)
+    }
+
+    /// Whether `beat` is kept (``keeps(_:now:)``); counts it otherwise.
     mutating func accepts(_ beat: Beat, now: Int64) -> Bool {
         guard beat.timeMs / 1000 <= now + 300 else {
             futureBeat = min(futureBeat ?? beat.timeMs, beat.timeMs)
