@@ -20,6 +20,11 @@ public final class Store: @unchecked Sendable {
     let lock = NSRecursiveLock()
     /// How deep the current thread is in ``locked(_:)`` calls (guarded by `lock`).
     private var depth = 0
+    /// Whether a ``loadingTransaction(_:)`` that began without samples is open (guarded by `lock`):
+    /// every sample row was then written by it, from memory, so the row checks cannot disagree and
+    /// ``requireIntactMeasurements(device:seconds:)`` skips them (the pages read back are still
+    /// verified by their checksums).
+    var loadingIntoEmpty = false
     /// The clock used for `created_at`, `updated_at` and the like, in Unix milliseconds.
     let now: @Sendable () -> Int64
 
@@ -107,18 +112,25 @@ public final class Store: @unchecked Sendable {
     /// it was before. A database with samples, or one another connection has open (the mode then
     /// cannot change), keeps the log. Should switching back fail, the next open switches. While
     /// the load runs, another process can read the database as it was before, and one that opens it
-    /// to write waits for the load to end (up to its busy timeout).
+    /// to write waits for the load to end (up to its busy timeout). Rows the load reads back are not
+    /// row-checked: it wrote every one of them.
     public func loadingTransaction<T>(_ body: () throws -> T) throws -> T {
-        try locked { db in
-            let empty = try db.scalarInt("""
+        func withoutSamples(_ db: Database) throws -> Bool {
+            try db.scalarInt("""
                 SELECT NOT EXISTS (SELECT 1 FROM slots) AND NOT EXISTS (SELECT 1 FROM beats)
                     AND NOT EXISTS (SELECT 1 FROM beat_chunks)
                 """) == 1
-            guard empty, path != ":memory:", try db.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete" else {
-                return try db.transaction { try body() }
+        }
+        return try locked { db in
+            let unlogged = try withoutSamples(db) && path != ":memory:"
+                && db.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete"
+            defer { if unlogged { _ = try? db.scalarText("PRAGMA journal_mode=WAL") } }
+            return try db.transaction {
+                // Asked again inside the transaction: another process may have written in between.
+                loadingIntoEmpty = try withoutSamples(db)
+                defer { loadingIntoEmpty = false }
+                return try body()
             }
-            defer { _ = try? db.scalarText("PRAGMA journal_mode=WAL") }
-            return try db.transaction { try body() }
         }
     }
 

@@ -154,11 +154,15 @@ private func journalMode(_ store: Store) throws -> String? {
     let path = folder.path("load.db")
     let store = try Store(path: path)
     var modeInside: String?
+    var skipsRowChecks = false
     try store.loadingTransaction {
         modeInside = try journalMode(store)
         _ = try store.insertSlots([sampleSlot(start: 60), sampleSlot(start: 120)], device: "SN1", model: .v1)
+        skipsRowChecks = store.loadingIntoEmpty
     }
     #expect(modeInside == "delete")
+    #expect(skipsRowChecks)
+    #expect(!store.loadingIntoEmpty)
     #expect(try journalMode(store) == "wal")
     #expect(try store.slots(device: "SN1", from: 0, to: 200).map(\.start) == [60, 120])
     #expect(try store.integrityFindings(full: true).isEmpty)
@@ -174,11 +178,14 @@ private func journalMode(_ store: Store) throws -> String? {
     let store = try Store(path: folder.path("full.db"))
     _ = try store.insertSlots([sampleSlot(start: 60)], device: "SN1", model: .v1)
     var modeInside: String?
+    var skipsRowChecks = true
     try store.loadingTransaction {
         modeInside = try journalMode(store)
         _ = try store.insertSlots([sampleSlot(start: 120)], device: "SN1", model: .v1)
+        skipsRowChecks = store.loadingIntoEmpty
     }
     #expect(modeInside == "wal")
+    #expect(!skipsRowChecks)
     #expect(try store.slots(device: "SN1", from: 0, to: 200).count == 2)
 }
 
