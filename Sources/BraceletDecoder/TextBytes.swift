@@ -57,6 +57,13 @@ public enum TextBytes {
             p[2] = 0x30 + UInt8(value % 10)
             return p + 3
         }
+        if value < 10000 {  // RR intervals and a slot's calories: most of the 4-digit numbers written
+            p[0] = 0x30 + UInt8(value / 1000)
+            p[1] = 0x30 + UInt8(value / 100 % 10)
+            p[2] = 0x30 + UInt8(value / 10 % 10)
+            p[3] = 0x30 + UInt8(value % 10)
+            return p + 4
+        }
         var count = 0
         var rest = value
         while rest > 0 { count += 1; rest /= 10 }

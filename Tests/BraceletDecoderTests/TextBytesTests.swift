@@ -17,7 +17,13 @@ import BraceletDecoder
 }
 
 @Test func integersAreWrittenInDecimal() {
-    for value: Int64 in [0, 7, -7, 10, 1_234_567_890, Int64.max, Int64.min] {
+    // Every digit count (each has its own path up to four digits) and both sides of each boundary.
+    var values: [Int64] = [0, 7, -7, 1_234_567_890, Int64.max, Int64.min]
+    for exponent in 1...18 {
+        let power = (1..<exponent).reduce(Int64(10)) { value, _ in value * 10 }
+        values += [power - 1, power, power + 1, -(power - 1), -power]
+    }
+    for value in values {
         var bytes: [UInt8] = []
         TextBytes.append(value, to: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == String(value))
