@@ -19,7 +19,7 @@
 //   BraceletFleet      the fleet database on PostgreSQL (libpq): batched sink, fleet queries
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -40,7 +40,9 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // libm: `rounded()` on Linux needs it when a module imports neither Foundation nor Glibc.
-        .target(name: "BraceletProtocol", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "BraceletProtocol", dependencies: ["CCRCFolding"], linkerSettings: [.linkedLibrary("m")]),
+        // The bulk of the packet and file CRCs by carry-less multiplication (PCLMULQDQ), when the CPU has it.
+        .target(name: "CCRCFolding", cSettings: [.unsafeFlags(["-O3"])]),
         // The decoder's column gathers in C: SSE2 transposes on x86-64, portable C elsewhere.
         .target(name: "CDecodeKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // The SQLite VFS shim that writes and verifies a checksum in every page of the database file.

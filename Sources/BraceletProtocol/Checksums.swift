@@ -1,3 +1,5 @@
+import CCRCFolding
+
 /// CRC-8/SMBUS: polynomial 0x07, initial value 0x00, no reflection, no final XOR.
 ///
 /// Protects every command frame and every 6-byte command response. Check value: the ASCII bytes
@@ -48,11 +50,19 @@ public enum CRC16 {
         return t
     }()
 
-    /// The CRC-16 of contiguous bytes, eight bytes per step (slice-by-8): every data packet of a
-    /// transfer is checked, so this runs over every byte a bracelet sends.
+    /// The CRC-16 of contiguous bytes: every data packet of a transfer is checked, so this runs over
+    /// every byte a bracelet sends. The bulk is folded by carry-less multiplication when the CPU can
+    /// (`CCRCFolding`), the rest goes through the tables.
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
+        let (folded, remainder) = foldedRemainder(bytes) { bracelet_crc16_fold(0xFFFF, $0, $1, $2) }
+        guard folded > 0 else { return update(0xFFFF, bytes) }
+        return update(withUnsafeBytes(of: remainder) { update(0, $0) }, UnsafeRawBufferPointer(rebasing: bytes[folded...]))
+    }
+
+    /// The register after `bytes`, from `crc`, eight bytes per step (slice-by-8).
+    static func update(_ start: UInt16, _ bytes: UnsafeRawBufferPointer) -> UInt16 {
         tables.withUnsafeBufferPointer { t in
-            var crc: UInt16 = 0xFFFF
+            var crc = start
             var i = 0
             let n = bytes.count
             while i + 8 <= n {
@@ -100,10 +110,18 @@ public enum CRC32 {
         return checksum(Array(bytes))
     }
 
-    /// The CRC-32 of contiguous bytes, eight bytes per step (slice-by-8).
+    /// The CRC-32 of contiguous bytes: the bulk folded by carry-less multiplication when the CPU
+    /// can (`CCRCFolding`), the rest through the tables.
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        let (folded, remainder) = foldedRemainder(bytes) { bracelet_crc32_fold(0xFFFF_FFFF, $0, $1, $2) }
+        guard folded > 0 else { return update(0xFFFF_FFFF, bytes) ^ 0xFFFF_FFFF }
+        return update(withUnsafeBytes(of: remainder) { update(0, $0) }, UnsafeRawBufferPointer(rebasing: bytes[folded...])) ^ 0xFFFF_FFFF
+    }
+
+    /// The register (not inverted) after `bytes`, from `crc`, eight bytes per step (slice-by-8).
+    static func update(_ start: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         tables.withUnsafeBufferPointer { t in
-            var crc: UInt32 = 0xFFFF_FFFF
+            var crc = start
             var i = 0
             let n = bytes.count
             while i + 8 <= n {
@@ -119,7 +137,19 @@ public enum CRC32 {
                 crc = (crc >> 8) ^ t[Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])]
                 i += 1
             }
-            return crc ^ 0xFFFF_FFFF
+            return crc
         }
     }
+}
+
+/// Runs a `CCRCFolding` function over `bytes`: how many bytes it folded (0: none, the CPU cannot or
+/// there are too few) and the 16 remainder bytes it wrote, to be finished through a table.
+private func foldedRemainder(_ bytes: UnsafeRawBufferPointer,
+                             _ fold: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Int) -> (Int, (UInt64, UInt64)) {
+    var remainder: (UInt64, UInt64) = (0, 0)
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return (0, remainder) }
+    let folded = withUnsafeMutableBytes(of: &remainder) { out in
+        fold(base, bytes.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+    }
+    return (folded, remainder)
 }
