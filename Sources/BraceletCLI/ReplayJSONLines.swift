@@ -40,12 +40,12 @@ final class ReplayJSONLines: ReplayRecordWriter {
     private var dates = DatePrefix()
     /// `{"kind":"rr","t":"YYYY-MM-DDT` of the day of the last beat written.
     private var rrHead = RRLineHead()
-    /// `Z","device":"SERIAL","model":"v2","rr_ms":` of the current device, in a buffer of
-    /// ``rrTailRoom`` bytes so that it is always copied whole; `rrTailLength` bytes are the text.
+    /// `Z","device":"SERIAL","model":"v2","rr_ms":` of the current device, zero-padded to whole
+    /// 32-byte chunks (`rrTailChunks`) so that it is copied in fixed-size moves; `rrTailLength` bytes
+    /// are the text.
     private var rrTail: [UInt8] = []
     private var rrTailLength = 0
-    /// Room for the longest tail: a serial is at most 8 bytes, 48 once escaped.
-    private static let rrTailRoom = 512
+    private var rrTailChunks = 0
 
     init(output: ReplayOutput) {
         self.output = output
@@ -97,7 +97,8 @@ final class ReplayJSONLines: ReplayRecordWriter {
         tail += text
         CanonicalJSON.appendLiteral(",\"rr_ms\":", to: &tail)
         rrTailLength = tail.count
-        rrTail = tail + [UInt8](repeating: 0, count: max(0, Self.rrTailRoom - tail.count))
+        rrTailChunks = (tail.count + 31) / 32
+        rrTail = tail + [UInt8](repeating: 0, count: rrTailChunks * 32 - tail.count)
     }
 
     func slots(_ batch: MetricsColumns, header: FileHeader) {
@@ -162,39 +163,73 @@ final class ReplayJSONLines: ReplayRecordWriter {
         var limit = block + Self.blockSize - lineRoom
         var head = rrHead
         var dates = self.dates
+        let tailChunks = rrTailChunks, tailLength = rrTailLength
         rrTail.withUnsafeBytes { tail in
-            guard let tailBytes = tail.baseAddress else { return }
-            for beat in batch {
-                if p > limit {
-                    flush(p - block)
-                    p = block
-                    limit = block + Self.blockSize - lineRoom
+            Self.digitPairs.withUnsafeBufferPointer { pairs in
+                guard let tailBytes = tail.baseAddress, let pairs = pairs.baseAddress else { return }
+                /// Two digits of `value` (0...99) at `at`, in one store.
+                func pair(_ value: Int, _ at: UnsafeMutablePointer<UInt8>) {
+                    UnsafeMutableRawPointer(at).storeBytes(of: pairs[value], as: UInt16.self)
                 }
-                let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
-                if day != head.day { head = RRLineHead(day: day, dates: &dates) }
-                // Fixed-size copies (the compiler makes them a few vector moves); the bytes past each
-                // piece are overwritten by the next one, and every line has `lineRoom` bytes of room.
-                withUnsafeBytes(of: head.text) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: 32) }
-                p += RRLineHead.length
-                let second = Int(ms / 1000)
-                two(second / 3600, p)
-                p[2] = 0x3A
-                two(second / 60 % 60, p + 3)
-                p[5] = 0x3A
-                two(second % 60, p + 6)
-                p[8] = 0x2E
-                three(Int(ms % 1000), p + 9)
-                p += 12
-                UnsafeMutableRawPointer(p).copyMemory(from: tailBytes, byteCount: Self.rrTailRoom)
-                p += rrTailLength
-                p = value(beat.rrMs, p)
-                p[0] = 0x7D; p[1] = 0x0A
-                p += 2
+                for beat in batch {
+                    if p > limit {
+                        flush(p - block)
+                        p = block
+                        limit = block + Self.blockSize - lineRoom
+                    }
+                    let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
+                    if day != head.day { head = RRLineHead(day: day, dates: &dates) }
+                    // Fixed-size stores (a few vector moves); the bytes past each piece are
+                    // overwritten by the next one, and every line has `lineRoom` bytes of room.
+                    let out = UnsafeMutableRawPointer(p)
+                    out.storeBytes(of: head.text.0, as: UInt64.self)
+                    out.storeBytes(of: head.text.1, toByteOffset: 8, as: UInt64.self)
+                    out.storeBytes(of: head.text.2, toByteOffset: 16, as: UInt64.self)
+                    out.storeBytes(of: head.text.3, toByteOffset: 24, as: UInt64.self)
+                    p += RRLineHead.length
+                    let milliseconds = Int(ms), second = milliseconds / 1000, milli = milliseconds - second * 1000
+                    let hour = second / 3600, minute = (second - hour * 3600) / 60
+                    pair(hour, p)
+                    p[2] = 0x3A
+                    pair(minute, p + 3)
+                    p[5] = 0x3A
+                    pair(second - hour * 3600 - minute * 60, p + 6)
+                    p[8] = 0x2E
+                    p[9] = UInt8(truncatingIfNeeded: 48 + milli / 100)
+                    pair(milli % 100, p + 10)
+                    p += 12
+                    for chunk in 0..<tailChunks {
+                        UnsafeMutableRawPointer(p + 32 * chunk).copyMemory(from: tailBytes + 32 * chunk, byteCount: 32)
+                    }
+                    p += tailLength
+                    if let rr = beat.rrMs, rr >= 0, rr < 10_000 {
+                        // An RR interval: 1 to 4 digits.
+                        if rr >= 1000 {
+                            pair(rr / 100, p); pair(rr % 100, p + 2); p += 4
+                        } else if rr >= 100 {
+                            p[0] = UInt8(truncatingIfNeeded: 48 + rr / 100); pair(rr % 100, p + 1); p += 3
+                        } else if rr >= 10 {
+                            pair(rr, p); p += 2
+                        } else {
+                            p[0] = UInt8(truncatingIfNeeded: 48 + rr); p += 1
+                        }
+                    } else {
+                        p = value(beat.rrMs, p)
+                    }
+                    p[0] = 0x7D; p[1] = 0x0A
+                    p += 2
+                }
             }
         }
         rrHead = head
         self.dates = dates
         used = p - block
+    }
+
+    /// `00` to `99` as two ASCII bytes each, first digit in the low byte (one 16-bit store writes both).
+    private static let digitPairs: [UInt16] = (0..<100).map { (value: Int) -> UInt16 in
+        let tens = UInt16(48 + value / 10), ones = UInt16(48 + value % 10)
+        return tens | ones << 8
     }
 
     func heartRate(_ hr: CapturedHeartRate) {

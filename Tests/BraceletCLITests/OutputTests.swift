@@ -90,3 +90,39 @@ func contents(_ path: String) -> String { (try? String(contentsOfFile: path, enc
         }
     }
 }
+
+/// Beat lines as `description` and `UTCTime` would write them, built without the writer's shortcuts.
+private func expectedBeatLine(_ beat: Beat, serial: String) -> String {
+    let seconds = beat.timeMs >= 0 ? beat.timeMs / 1000 : (beat.timeMs - 999) / 1000
+    let milli = beat.timeMs - seconds * 1000
+    var date: [UInt8] = []
+    UTCTime.appendISO8601(unixSeconds: seconds, to: &date)
+    let stamp = String(decoding: date, as: UTF8.self).dropLast()  // the Z
+    let ms = String(milli).count == 3 ? String(milli) : String(repeating: "0", count: 3 - String(milli).count) + String(milli)
+    return #"{"kind":"rr","t":""# + stamp + "." + ms + #"Z","device":""# + serial + #"","model":"v2","rr_ms":"#
+        + (beat.rrMs.map(String.init) ?? "null") + "}"
+}
+
+@Test func jsonLinesBeatLinesMatchTheirDefinitionAcrossDaysDigitsAndBlocks() throws {
+    let path = try scratchFolder() + "/beats.jsonl"
+    let writer = ReplayJSONLines(output: ReplayOutput(try TextOutput(path: path)))
+    let header = FileHeader(kind: .beats, model: .v2, serial: "V2SIM001", baseTime: 0, timeZoneOffsetMinutes: 0,
+                            intervalSeconds: 0, recordCount: 0)
+    // Every digit count of an RR interval, a gap, a time before 1970, both sides of midnight and of a
+    // new year, then enough beats (15 000, about 1.3 MB) that the 1 MiB output block goes out mid-batch.
+    var beats = [0, 7, 42, 99, 100, 999, 1000, 9999, 10_000, 65_534].enumerated().map {
+        Beat(timeMs: 1_767_225_599_000 + Int64($0.offset) * 123, rrMs: $0.element)
+    }
+    beats.append(Beat(timeMs: 1_767_225_600_000, rrMs: nil))
+    beats.append(Beat(timeMs: -1_500, rrMs: 812))
+    beats += (0..<15_000).map { Beat(timeMs: 1_795_219_199_000 + Int64($0) * 777, rrMs: 400 + $0 % 1300) }
+    writer.beats(Array(beats[..<5]), header: header)
+    writer.beats(Array(beats[5...]), header: header)
+    try writer.finish()
+    let lines = contents(path).split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count == beats.count + 1 && lines.last == "")
+    for (line, beat) in zip(lines, beats) where line != expectedBeatLine(beat, serial: "V2SIM001") {
+        Issue.record("beat \(beat): wrote \(line), expected \(expectedBeatLine(beat, serial: "V2SIM001"))")
+        break
+    }
+}
