@@ -60,9 +60,12 @@ static void v2_scalar(const uint8_t *r, size_t from, size_t count, const bracele
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-// AVX2 doubles the records per step. The C runtime reads the CPU's features once at start-up;
-// asking is a load and a test.
+// AVX2 doubles the records per step; AVX-512VL and BW give the same loop 32 registers. The C
+// runtime reads the CPU's features once at start-up; asking is a load and a test.
 static inline int use_avx2(void) { return __builtin_cpu_supports("avx2"); }
+static inline int use_avx512(void) {
+    return __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+}
 
 // Dwords k..k+3 of 4 records (a 16-byte load at `p` in each), transposed: out[k] = [r0 r1 r2 r3].
 static inline void transpose4(const uint8_t *p, size_t stride, __m128i out[4]) {
@@ -207,9 +210,14 @@ static size_t v2_sse2(const uint8_t *r, size_t i, size_t count, const bracelet_c
 void bracelet_decode(const uint8_t *r, size_t count, size_t stride, int v2,
                      uint32_t max_steps, uint32_t max_energy, const bracelet_columns *c) {
     size_t done = 0;
-    if (use_avx2() && stride == (v2 ? 32 : 24)) {
-        done = v2 ? bracelet_decode_v2_avx2(r, count, max_steps, max_energy, c)
-                  : bracelet_decode_v1_avx2(r, count, max_steps, max_energy, c);
+    if (stride == (v2 ? 32 : 24)) {
+        if (use_avx512()) {
+            done = v2 ? bracelet_decode_v2_avx512(r, count, max_steps, max_energy, c)
+                      : bracelet_decode_v1_avx512(r, count, max_steps, max_energy, c);
+        } else if (use_avx2()) {
+            done = v2 ? bracelet_decode_v2_avx2(r, count, max_steps, max_energy, c)
+                      : bracelet_decode_v1_avx2(r, count, max_steps, max_energy, c);
+        }
     }
     size_t from = done;
     done = common_sse2(r, from, count, stride, max_steps, max_energy, c);

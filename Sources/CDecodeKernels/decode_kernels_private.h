@@ -9,11 +9,15 @@
 #define BRACELET_PREFETCH_BYTES 6144
 
 #if defined(__x86_64__)
-/// The AVX2 loops: decode records 0..n-1 of a model's 24- or 32-byte records, n the largest
-/// multiple of 32 that fits `count`, and return n. Call only when the CPU has AVX2; the caller
-/// decodes the rest.
+/// The 32-record loops (decode_kernels_wide.h): decode records 0..n-1 of a model's 24- or 32-byte
+/// records, n the largest multiple of 32 that fits `count`, and return n; the caller decodes the
+/// rest. The `_avx2` ones need AVX2, the `_avx512` ones AVX-512VL and BW as well.
 size_t bracelet_decode_v1_avx2(const uint8_t *records, size_t count, uint32_t max_steps, uint32_t max_energy,
                                const bracelet_columns *c);
 size_t bracelet_decode_v2_avx2(const uint8_t *records, size_t count, uint32_t max_steps, uint32_t max_energy,
                                const bracelet_columns *c);
+size_t bracelet_decode_v1_avx512(const uint8_t *records, size_t count, uint32_t max_steps, uint32_t max_energy,
+                                 const bracelet_columns *c);
+size_t bracelet_decode_v2_avx512(const uint8_t *records, size_t count, uint32_t max_steps, uint32_t max_energy,
+                                 const bracelet_columns *c);
 #endif

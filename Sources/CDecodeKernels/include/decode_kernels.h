@@ -1,6 +1,7 @@
 // The metrics-record decoder's hot loop in C: copy each field of fixed-size records into its own
 // column and mark values outside their valid range. On x86-64 AVX2 when the CPU has it (32 records
-// per step), SSE2 otherwise (16 per step); values stay in registers between the copy and the check.
+// per step; compiled for AVX-512VL too, for its 32 registers), SSE2 otherwise (16 per step); values
+// stay in registers between the copy and the check.
 // Portable C elsewhere and for the last records of a batch.
 //
 // Range marks are bitsets, one per field: bit (i % 16) of word (i / 16) is set when record i's
