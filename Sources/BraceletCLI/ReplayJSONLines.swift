@@ -106,43 +106,49 @@ final class ReplayJSONLines: ReplayRecordWriter {
         var p = block + used
         var dates = self.dates
         let lineRoom = self.lineRoom
+        precondition(batch.count <= batch.capacity, "a batch of \(batch.count) records in columns for \(batch.capacity)")
         device.withUnsafeBufferPointer { device in
-            batch.forEachSlot { slot, outOfRange in
+            for i in 0..<batch.count {
                 p = room(p, lineRoom)
-                p = slotLine(slot, outOfRange: outOfRange, device: device, dates: &dates, p)
+                p = slotLine(batch, i, device: device, dates: &dates, p)
             }
         }
         self.dates = dates
         used = p - block
     }
 
-    private func slotLine(_ s: Slot, outOfRange: SlotFields, device: UnsafeBufferPointer<UInt8>, dates: inout DatePrefix,
+    /// Record `i` of `c` (below its count) as a line, straight from the raw columns: a sentinel is
+    /// `null`, a hundredths column is written as the `description` of its value (``TextBytes/writeHundredths(_:to:)``),
+    /// exactly the text of the record's ``Slot`` (the bundled captures' JSON Lines are compared).
+    private func slotLine(_ c: MetricsColumns, _ i: Int, device: UnsafeBufferPointer<UInt8>, dates: inout DatePrefix,
                           _ start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         var p = put("{\"kind\":\"slot\",\"t\":\"", start)
-        let (day, second) = s.start.floorDivided(by: 86_400)
+        let (day, second) = (c.firstStart + Int64(i) * Int64(c.intervalSeconds)).floorDivided(by: 86_400)
         p = dates.write(day, p)
         p = time(Int(second), p)
         p.pointee = 0x5A
         p = copy(device, p + 1)
         p = put(",\"interval_s\":", p)
-        p = TextBytes.write(Int64(s.intervalSeconds), to: p)
-        p = value(s.bpm, put(",\"bpm\":", p))
-        p = value(s.bpmQuality, put(",\"bpm_q\":", p))
-        p = value(s.breath, put(",\"breath\":", p))
-        p = value(s.breathQuality, put(",\"breath_q\":", p))
-        p = value(s.steps, put(",\"steps\":", p))
-        p = value(s.activity, put(",\"activity\":", p))
-        p = value(s.speed, put(",\"speed\":", p))
-        p = value(s.energyCal, put(",\"energy_cal\":", p))
-        p = value(s.activeCal, put(",\"active_cal\":", p))
-        p = value(s.skinTempC, put(",\"skin_temp_c\":", p))
-        p = value(s.coreTempC, put(",\"core_temp_c\":", p))
-        p = value(s.spo2, put(",\"spo2\":", p))
-        p = value(s.spo2Quality, put(",\"spo2_q\":", p))
-        p = value(s.edaMicrosiemens, put(",\"eda_us\":", p))
-        p = value(s.sleepStage, put(",\"sleep_stage\":", p))
-        p = value(s.wearing, put(",\"wearing\":", p))
-        p = value(s.battery, put(",\"battery\":", p))
+        p = TextBytes.write(Int64(c.intervalSeconds), to: p)
+        let v2 = c.model == .v2
+        p = byte(c.bpm[i], put(",\"bpm\":", p))
+        p = byte(c.bpmQ[i], put(",\"bpm_q\":", p))
+        p = hundredths(c.breath[i], put(",\"breath\":", p))
+        p = byte(c.breathQ[i], put(",\"breath_q\":", p))
+        p = half(c.steps[i], put(",\"steps\":", p))
+        p = byte(c.activity[i], put(",\"activity\":", p))
+        p = hundredths(c.speed[i], put(",\"speed\":", p))
+        p = word(c.energy[i], put(",\"energy_cal\":", p))
+        p = word(c.activeEnergy[i], put(",\"active_cal\":", p))
+        p = hundredths(c.skinTemp[i], put(",\"skin_temp_c\":", p))
+        p = hundredths(v2 ? c.coreTemp[i] : 0xFFFF, put(",\"core_temp_c\":", p))
+        p = byte(v2 ? c.spo2[i] : 0xFF, put(",\"spo2\":", p))
+        p = byte(v2 ? c.spo2Q[i] : 0xFF, put(",\"spo2_q\":", p))
+        p = hundredths(v2 ? c.eda[i] : 0xFFFF, put(",\"eda_us\":", p))
+        p = byte(c.stage[i], put(",\"sleep_stage\":", p))
+        p = byte(c.wearing[i], put(",\"wearing\":", p))
+        p = byte(c.battery[i], put(",\"battery\":", p))
+        let outOfRange = c.uncheckedOutOfRange(i)
         if !outOfRange.isEmpty {
             var names: [UInt8] = []
             CanonicalJSON.appendLiteral(",\"out_of_range\":[", to: &names)
@@ -155,6 +161,30 @@ final class ReplayJSONLines: ReplayRecordWriter {
         }
         p[0] = 0x7D; p[1] = 0x0A
         return p + 2
+    }
+
+    /// A byte column's value, `null` for its sentinel 0xFF.
+    @inline(__always)
+    private func byte(_ raw: UInt8, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        raw == 0xFF ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
+    }
+
+    /// A 16-bit column's value, `null` for its sentinel 0xFFFF.
+    @inline(__always)
+    private func half(_ raw: UInt16, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        raw == 0xFFFF ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
+    }
+
+    /// A 32-bit column's value, `null` for its sentinel 0xFFFFFFFF.
+    @inline(__always)
+    private func word(_ raw: UInt32, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        raw == 0xFFFF_FFFF ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
+    }
+
+    /// A hundredths column's value as its `Double`'s `description`, `null` for its sentinel 0xFFFF.
+    @inline(__always)
+    private func hundredths(_ raw: UInt16, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        raw == 0xFFFF ? put("null", p) : TextBytes.writeHundredths(UInt64(raw), to: p)
     }
 
     func beats(_ batch: [Beat], header: FileHeader) {
@@ -258,12 +288,6 @@ final class ReplayJSONLines: ReplayRecordWriter {
     @inline(__always)
     private func value(_ v: Int?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         CanonicalJSON.write(v, to: p)
-    }
-
-    /// A number (its `description`, as JSON Lines records write it) or `null`.
-    @inline(__always)
-    private func value(_ v: Double?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        CanonicalJSON.writeDescription(v, to: p)
     }
 
     /// `HH:MM:SS` of a second of the day.

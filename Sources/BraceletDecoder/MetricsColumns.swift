@@ -18,9 +18,11 @@ public final class MetricsColumns {
     /// Slot length in seconds.
     public internal(set) var intervalSeconds: Int32 = 60
 
-    @usableFromInline let bpm, bpmQ, breathQ, activity, wearing, stage, battery, spo2, spo2Q: UnsafeMutablePointer<UInt8>
-    @usableFromInline let breath, steps, speed, skinTemp, coreTemp, eda: UnsafeMutablePointer<UInt16>
-    @usableFromInline let energy, activeEnergy: UnsafeMutablePointer<UInt32>
+    /// The raw columns (sentinels included), for writers in this package that format records
+    /// straight from them; index them only below ``count``.
+    @usableFromInline package let bpm, bpmQ, breathQ, activity, wearing, stage, battery, spo2, spo2Q: UnsafeMutablePointer<UInt8>
+    @usableFromInline package let breath, steps, speed, skinTemp, coreTemp, eda: UnsafeMutablePointer<UInt16>
+    @usableFromInline package let energy, activeEnergy: UnsafeMutablePointer<UInt32>
     /// One out-of-range bitset per field (bit i % 16 of word i / 16), in ``SlotFields`` bit order.
     let badBits: UnsafeMutablePointer<UInt16>
     /// Words per bitset.
@@ -112,7 +114,8 @@ public final class MetricsColumns {
         for i in 0..<count { try body(uncheckedSlot(i), uncheckedOutOfRange(i)) }
     }
 
-    private func uncheckedOutOfRange(_ i: Int) -> SlotFields {
+    /// ``outOfRange(at:)`` without the bounds check: for a caller that checked `i < count`.
+    package func uncheckedOutOfRange(_ i: Int) -> SlotFields {
         let word = i / 16, bit = UInt16(1) << UInt16(i % 16)
         var raw: UInt32 = 0
         let fields = model == .v2 ? Int(BRACELET_FIELD_COUNT.rawValue) : Int(BRACELET_SPO2.rawValue)

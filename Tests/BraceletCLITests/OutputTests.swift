@@ -126,3 +126,67 @@ private func expectedBeatLine(_ beat: Beat, serial: String) -> String {
         break
     }
 }
+
+/// A slot line built from the record's `Slot` and field names with `description`: the definition
+/// the column writer must match.
+private func expectedSlotLine(_ s: Slot, _ outOfRange: SlotFields, serial: String, model: String) -> String {
+    var date: [UInt8] = []
+    UTCTime.appendISO8601(unixSeconds: s.start, to: &date)
+    func text<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "null" }
+    let fields: [(String, String)] = [
+        ("bpm", text(s.bpm)), ("bpm_q", text(s.bpmQuality)), ("breath", text(s.breath)), ("breath_q", text(s.breathQuality)),
+        ("steps", text(s.steps)), ("activity", text(s.activity)), ("speed", text(s.speed)), ("energy_cal", text(s.energyCal)),
+        ("active_cal", text(s.activeCal)), ("skin_temp_c", text(s.skinTempC)), ("core_temp_c", text(s.coreTempC)),
+        ("spo2", text(s.spo2)), ("spo2_q", text(s.spo2Quality)), ("eda_us", text(s.edaMicrosiemens)),
+        ("sleep_stage", text(s.sleepStage)), ("wearing", text(s.wearing)), ("battery", text(s.battery)),
+    ]
+    var line = #"{"kind":"slot","t":""# + String(decoding: date, as: UTF8.self) + #"","device":""# + serial
+        + #"","model":""# + model + #"","interval_s":"# + "\(s.intervalSeconds)"
+    for (key, value) in fields { line += ",\"\(key)\":\(value)" }
+    if !outOfRange.isEmpty { line += #","out_of_range":["# + outOfRange.names.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+    return line + "}"
+}
+
+/// Random slots over each field's whole wire range (sentinels as nil, most values out of range), of
+/// both models, through the decoder and the column writer, in odd-sized batches.
+@Test(arguments: [DeviceModel.v1, .v2])
+func jsonLinesSlotLinesMatchTheirDefinitionForEveryFieldValue(model: DeviceModel) throws {
+    var rng = SystemRandomNumberGenerator()
+    func maybe<T>(_ value: @autoclosure () -> T) -> T? { Int.random(in: 0..<5, using: &rng) == 0 ? nil : value() }
+    let slots: [Slot] = (0..<700).map { i in
+        var s = Slot(start: 1_767_225_000 + Int64(i) * 30, intervalSeconds: 30)
+        s.bpm = maybe(Int.random(in: 0...254)); s.bpmQuality = maybe(Int.random(in: 0...254))
+        s.breath = maybe(Double(Int.random(in: 0...65534)) / 100); s.breathQuality = maybe(Int.random(in: 0...254))
+        s.activity = maybe(Int.random(in: 0...254)); s.steps = maybe(Int.random(in: 0...65534))
+        s.speed = maybe(Double(Int.random(in: 0...65534)) / 100); s.skinTempC = maybe(Double(Int.random(in: 0...65534)) / 100)
+        s.energyCal = maybe(Int.random(in: 0...4_294_967_294)); s.activeCal = maybe(Int.random(in: 0...4_294_967_294))
+        s.wearing = maybe(Int.random(in: 0...254)); s.sleepStage = maybe(Int.random(in: 0...254)); s.battery = maybe(Int.random(in: 0...254))
+        if model == .v2 {
+            s.spo2 = maybe(Int.random(in: 0...254)); s.spo2Quality = maybe(Int.random(in: 0...254))
+            s.coreTempC = maybe(Double(Int.random(in: 0...65534)) / 100); s.edaMicrosiemens = maybe(Double(Int.random(in: 0...65534)) / 100)
+        }
+        return s
+    }
+    let file = try MetricsRecordEncoder(model: model).sealedFile(serial: "S1", timeZoneOffsetMinutes: 0, intervalSeconds: 30,
+                                                                 firstStart: slots[0].start, slots: slots)
+    let path = try scratchFolder() + "/slots.jsonl"
+    let writer = ReplayJSONLines(output: ReplayOutput(try TextOutput(path: path)))
+    let header = FileHeader(kind: .metrics, model: model, serial: "S1", baseTime: slots[0].start, timeZoneOffsetMinutes: 0,
+                            intervalSeconds: 30, recordCount: slots.count)
+    var expected: [String] = []
+    _ = try file.withUnsafeBytes { raw in
+        try FileDecoder.decodeMetrics(raw, columns: MetricsColumns(capacity: 77)) { c in
+            for i in 0..<c.count { expected.append(expectedSlotLine(c.slot(at: i), c.outOfRange(at: i), serial: "S1", model: "\(model)")) }
+            writer.slots(c, header: header)
+        }
+    }
+    try writer.finish()
+    let lines = contents(path).split(separator: "\n").map(String.init)
+    #expect(lines.count == slots.count)
+    #expect(expected.filter { $0.contains("out_of_range") }.count > 500)
+    #expect(expected.filter { $0.contains("null") }.count > 500)
+    for (line, want) in zip(lines, expected) where line != want {
+        Issue.record("wrote \(line), expected \(want)")
+        break
+    }
+}
