@@ -131,23 +131,23 @@ final class ReplayJSONLines: ReplayRecordWriter {
         p = put(",\"interval_s\":", p)
         p = TextBytes.write(Int64(c.intervalSeconds), to: p)
         let v2 = c.model == .v2
-        p = byte(c.bpm[i], put(",\"bpm\":", p))
-        p = byte(c.bpmQ[i], put(",\"bpm_q\":", p))
+        p = integer(c.bpm[i], put(",\"bpm\":", p))
+        p = integer(c.bpmQ[i], put(",\"bpm_q\":", p))
         p = hundredths(c.breath[i], put(",\"breath\":", p))
-        p = byte(c.breathQ[i], put(",\"breath_q\":", p))
-        p = half(c.steps[i], put(",\"steps\":", p))
-        p = byte(c.activity[i], put(",\"activity\":", p))
+        p = integer(c.breathQ[i], put(",\"breath_q\":", p))
+        p = integer(c.steps[i], put(",\"steps\":", p))
+        p = integer(c.activity[i], put(",\"activity\":", p))
         p = hundredths(c.speed[i], put(",\"speed\":", p))
-        p = word(c.energy[i], put(",\"energy_cal\":", p))
-        p = word(c.activeEnergy[i], put(",\"active_cal\":", p))
+        p = integer(c.energy[i], put(",\"energy_cal\":", p))
+        p = integer(c.activeEnergy[i], put(",\"active_cal\":", p))
         p = hundredths(c.skinTemp[i], put(",\"skin_temp_c\":", p))
         p = hundredths(v2 ? c.coreTemp[i] : 0xFFFF, put(",\"core_temp_c\":", p))
-        p = byte(v2 ? c.spo2[i] : 0xFF, put(",\"spo2\":", p))
-        p = byte(v2 ? c.spo2Q[i] : 0xFF, put(",\"spo2_q\":", p))
+        p = integer(v2 ? c.spo2[i] : 0xFF, put(",\"spo2\":", p))
+        p = integer(v2 ? c.spo2Q[i] : 0xFF, put(",\"spo2_q\":", p))
         p = hundredths(v2 ? c.eda[i] : 0xFFFF, put(",\"eda_us\":", p))
-        p = byte(c.stage[i], put(",\"sleep_stage\":", p))
-        p = byte(c.wearing[i], put(",\"wearing\":", p))
-        p = byte(c.battery[i], put(",\"battery\":", p))
+        p = integer(c.stage[i], put(",\"sleep_stage\":", p))
+        p = integer(c.wearing[i], put(",\"wearing\":", p))
+        p = integer(c.battery[i], put(",\"battery\":", p))
         let outOfRange = c.uncheckedOutOfRange(i)
         if !outOfRange.isEmpty {
             var names: [UInt8] = []
@@ -163,22 +163,10 @@ final class ReplayJSONLines: ReplayRecordWriter {
         return p + 2
     }
 
-    /// A byte column's value, `null` for its sentinel 0xFF.
+    /// An integer column's value, `null` for its sentinel (the type's largest value).
     @inline(__always)
-    private func byte(_ raw: UInt8, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        raw == 0xFF ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
-    }
-
-    /// A 16-bit column's value, `null` for its sentinel 0xFFFF.
-    @inline(__always)
-    private func half(_ raw: UInt16, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        raw == 0xFFFF ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
-    }
-
-    /// A 32-bit column's value, `null` for its sentinel 0xFFFFFFFF.
-    @inline(__always)
-    private func word(_ raw: UInt32, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        raw == 0xFFFF_FFFF ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
+    private func integer<Raw: FixedWidthInteger & UnsignedInteger>(_ raw: Raw, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        raw == Raw.max ? put("null", p) : TextBytes.write(UInt64(raw), to: p)
     }
 
     /// A hundredths column's value as its `Double`'s `description`, `null` for its sentinel 0xFFFF.
@@ -195,71 +183,37 @@ final class ReplayJSONLines: ReplayRecordWriter {
         var dates = self.dates
         let tailChunks = rrTailChunks, tailLength = rrTailLength
         rrTail.withUnsafeBytes { tail in
-            Self.digitPairs.withUnsafeBufferPointer { pairs in
-                guard let tailBytes = tail.baseAddress, let pairs = pairs.baseAddress else { return }
-                /// Two digits of `value` (0...99) at `at`, in one store.
-                func pair(_ value: Int, _ at: UnsafeMutablePointer<UInt8>) {
-                    UnsafeMutableRawPointer(at).storeBytes(of: pairs[value], as: UInt16.self)
+            guard let tailBytes = tail.baseAddress else { return }
+            for beat in batch {
+                if p > limit {
+                    flush(p - block)
+                    p = block
+                    limit = block + Self.blockSize - lineRoom
                 }
-                for beat in batch {
-                    if p > limit {
-                        flush(p - block)
-                        p = block
-                        limit = block + Self.blockSize - lineRoom
-                    }
-                    let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
-                    if day != head.day { head = RRLineHead(day: day, dates: &dates) }
-                    // Fixed-size stores (a few vector moves); the bytes past each piece are
-                    // overwritten by the next one, and every line has `lineRoom` bytes of room.
-                    let out = UnsafeMutableRawPointer(p)
-                    out.storeBytes(of: head.text.0, as: UInt64.self)
-                    out.storeBytes(of: head.text.1, toByteOffset: 8, as: UInt64.self)
-                    out.storeBytes(of: head.text.2, toByteOffset: 16, as: UInt64.self)
-                    out.storeBytes(of: head.text.3, toByteOffset: 24, as: UInt64.self)
-                    p += RRLineHead.length
-                    let milliseconds = Int(ms), second = milliseconds / 1000, milli = milliseconds - second * 1000
-                    let hour = second / 3600, minute = (second - hour * 3600) / 60
-                    pair(hour, p)
-                    p[2] = 0x3A
-                    pair(minute, p + 3)
-                    p[5] = 0x3A
-                    pair(second - hour * 3600 - minute * 60, p + 6)
-                    p[8] = 0x2E
-                    p[9] = UInt8(truncatingIfNeeded: 48 + milli / 100)
-                    pair(milli % 100, p + 10)
-                    p += 12
-                    for chunk in 0..<tailChunks {
-                        UnsafeMutableRawPointer(p + 32 * chunk).copyMemory(from: tailBytes + 32 * chunk, byteCount: 32)
-                    }
-                    p += tailLength
-                    if let rr = beat.rrMs, rr >= 0, rr < 10_000 {
-                        // An RR interval: 1 to 4 digits.
-                        if rr >= 1000 {
-                            pair(rr / 100, p); pair(rr % 100, p + 2); p += 4
-                        } else if rr >= 100 {
-                            p[0] = UInt8(truncatingIfNeeded: 48 + rr / 100); pair(rr % 100, p + 1); p += 3
-                        } else if rr >= 10 {
-                            pair(rr, p); p += 2
-                        } else {
-                            p[0] = UInt8(truncatingIfNeeded: 48 + rr); p += 1
-                        }
-                    } else {
-                        p = value(beat.rrMs, p)
-                    }
-                    p[0] = 0x7D; p[1] = 0x0A
-                    p += 2
+                let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
+                if day != head.day { head = RRLineHead(day: day, dates: &dates) }
+                // Fixed-size stores (a few vector moves); the bytes past each piece are overwritten
+                // by the next one, and every line has `lineRoom` bytes of room.
+                let out = UnsafeMutableRawPointer(p)
+                out.storeBytes(of: head.text.0, as: UInt64.self)
+                out.storeBytes(of: head.text.1, toByteOffset: 8, as: UInt64.self)
+                out.storeBytes(of: head.text.2, toByteOffset: 16, as: UInt64.self)
+                out.storeBytes(of: head.text.3, toByteOffset: 24, as: UInt64.self)
+                p = time(Int(ms / 1000), p + RRLineHead.length)
+                p.pointee = 0x2E
+                three(Int(ms % 1000), p + 1)
+                p += 4
+                for chunk in 0..<tailChunks {
+                    UnsafeMutableRawPointer(p + 32 * chunk).copyMemory(from: tailBytes + 32 * chunk, byteCount: 32)
                 }
+                p = value(beat.rrMs, p + tailLength)
+                p[0] = 0x7D; p[1] = 0x0A
+                p += 2
             }
         }
         rrHead = head
         self.dates = dates
         used = p - block
-    }
-
-    /// `00` to `99` as two ASCII bytes each, first digit in the low byte (one 16-bit store writes both).
-    private static let digitPairs: [UInt16] = (0..<100).map { (value: Int) -> UInt16 in
-        let tens = UInt16(48 + value / 10), ones = UInt16(48 + value % 10)
-        return tens | ones << 8
     }
 
     func heartRate(_ hr: CapturedHeartRate) {
@@ -303,15 +257,13 @@ final class ReplayJSONLines: ReplayRecordWriter {
 
     @inline(__always)
     private func two(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
-        p[0] = UInt8(truncatingIfNeeded: 48 + v / 10)
-        p[1] = UInt8(truncatingIfNeeded: 48 + v % 10)
+        TextBytes.writeTwoDigits(v, to: p)
     }
 
     @inline(__always)
     private func three(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
-        p[0] = UInt8(truncatingIfNeeded: 48 + v / 100)
-        p[1] = UInt8(truncatingIfNeeded: 48 + v / 10 % 10)
-        p[2] = UInt8(truncatingIfNeeded: 48 + v % 10)
+        p.pointee = UInt8(truncatingIfNeeded: 48 + v / 100)
+        TextBytes.writeTwoDigits(v % 100, to: p + 1)
     }
 }
 

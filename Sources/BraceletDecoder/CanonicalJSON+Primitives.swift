@@ -32,7 +32,7 @@ extension CanonicalJSON {
     }
 
     /// Writes `value` in decimal at `p`, or `null` when it is missing; returns the position after it.
-    @inlinable
+    @inlinable @inline(__always)
     public static func write(_ value: Int?, to p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         if let value { return TextBytes.write(Int64(value), to: p) }
         return writeLiteral("null", to: p)

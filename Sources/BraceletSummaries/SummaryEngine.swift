@@ -467,15 +467,13 @@ struct InputTally: Sendable {
 
     /// Whether `beat` is kept (``keeps(_:now:)``); counts it otherwise.
     mutating func accepts(_ beat: Beat, now: Int64) -> Bool {
-        guard beat.timeMs / 1000 <= now + 300 else {
+        if Self.keeps(beat, now: now) { return true }
+        if beat.timeMs / 1000 > now + 300 {
             futureBeat = min(futureBeat ?? beat.timeMs, beat.timeMs)
-            return false
-        }
-        guard SummaryEngine.plausibleTimes.contains(beat.timeMs / 1000) else {
+        } else {
             implausibleBeats += 1
-            return false
         }
-        return true
+        return false
     }
 
     /// Adds the counted diagnostics to `report`.
