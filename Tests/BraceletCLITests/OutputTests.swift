@@ -147,23 +147,29 @@ private func expectedSlotLine(_ s: Slot, _ outOfRange: SlotFields, serial: Strin
     return line + "}"
 }
 
-/// Random slots over each field's whole wire range (sentinels as nil, most values out of range), of
-/// both models, through the decoder and the column writer, in odd-sized batches.
+/// Slots whose fields walk through each field's boundary values (missing, 0, the edges of the valid
+/// range and past them, the largest wire value), offset per field so that records mix them, of both
+/// models, through the decoder and the column writer, in odd-sized batches.
 @Test(arguments: [DeviceModel.v1, .v2])
 func jsonLinesSlotLinesMatchTheirDefinitionForEveryFieldValue(model: DeviceModel) throws {
-    var rng = SystemRandomNumberGenerator()
-    func maybe<T>(_ value: @autoclosure () -> T) -> T? { Int.random(in: 0..<5, using: &rng) == 0 ? nil : value() }
+    let small: [Int?] = [nil, 0, 3, 4, 5, 7, 30, 100, 101, 220, 221, 254]
+    let halfWords: [Int?] = [nil, 0, 1, 99, 100, 500, 2500, 4500, 4501, 10_000, 65_534]
+    let words: [Int?] = [nil, 0, 1, 999, 1000, 3600, 4_294_967_294]
+    var field = 0
+    func next<T>(_ values: [T], _ i: Int) -> T {
+        field += 1
+        return values[(i * 5 + field * 3) % values.count]
+    }
+    func hundredths(_ i: Int) -> Double? { next(halfWords, i).map { Double($0) / 100 } }
     let slots: [Slot] = (0..<700).map { i in
+        field = 0
         var s = Slot(start: 1_767_225_000 + Int64(i) * 30, intervalSeconds: 30)
-        s.bpm = maybe(Int.random(in: 0...254)); s.bpmQuality = maybe(Int.random(in: 0...254))
-        s.breath = maybe(Double(Int.random(in: 0...65534)) / 100); s.breathQuality = maybe(Int.random(in: 0...254))
-        s.activity = maybe(Int.random(in: 0...254)); s.steps = maybe(Int.random(in: 0...65534))
-        s.speed = maybe(Double(Int.random(in: 0...65534)) / 100); s.skinTempC = maybe(Double(Int.random(in: 0...65534)) / 100)
-        s.energyCal = maybe(Int.random(in: 0...4_294_967_294)); s.activeCal = maybe(Int.random(in: 0...4_294_967_294))
-        s.wearing = maybe(Int.random(in: 0...254)); s.sleepStage = maybe(Int.random(in: 0...254)); s.battery = maybe(Int.random(in: 0...254))
+        s.bpm = next(small, i); s.bpmQuality = next(small, i); s.breath = hundredths(i); s.breathQuality = next(small, i)
+        s.activity = next(small, i); s.steps = next(halfWords, i); s.speed = hundredths(i); s.skinTempC = hundredths(i)
+        s.energyCal = next(words, i); s.activeCal = next(words, i)
+        s.wearing = next(small, i); s.sleepStage = next(small, i); s.battery = next(small, i)
         if model == .v2 {
-            s.spo2 = maybe(Int.random(in: 0...254)); s.spo2Quality = maybe(Int.random(in: 0...254))
-            s.coreTempC = maybe(Double(Int.random(in: 0...65534)) / 100); s.edaMicrosiemens = maybe(Double(Int.random(in: 0...65534)) / 100)
+            s.spo2 = next(small, i); s.spo2Quality = next(small, i); s.coreTempC = hundredths(i); s.edaMicrosiemens = hundredths(i)
         }
         return s
     }
