@@ -21,6 +21,7 @@ struct Bracelet: AsyncParsableCommand {
             HRVCommand.self,
             IngestCommand.self,
             RecomputeCommand.self,
+            PersonCommand.self,
             SyncCommand.self,
             ScoreCommand.self,
             FleetCommand.self,

@@ -46,32 +46,42 @@ struct IngestCommand: ParsableCommand {
         let opening = Background { try openStore(database, mustExist: false) }
         let loaded = Result { try loadCaptures() }
         let store = try opening.value()
-        let (files, configuration, damaged) = try loaded.get()
-        if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: db) {
-            printError("warning: \(warning)")
-        }
+        let (files, recordedZone, damaged) = try loaded.get()
         // All captures in one call: their rows, the days they touch and the outbox entries commit
-        // together, and a day touched by two captures is recomputed once.
-        let report = try storeCall { try IngestPipeline(store: store, configuration: configuration, age: person.age).ingest(files) }
+        // together, and a day touched by two captures is recomputed once. Each device's days are
+        // computed with its participant record; the flags create or complete it, never contradict it.
+        let pipeline = IngestPipeline(store: store, given: person.given, defaultTimeZone: recordedZone)
+        let report = try participantCall(db) { try pipeline.ingest(files) }
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
+        for (device, change) in report.recordChanges {
+            if change.before.hasNoSettings, person.tz == nil, let zone = change.after.text(.timeZone, on: "9999-12-31") {
+                printError("note: no --tz given for the new device \(device); its days are cut in the offset the bracelet recorded (\(zone)), now "
+                           + "in its participant record. For correct days across daylight-saving changes: "
+                           + "`bracelet person set --db \(db) --device \(device) --tz ZONE`")
+            }
+            for line in describe(change, device: device) { print(line) }
+        }
         for (device, recomputed) in report.recomputed {
             print("\(device): recomputed \(recomputed.dates.count) days; \(recomputed.changedSummaries) daily summaries and \(recomputed.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on \(recomputed.changedVitalityDays) days")
             for date in recomputed.dates.sorted() {
                 let missing = recomputed.missingVitalityFields[date] ?? []
                 if !missing.isEmpty { printError("note: \(device) \(date): vitality fields left empty: " + missing.map { "\($0)" }.joined(separator: "; ")) }
             }
+            let record = try participantCall(db) { try ParticipantRecord.load(device: device, from: store) }
+            if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
         }
         let counts = try store.outboxCounts()
         print("outbox: \(counts.pending) pending, \(counts.delivered) delivered, \(counts.dead) dead; forward them with `bracelet sync --db \(db) ...`")
         if damaged { throw ExitCode(3) }
     }
 
-    /// The verified files of every capture, the summary settings (the first capture with bracelet
-    /// data gives the recorded time-zone offset when no --tz is given) and whether any capture is
-    /// damaged or incomplete.
-    func loadCaptures() throws -> (files: [VerifiedFile], configuration: SummaryConfiguration, damaged: Bool) {
+    /// The verified files of every capture, the zone a device without one in its participant
+    /// record gets when no --tz is given (the recorded offset of the first capture with bracelet
+    /// data) and whether any capture is damaged or incomplete.
+    func loadCaptures() throws -> (files: [VerifiedFile], recordedZone: TimeZone?, damaged: Bool) {
         var files: [VerifiedFile] = []
-        var configuration: SummaryConfiguration?
+        var recordedZone: TimeZone?
+        var found = false
         var damaged = false
         for path in captures {
             let replayed = try loadCapture(path).capture
@@ -83,15 +93,13 @@ struct IngestCommand: ParsableCommand {
                 damaged = true
                 printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
             }
-            configuration = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
+            if !found {
+                found = true
+                recordedZone = replayed.metricsFiles.last.flatMap { TimeZone(secondsFromGMT: $0.header.timeZoneOffsetMinutes * 60) }
+            }
             files += VerifiedFile.files(of: replayed)
         }
-        guard let configuration else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
-        return (files, configuration, damaged)
-    }
-
-    /// Runs a store call, turning its error into one line that says what to do.
-    func storeCall<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as StoreError { throw CLIError("\(db): \(error)") }
+        guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
+        return (files, recordedZone, damaged)
     }
 }

@@ -210,13 +210,22 @@ extension ListenCommand {
     /// The pipeline that stores each verified file of the session with its summaries and outbox
     /// entries as the file arrives (the session erases a file only after that commit).
     func ingestPipeline(database: String) throws -> IngestPipeline {
-        let configuration = try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT())
+        let store = try openStore(database, mustExist: false)
         // Said before anything is transferred: the bracelet erases what the database committed.
-        if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: database) {
-            printError("warning: \(warning)")
+        if person.age == nil && person.hrMax == nil {
+            let records = try participantCall(database) { try store.devices().map { try ParticipantRecord.load(device: $0.serial, from: store) } }
+            if !records.contains(where: { (try? $0.current()).map { $0.age != nil || $0.hrMax != nil } ?? false }) {
+                printError("warning: no --age or --hr-max given and no participant record in \(database) has one: a new bracelet's zones "
+                           + "assume age \(SummaryConfiguration.defaultAge) and its vitality metrics are stored without movement minutes. "
+                           + "Set them with `bracelet person set --db \(database) --device SERIAL --age N`.")
+            }
+        }
+        if person.tz == nil {
+            printError("note: no --tz given; a bracelet without a time zone in its participant record gets this machine's zone "
+                       + "(\(TimeZone.current.identifier)); set it with `bracelet person set --db \(database) --device SERIAL --tz ZONE`")
         }
         let quiet = self.quiet
-        return IngestPipeline(store: try openStore(database, mustExist: false), configuration: configuration, age: person.age) { report in
+        return IngestPipeline(store: store, given: person.given, defaultTimeZone: TimeZone.current) { report in
             guard !quiet else { return }
             if report.recomputed.isEmpty {
                 printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")

@@ -9,12 +9,14 @@ struct RecomputeCommand: ParsableCommand {
         commandName: "recompute",
         abstract: "Recompute the stored summaries, sleep sessions and vitality metrics of every stored day.",
         discussion: """
-            Use it when the age, maximum heart rate or time zone was missing or wrong when the data \
-            was stored: the samples are kept, so every day can be summarised again. Changed summaries \
-            and sleep sessions are queued in the outbox like any other change.
+            Every day is computed with the settings the device's participant record holds on it \
+            (`bracelet person show`). A flag the record does not know yet (an age never given) is \
+            stored in it; a flag that disagrees with it is refused: change the record with \
+            `bracelet person set`, which recomputes the days that change. Changed summaries and sleep \
+            sessions are queued in the outbox like any other change; unchanged ones are not.
 
             Example:
-              bracelet recompute --db bracelet.db --age 35 --tz Europe/Amsterdam
+              bracelet recompute --db bracelet.db --age 35
             """
     )
 
@@ -34,23 +36,25 @@ struct RecomputeCommand: ParsableCommand {
         let store = try openStore(db, mustExist: false)
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
         guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet; store data with bracelet ingest or listen first", exitCode: 2) }
-        let recomputer = SummaryRecomputer(configuration: try person.configuration(recordedOffsetSeconds: nil), age: person.age)
-        if let warning = recomputer.missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
         for serial in devices {
             let dates: [String]
             let report: RecomputeReport
-            do {
-                // Days a listen committed but ended before recomputing have no summary yet: included.
-                let pending = try store.pendingRecompute().first { $0.device == serial }?.dates ?? []
-                dates = Set(try store.summaryDates(device: serial) + pending).sorted()
-                report = try store.transaction {
-                    let report = try recomputer.recompute(device: serial, dates: dates, store: store)
+            let record: ParticipantRecord
+            // The flags complete the participant record (a setting it does not know yet) and never
+            // contradict it: cutting days another way is `bracelet person set`.
+            (record, report, dates) = try participantCall(db) {
+                try store.transaction {
+                    let (record, filled) = try Participants.reconcile(person.given, device: serial, store: store)
+                    if let filled { for line in describe(filled, device: serial) { print(line) } }
+                    // Days a listen committed but ended before recomputing have no summary yet: included.
+                    let pending = try store.pendingRecompute().first { $0.device == serial }?.dates ?? []
+                    let dates = Set(try store.summaryDates(device: serial) + pending).sorted()
+                    let report = try ParticipantRecomputer(record: record).recompute(dates: dates, store: store)
                     try store.clearPendingRecompute(device: serial, dates: pending)
-                    return report
+                    return (record, report, dates)
                 }
-            } catch let error as StoreError {
-                throw CLIError("\(db): \(error)")
             }
+            if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
             print("\(serial): recomputed \(report.dates.count) of \(dates.count) stored days; \(report.changedSummaries) daily summaries "
                   + "and \(report.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on "
                   + "\(report.changedVitalityDays) days")

@@ -55,8 +55,13 @@ struct SummarizeCommand: ParsableCommand {
 
     func run() throws {
         if let postgres { return try write(fleetDocument(postgres)) }
-        // A database has no recorded offset: its settings are known before anything is read.
-        let databaseConfiguration = try db.map { _ in try person.configuration(recordedOffsetSeconds: nil) }
+        // A database's settings are the device's participant record (each flag given replacing
+        // its setting for this run): known before anything is read.
+        let databaseConfiguration = try db.map { path in
+            let store = try openStore(path, mustExist: true)
+            let serial = try chooseDevice(store, path: path, requested: device)
+            return try participantCall(path) { try person.reading(store, device: serial, database: path).configuration(device: serial) }
+        }
         if let db, let databaseConfiguration, let stored = try storedDocument(db, configuration: databaseConfiguration) {
             switch format {
             case .json:
@@ -100,7 +105,7 @@ struct SummarizeCommand: ParsableCommand {
         case let .success(document):
             return document
         case let .failure(reason):
-            printError("note: \(reason); summarising the raw rows instead (`bracelet recompute --db \(path)` with these options stores summaries that are read directly)")
+            printError("note: \(reason); summarising the raw rows instead (`bracelet person set --db \(path) --device \(serial)` with these options stores summaries that are read directly)")
             return nil
         }
     }

@@ -35,19 +35,37 @@ import Foundation
 public final class IngestPipeline: @unchecked Sendable {
     /// The database.
     public let store: Store
-    /// How touched days are recomputed.
-    public let recomputer: SummaryRecomputer
+    /// The settings the command was given (its flags): a device without a participant record gets
+    /// one from them; a setting its record lacks is filled in from them; one that disagrees with its
+    /// record is refused (see ``BraceletVitality/Participants/reconcile(_:device:store:now:)``). Each
+    /// day is computed with the settings its device's record holds on that day.
+    public let given: ParticipantProfile
+    /// The zone of a device whose record has none when ``given`` has none either (a capture's
+    /// recorded offset, the gateway's zone); it is written into the device's record.
+    public let defaultTimeZone: TimeZone?
     /// Called on the pipeline's queue after each committed ingest (a live session's progress).
     public let onIngested: (@Sendable (IngestReport) -> Void)?
     private let queue = SerialWorkQueue(label: "bracelet.ingest")
 
-    /// A pipeline into `store` that recomputes days with `configuration` (time zone, zones) and,
-    /// when `age` is given, stores vitality metrics too.
-    public init(store: Store, configuration: SummaryConfiguration, age: Int?,
+    /// A pipeline into `store` whose days are computed with each device's participant record,
+    /// `given` creating or completing it (see ``given`` and ``defaultTimeZone``).
+    public init(store: Store, given: ParticipantProfile, defaultTimeZone: TimeZone? = nil,
                 onIngested: (@Sendable (IngestReport) -> Void)? = nil) {
         self.store = store
-        recomputer = SummaryRecomputer(configuration: configuration, age: age)
+        self.given = given
+        self.defaultTimeZone = defaultTimeZone
         self.onIngested = onIngested
+    }
+
+    /// A pipeline whose given settings are every value of `configuration` (time zone, zones,
+    /// quality, slot, height, step goal) and `age`.
+    public convenience init(store: Store, configuration: SummaryConfiguration, age: Int?,
+                            onIngested: (@Sendable (IngestReport) -> Void)? = nil) {
+        let given = ParticipantProfile(timeZone: configuration.timeZone, age: age ?? configuration.age, hrMax: configuration.hrMax,
+                                       hrMaxFormula: configuration.hrMaxFormula, heightCm: configuration.heightCm,
+                                       stepGoal: configuration.stepGoal, slotSeconds: configuration.summarySlotSeconds,
+                                       minQuality: configuration.qualityThreshold)
+        self.init(store: store, given: given, onIngested: onIngested)
     }
 
     /// Stores `files` and everything that follows from them in one transaction (see the contract
@@ -93,9 +111,11 @@ public final class IngestPipeline: @unchecked Sendable {
     private func run(_ files: [VerifiedFile]) throws -> IngestReport {
         let report = try store.loadingTransaction {
             var report = IngestReport()
-            let touched = try storeAll(files, report: &report)
+            let records = try reconcile(files, report: &report)
+            let touched = try storeAll(files, records: records, report: &report)
             for (device, dates) in touched.sorted(by: { $0.key < $1.key }) {
-                report.recomputed.append((device, try recomputer.recompute(device: device, dates: Array(dates), store: store)))
+                guard let record = records[device] else { continue }
+                report.recomputed.append((device, try ParticipantRecomputer(record: record).recompute(dates: Array(dates), store: store)))
             }
             return report
         }
@@ -108,7 +128,8 @@ public final class IngestPipeline: @unchecked Sendable {
     private func stage(_ files: [VerifiedFile]) throws -> IngestReport {
         let report = try store.transaction {
             var report = IngestReport()
-            for (device, dates) in try storeAll(files, report: &report).sorted(by: { $0.key < $1.key }) {
+            let records = try reconcile(files, report: &report)
+            for (device, dates) in try storeAll(files, records: records, report: &report).sorted(by: { $0.key < $1.key }) {
                 try store.markForRecompute(device: device, dates: dates.sorted())
             }
             return report
@@ -122,7 +143,8 @@ public final class IngestPipeline: @unchecked Sendable {
         let report = try store.transaction {
             var report = IngestReport()
             for (device, dates) in try store.pendingRecompute() {
-                report.recomputed.append((device, try recomputer.recompute(device: device, dates: dates, store: store)))
+                let record = try reconcile(device: device, report: &report)
+                report.recomputed.append((device, try ParticipantRecomputer(record: record).recompute(dates: dates, store: store)))
                 try store.clearPendingRecompute(device: device, dates: dates)
             }
             return report
@@ -131,22 +153,45 @@ public final class IngestPipeline: @unchecked Sendable {
         return report
     }
 
+    /// The participant record of every device of `files`, reconciled with ``given`` before any row
+    /// is stored (a conflict refuses the whole call).
+    private func reconcile(_ files: [VerifiedFile], report: inout IngestReport) throws -> [String: ParticipantRecord] {
+        var records: [String: ParticipantRecord] = [:]
+        for serial in Set(files.map(\.serial)).sorted() {
+            records[serial] = try reconcile(device: serial, report: &report)
+        }
+        return records
+    }
+
+    private func reconcile(device: String, report: inout IngestReport) throws -> ParticipantRecord {
+        var given = given
+        if given.timeZone == nil, let zone = defaultTimeZone,
+           try ParticipantRecord.load(device: device, from: store).text(.timeZone, on: "9999-12-31") == nil {
+            given.timeZone = zone
+        }
+        let (record, filled) = try Participants.reconcile(given, device: device, store: store)
+        if let filled { report.recordChanges.append((device, filled)) }
+        return record
+    }
+
     /// Stores every file's rows inside the open transaction; returns the local days (per device
-    /// serial) whose summaries the new rows change.
-    private func storeAll(_ files: [VerifiedFile], report: inout IngestReport) throws -> [String: Set<String>] {
+    /// serial) whose summaries the new rows change, each cut in the zone its device's record holds
+    /// on it.
+    private func storeAll(_ files: [VerifiedFile], records: [String: ParticipantRecord],
+                          report: inout IngestReport) throws -> [String: Set<String>] {
         var touched: [String: Set<String>] = [:]
-        let zone = recomputer.configuration.timeZone
         for file in files {
             let (slots, beats) = try storeRows(of: file, report: &report)
             report.slotsInserted += slots.inserted
             report.slotsPresent += slots.alreadyPresent
             report.beatsInserted += beats.inserted
             report.beatsPresent += beats.alreadyPresent
-            let dates = slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone)
+            guard let record = records[file.serial] else { continue }
+            let dates = try record.localDates { zone in slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone) }
             // A night that starts on date D is the sleep session of D + 1 (recorded on the day it
             // ends), so rows of D change D + 1's sleep and sleep-HRV summaries too.
             let following = dates.compactMap { LocalDate(iso: $0)?.adding(days: 1).description }
-            if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates + following) }
+            if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates.union(following)) }
         }
         return touched
     }
@@ -201,6 +246,8 @@ public struct IngestReport: Sendable {
     public var repeatedFiles = 0
     /// Per device (by serial, in order), what recomputing its touched days wrote.
     public var recomputed: [(device: String, report: RecomputeReport)] = []
+    /// Per device, what filling in or creating its participant record from the given settings did.
+    public var recordChanges: [(device: String, report: ParticipantChangeReport)] = []
 
     /// Outbox entries written (changed daily summaries and sleep sessions).
     public var outboxEntries: Int {

@@ -224,6 +224,63 @@ enum Migrations {
         // at 9 and converts again). The version keeps builds that do not write the checksums away
         // from the file.
         "-- 10: page checksums, added by PageChecksums.convert just before this migration",
+        // 11: the participant record: each setting of the person wearing a device, with the local
+        // date from which it holds (`0000-01-01`: every day), so a change applies from a date on and
+        // older days keep what they were computed with. A file from before gets the record from its
+        // summaries' bases (the settings each day was computed with, `tz=...;slot=...;quality=...;
+        // hrmax=...;height=...;goal=...`): a new row wherever a setting changed from one day to the
+        // next. The basis keeps only the maximum heart rate: with the age of the day's vitality row
+        // it becomes age and formula when one of the formulas gives it, else a measured maximum; no
+        // age and the default-age maximum (180) stay unknown, as they were.
+        """
+        CREATE TABLE participant_settings (
+            device_id INTEGER NOT NULL REFERENCES devices(id),
+            setting TEXT NOT NULL CHECK (setting IN ('tz', 'age', 'hr_max', 'hrmax_formula', 'height_cm', 'step_goal',
+                'slot_seconds', 'min_quality')),
+            from_date TEXT NOT NULL,
+            value TEXT,
+            set_at INTEGER NOT NULL,
+            PRIMARY KEY (device_id, setting, from_date)
+        ) WITHOUT ROWID;
+        WITH RECURSIVE stamped AS (
+            SELECT s.device_id, s.local_date, s.basis, json_extract(v.json, '$.age') AS age,
+                lag(s.basis) OVER (PARTITION BY s.device_id ORDER BY s.local_date) AS previous,
+                row_number() OVER (PARTITION BY s.device_id ORDER BY s.local_date) AS n
+            FROM daily_summaries s LEFT JOIN vitality_metrics v ON v.device_id = s.device_id AND v.local_date = s.local_date
+            WHERE s.kind = 'daily' AND s.basis IS NOT NULL
+        ), runs AS (
+            SELECT device_id, CASE WHEN n = 1 THEN '0000-01-01' ELSE local_date END AS from_date, age, basis || ';' AS rest
+            FROM stamped WHERE previous IS NULL OR previous <> basis
+        ), fields (device_id, from_date, age, rest, key, value) AS (
+            SELECT device_id, from_date, age, rest, NULL, NULL FROM runs
+            UNION ALL
+            SELECT device_id, from_date, age, substr(rest, instr(rest, ';') + 1), substr(rest, 1, instr(rest, '=') - 1),
+                substr(rest, instr(rest, '=') + 1, instr(rest, ';') - instr(rest, '=') - 1)
+            FROM fields WHERE rest <> ''
+        ), settings (device_id, from_date, setting, value) AS (
+            SELECT device_id, from_date, CASE key WHEN 'tz' THEN 'tz' WHEN 'slot' THEN 'slot_seconds' WHEN 'quality' THEN 'min_quality'
+                WHEN 'height' THEN 'height_cm' ELSE 'step_goal' END, value
+            FROM fields WHERE key IN ('tz', 'slot', 'quality', 'height', 'goal')
+            UNION ALL
+            SELECT device_id, from_date, 'age', CAST(age AS TEXT) FROM fields WHERE key = 'hrmax' AND age IS NOT NULL
+            UNION ALL
+            SELECT device_id, from_date, 'hrmax_formula',
+                CASE WHEN abs(CAST(value AS REAL) - (220 - age)) < 0.001 THEN '220' ELSE '208' END
+            FROM fields WHERE key = 'hrmax' AND age IS NOT NULL
+            UNION ALL
+            SELECT device_id, from_date, 'hr_max', CAST(CAST(round(CAST(value AS REAL)) AS INTEGER) AS TEXT)
+            FROM fields WHERE key = 'hrmax' AND CASE WHEN age IS NULL THEN abs(CAST(value AS REAL) - 180) >= 0.001
+                ELSE abs(CAST(value AS REAL) - (208 - 0.7 * age)) >= 0.001 AND abs(CAST(value AS REAL) - (220 - age)) >= 0.001 END
+        ), changed AS (
+            SELECT device_id, from_date, setting, value,
+                lag(value) OVER (PARTITION BY device_id, setting ORDER BY from_date) AS previous,
+                row_number() OVER (PARTITION BY device_id, setting ORDER BY from_date) AS n
+            FROM settings
+        )
+        INSERT INTO participant_settings (device_id, setting, from_date, value, set_at)
+            SELECT device_id, setting, from_date, value, CAST(strftime('%s', 'now') AS INTEGER) FROM changed
+            WHERE n = 1 OR previous IS NOT value;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -44,8 +44,9 @@ public struct OutboxEntry: Sendable, Equatable {
     public var createdAt: Int64
     /// When the sink confirmed it, Unix milliseconds.
     public var deliveredAt: Int64?
-    /// The study participant (user) the device was assigned to when the entry was written, `nil`
-    /// when none was set. Sent with the delivery, not part of the payload snapshot or its hash.
+    /// The study participant (user) the device is assigned to when the entry is read for sending
+    /// (the participant record's, so a re-send carries the current one), `nil` when none is set.
+    /// Sent with the delivery, not part of the payload snapshot or its hash.
     public var user: String?
     /// What scoring needs of the summary (canonical JSON, the summary without its per-slot arrays),
     /// made by the gateway when it computed the summary; `nil` when it was not made. Not part of the

@@ -69,7 +69,7 @@ extension Store {
 
     private static let entryColumns = """
         id, key, kind, device, local_date, version, content_hash, payload, state, attempts, next_attempt_at,
-        last_error, created_at, delivered_at, user_id, score_input
+        last_error, created_at, delivered_at, (SELECT d.user_id FROM devices d WHERE d.serial = device), score_input
         """
 
     /// Reads one outbox row. A state that is none of the three means the row (or the index that led
@@ -343,30 +343,24 @@ extension Store {
         }
     }
 
-    /// Assigns device `serial` to study participant `user` (see ``OutboxEntry/isValidUser(_:)``),
-    /// adding the device when the store has not seen it yet. Entries written from now on carry the
-    /// user; pending entries written while the device had no user get it too (those written under
-    /// an earlier user keep theirs: they were measured then). Returns how many pending entries
-    /// got the user.
+    /// Assigns device `serial` to study participant `user` (see ``OutboxEntry/isValidUser(_:)``), or
+    /// takes the device away from its participant when `user` is nil, adding the device when the
+    /// store has not seen it yet. Every delivery from now on, re-sends of older entries included,
+    /// carries the device's participant at the time it is sent (``OutboxEntry/user``); each
+    /// pending entry's `user_id` is stamped too, as the record of who the device was assigned to.
+    /// Returns how many pending entries the device has (they carry the new participant).
     @discardableResult
-    public func setUser(_ user: String, device serial: String) throws -> Int {
-        guard OutboxEntry.isValidUser(user) else {
+    public func setUser(_ user: String?, device serial: String) throws -> Int {
+        if let user, !OutboxEntry.isValidUser(user) {
             throw StoreError.invalidInput("user id \"\(user)\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
         }
-        guard !serial.isEmpty else { throw StoreError.invalidInput("device serial is empty; pass the bracelet's serial number.") }
         return try write { db in
-            // A device assigned before any data arrived: its seen times are the assignment's until data comes.
-            let add = try db.prepare("""
-                INSERT INTO devices (serial, model, first_seen_at, last_seen_at) VALUES (?1, NULL, ?2, ?2) ON CONFLICT(serial) DO NOTHING
-                """)
-            add.bind(serial, at: 1)
-            add.bind(now() / 1000, at: 2)
-            try add.run()
+            _ = try deviceIDCreating(db, serial: serial)
             let device = try db.prepare("UPDATE devices SET user_id = ?1 WHERE serial = ?2")
             device.bind(user, at: 1)
             device.bind(serial, at: 2)
             try device.run()
-            let pending = try db.prepare("UPDATE outbox SET user_id = ?1 WHERE device = ?2 AND state = 'pending' AND user_id IS NULL")
+            let pending = try db.prepare("UPDATE outbox SET user_id = ?1 WHERE device = ?2 AND state = 'pending'")
             pending.bind(user, at: 1)
             pending.bind(serial, at: 2)
             try pending.run()

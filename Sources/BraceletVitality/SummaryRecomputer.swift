@@ -190,7 +190,7 @@ public struct SummaryRecomputer: Sendable {
         if !zonesAreKnown {
             missing = missing.map { m in
                 m.field == .movementMinutes
-                    ? MissingField(field: .movementMinutes, reason: "needs the heart-rate zones: give --age or --hr-max (bracelet recompute --age N)")
+                    ? MissingField(field: .movementMinutes, reason: "needs the heart-rate zones: give the age or maximum heart rate (bracelet person set --age N)")
                     : m
             }
         }
