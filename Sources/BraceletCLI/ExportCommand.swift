@@ -2,6 +2,7 @@ import ArgumentParser
 import BraceletExport
 import BraceletStore
 import BraceletSummaries
+import BraceletVitality
 import Foundation
 
 extension ExportFormat: ExpressibleByArgument {}
@@ -16,7 +17,7 @@ struct ExportCommand: ParsableCommand {
             One document per run: a JSON array of data points (omh, ieee1752), one FHIR Bundle (fhir), \
             the ROOK file `bracelet score --rook` reads (rook), or one CSV table (csv, --table). Missing \
             values are left out (empty CSV cells), never written as 0. Times carry the UTC offset of the \
-            zone the days were cut in: give --tz with the zone ingest used when it has daylight saving.
+            zone of the device's participant record (`bracelet person show`), daylight saving included.
 
             Formats:
             \(ExportFormat.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
@@ -46,11 +47,11 @@ struct ExportCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.",
+    @Option(help: "Time zone of the times written (default: the participant record's).",
             transform: parseTimeZoneOption)
     var tz: TimeZone?
 
-    @Option(help: "FHIR Patient id the observations are about (fhir only).")
+    @Option(help: "FHIR Patient id the observations are about (fhir only; default: the participant record's user id).")
     var user: String?
 
     @Option(help: "CSV table: daily, sleep or slots (csv only).")
@@ -65,9 +66,9 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let dataset = try loadExportDataset(db: db, device: device, from: from, to: to, tz: tz)
+        let (dataset, recordedUser) = try loadExportDataset(db: db, device: device, from: from, to: to, tz: tz)
         let data: Data
-        do { data = try dataset.rendered(as: format, options: ExportOptions(user: user, table: table)) } catch let error as ExportError {
+        do { data = try dataset.rendered(as: format, options: ExportOptions(user: user ?? recordedUser, table: table)) } catch let error as ExportError {
             throw CLIError("\(error)")
         }
         let out = try TextOutput(path: output)
@@ -77,12 +78,22 @@ struct ExportCommand: ParsableCommand {
     }
 }
 
-/// Opens the database and reads one device's days for an export or report.
-func loadExportDataset(db: String, device: String?, from: String?, to: String?, tz: TimeZone?) throws -> ExportDataset {
+/// Opens the database and reads one device's days for an export or report, in the zone of its
+/// participant record (`tz`, when given, for this run only: a note says so when it disagrees).
+/// Returns the record's user id too (the FHIR subject when no --user is given).
+func loadExportDataset(db: String, device: String?, from: String?, to: String?, tz: TimeZone?) throws -> (dataset: ExportDataset, user: String?) {
     let store = try openStore(db, mustExist: true)
     let serial = try chooseDevice(store, path: db, requested: device)
+    let record = try participantCall(db) { try ParticipantRecord.load(device: serial, from: store) }
+    let (profile, overridden) = try participantCall(db) {
+        try Participants.reading(ParticipantProfile(timeZone: tz), record: record, on: to ?? "9999-12-31")
+    }
+    for override in overridden { printError("note: " + override.note(database: db, device: serial)) }
+    if tz == nil, let from, let to, record.text(.timeZone, on: from) != record.text(.timeZone, on: to) {
+        printError("note: \(serial) changed time zone between \(from) and \(to); times carry the offsets of \(profile.timeZone?.identifier ?? "the stored days"), the zone on \(to)")
+    }
     do {
-        return try ExportDataset.load(store: store, device: serial, from: from, to: to, timeZone: tz)
+        return (try ExportDataset.load(store: store, device: serial, from: from, to: to, timeZone: profile.timeZone), record.user)
     } catch let error as ExportError {
         throw CLIError("\(error)", exitCode: 2)
     } catch let error as StoreError {

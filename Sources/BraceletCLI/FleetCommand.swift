@@ -127,7 +127,7 @@ extension ScoreCommand {
         guard let subject: FleetReader.Subject = user.map({ .user($0) }) ?? device.map({ .device($0) }) else {
             throw CLIError("with --postgres, name whose days to score: --device SERIAL or --user ID")
         }
-        let days = try fleetCall { try reader.vitalityDays(of: subject, age: age) }
+        let days = try fleetCall { try reader.vitalityDays(of: subject, age: requiredAge()) }
         guard !days.isEmpty else { throw CLIError("the fleet database holds no day summaries for \(subject)", exitCode: 2) }
         return (days, "postgres \(subject)")
     }

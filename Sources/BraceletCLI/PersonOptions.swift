@@ -104,7 +104,7 @@ func describe(_ change: ParticipantChangeReport, device: String) -> [String] {
         lines.append("\(device): recomputed \(dates.count) days whose settings changed\(span); \(recomputed.changedSummaries) daily summaries "
                      + "and \(recomputed.changedSleepSessions) sleep sessions changed (new outbox versions), vitality metrics changed on "
                      + "\(recomputed.changedVitalityDays) days")
-    } else if before != after {
+    } else if !change.before.hasNoSettings && before != after {
         lines.append("\(device): no stored day had to be recomputed")
     }
     return lines

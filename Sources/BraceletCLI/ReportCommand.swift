@@ -33,7 +33,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Days in the week view, ending on --day (1 = the day alone).")
     var days: Int = 1
 
-    @Option(help: "Time zone the days were cut in (the --tz given to ingest); default: the stored fixed offset.",
+    @Option(help: "Time zone of the times shown (default: the participant record's).",
             transform: parseTimeZoneOption)
     var tz: TimeZone?
 
@@ -47,7 +47,7 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day
-        let dataset = try loadExportDataset(db: db, device: device, from: first, to: day, tz: tz)
+        let (dataset, _) = try loadExportDataset(db: db, device: device, from: first, to: day, tz: tz)
         var scores: [WeekScore] = []
         if days > 1 {
             let store = try openStore(db, mustExist: true)

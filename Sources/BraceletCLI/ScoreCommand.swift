@@ -45,8 +45,8 @@ struct ScoreCommand: ParsableCommand {
     @Option(name: .long, help: "ROOK JSON file with one entry per day.")
     var rook: String?
 
-    @Option(name: .long, help: "Age in whole years (18-120); selects the reference ranges.")
-    var age: Int
+    @Option(name: .long, help: "Age in whole years (18-120); selects the reference ranges. With --db: default the participant record's.")
+    var age: Int?
 
     @Option(name: .long, help: "Window length in days (7-30).")
     var days: Int = 7
@@ -68,6 +68,7 @@ struct ScoreCommand: ParsableCommand {
             throw ValidationError("give exactly one of --db PATH, --rook FILE.json or --postgres URL")
         }
         if user != nil && (postgres == nil || device != nil) { throw ValidationError("--user goes with --postgres, instead of --device") }
+        if age == nil && db == nil { throw ValidationError("--age N is needed with --rook and --postgres (with --db the participant record gives it)") }
         if let end, LocalDate(iso: end) == nil {
             throw ValidationError("--end \(end) is not a date written YYYY-MM-DD")
         }
@@ -79,14 +80,14 @@ struct ScoreCommand: ParsableCommand {
         let report: ScoreReport
         if let postgres {
             let (days, source) = try fleetDays(postgres)
-            report = try ScoreReport.make(days: days, age: age, builder: builder, source: source)
+            report = try ScoreReport.make(days: days, age: try requiredAge(), builder: builder, source: source)
         } else if let rook {
             let file: ROOKInputFile
             let bytes: [UInt8]
             do { bytes = try InputFile.read(path: rook, what: "ROOK JSON file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
             do { file = try ROOKInputFile.decode(Data(bytes)) } catch { throw ScoreReportError.input(error) }
             for warning in file.warnings { printError("warning: \(rook): \(warning)") }
-            report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
+            report = try ScoreReport.make(rook: file, age: try requiredAge(), builder: builder, source: "rook:\(rook)")
         } else {
             let path = db ?? ""
             let store = try openStore(path, mustExist: true)
@@ -96,15 +97,54 @@ struct ScoreCommand: ParsableCommand {
             guard !rows.isEmpty else {
                 throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)
             }
+            let age = try scoringAge(store, device: serial, database: path)
             var days: [DatedVitalityMetrics] = []
             for row in rows {
                 do { days.append(try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json, age: age)) } catch {
                     throw CLIError("\(path): \(error)")
                 }
             }
+            // Movement minutes were counted with the zones of the age each day was computed with:
+            // scoring with another age says so instead of mixing the two silently.
+            let other = days.filter { $0.metrics.age != age }
+            if !other.isEmpty {
+                let ages = Set(other.map(\.metrics.age)).sorted().map(String.init).joined(separator: ", ")
+                printError("note: \(other.count) of \(days.count) stored days were computed for age \(ages) (their movement minutes count "
+                           + "that age's heart-rate zones); scoring uses the reference ranges of age \(age). To recompute them for age \(age): "
+                           + "`bracelet person set --db \(path) --device \(serial) --age \(age)`")
+            }
             report = try ScoreReport.make(days: days, age: age, builder: builder, source: "db:\(path) device \(serial)")
         }
         for warning in report.window.warnings { printError("warning: \(warning)") }
         print(format == .json ? report.json() : report.table())
+    }
+}
+
+extension ScoreCommand {
+    /// The age to score with from the database: --age (a note when it disagrees with the
+    /// participant record), else the record's.
+    func scoringAge(_ store: Store, device: String, database: String) throws -> Int {
+        let record = try participantCall(database) { try ParticipantRecord.load(device: device, from: store) }
+        let recorded = try participantCall(database) { try record.current().age }
+        if let age {
+            if let recorded, recorded != age {
+                printError("note: --age \(age) applies to this run only: the participant record of \(device) says age \(recorded) "
+                           + "(change it with `bracelet person set --db \(database) --device \(device) --age \(age)`)")
+            }
+            return age
+        }
+        guard let recorded else {
+            throw CLIError("the participant record of \(device) has no age: give --age N, or store it with "
+                           + "`bracelet person set --db \(database) --device \(device) --age N`")
+        }
+        return recorded
+    }
+}
+
+extension ScoreCommand {
+    /// --age, which --rook and --postgres need (``validate()`` refuses them without it).
+    func requiredAge() throws -> Int {
+        guard let age else { throw CLIError("--age N is needed with --rook and --postgres") }
+        return age
     }
 }

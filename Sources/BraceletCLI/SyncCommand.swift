@@ -4,6 +4,7 @@ import BraceletExport
 import BraceletStore
 import BraceletSummaries
 import BraceletSync
+import BraceletVitality
 import Foundation
 
 /// `bracelet sync`: forwards the outbox to a webhook or a JSON Lines file, shows its status, and
@@ -75,7 +76,7 @@ struct SyncCommand: AsyncParsableCommand {
     var payload: ExportFormat?
 
     @Option(name: .long, help: ArgumentHelp(
-        "With --payload: the time zone the days were cut in (the --tz given to ingest); default: each summary's own offset.",
+        "With --payload: the time zone of the local times, for this run (default: each device's participant record's).",
         valueName: "zone"), transform: parseTimeZoneOption)
     var tz: TimeZone?
 
@@ -216,7 +217,16 @@ struct SyncCommand: AsyncParsableCommand {
             sink = try JSONLinesSink(path: jsonl ?? "")
         }
         if let payload {
-            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz) } catch { throw CLIError("--payload: \(error)") }
+            // Each entry's local times carry the offset of its device's zone on its date, from the
+            // participant records (read once: a record changed while sync runs applies to the next run).
+            let records = try participantCall(db) {
+                try Dictionary(uniqueKeysWithValues: store.devices().map { ($0.serial, try ParticipantRecord.load(device: $0.serial, from: store)) })
+            }
+            for record in records.values.sorted(by: { $0.device < $1.device }) where tz != nil {
+                let overridden = try participantCall(db) { try Participants.reading(ParticipantProfile(timeZone: tz), record: record).overridden }
+                for override in overridden { Self.stderrLine("sync: note: " + override.note(database: db, device: record.device)) }
+            }
+            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz, records: records) } catch { throw CLIError("--payload: \(error)") }
         }
         let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
         let quiet = quiet
@@ -236,8 +246,10 @@ struct SyncCommand: AsyncParsableCommand {
     /// `--set-user`, `--requeue-dead`, `--resend`: done before any delivery, each says what it did.
     func manage(_ store: Store) throws {
         if let setUser, let device {
-            let stamped = try store.setUser(setUser, device: device)
-            Self.stderrLine("sync: device \(device) is assigned to user \(setUser); \(stamped) pending entries now carry it.")
+            // The shorthand of `bracelet person set --user`: the participant record's user id.
+            let change = try participantCall(db) { try Participants.set(ParticipantChange(user: .set(setUser)), device: device, store: store) }
+            Self.stderrLine("sync: device \(device) is assigned to user \(setUser); \(change.pendingEntriesWithUser ?? 0) pending entries now carry it, "
+                + "and so does every later delivery and re-send.")
         }
         if requeueDead {
             let count = try store.requeueDeadEntries(keys: key.isEmpty ? nil : key, fromDate: from, toDate: to ?? from)

@@ -1,5 +1,6 @@
 import BraceletStore
 import BraceletSync
+import BraceletVitality
 import Foundation
 
 /// A sink that delivers each outbox entry in a standard format instead of the project's envelope:
@@ -10,14 +11,18 @@ public struct ExportingSink: OutboxSink {
     public let inner: any OutboxSink
     /// The format of the delivered body.
     public let format: ExportFormat
-    /// The zone the days were cut in (nil: each summary's own offset).
+    /// The zone of every entry's times, given for this run (nil: each device's participant record's
+    /// zone on the entry's date, else the summary's own offset).
     public let timeZone: TimeZone?
+    /// The participant records of the devices, by serial: the zone of each entry's local times.
+    public let records: [String: ParticipantRecord]
     /// The FHIR Patient id, if any.
     public let user: String?
 
     /// Wraps `inner`. CSV is refused: a JSON sink delivers one JSON value per entry.
     /// - Throws: ``ExportError/invalidRequest(_:)`` for `.csv`.
-    public init(inner: any OutboxSink, format: ExportFormat, timeZone: TimeZone? = nil, user: String? = nil) throws(ExportError) {
+    public init(inner: any OutboxSink, format: ExportFormat, timeZone: TimeZone? = nil, user: String? = nil,
+                records: [String: ParticipantRecord] = [:]) throws(ExportError) {
         guard format != .csv else {
             throw .invalidRequest("--payload csv is not a JSON body; choose omh, ieee1752, fhir or rook (or export csv with bracelet export)")
         }
@@ -25,6 +30,7 @@ public struct ExportingSink: OutboxSink {
         self.format = format
         self.timeZone = timeZone
         self.user = user
+        self.records = records
     }
 
     /// The inner sink's name with the format.
@@ -35,7 +41,8 @@ public struct ExportingSink: OutboxSink {
     public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
         var rendered = entry
         do {
-            rendered.payload = try OutboxPayload.render(entry, as: format, timeZone: timeZone,
+            let zone = timeZone ?? records[entry.device]?.timeZone(on: entry.localDate)
+            rendered.payload = try OutboxPayload.render(entry, as: format, timeZone: zone,
                                                         options: ExportOptions(user: user ?? entry.user, prettyPrinted: false))
         } catch let error as ExportError {
             return .permanentFailure(reason: "\(error)", httpStatus: nil)

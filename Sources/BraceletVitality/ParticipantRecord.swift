@@ -35,6 +35,11 @@ public struct ParticipantRecord: Sendable, Equatable {
         rows.last { $0.name == name && $0.fromDate <= date }?.value
     }
 
+    /// The zone `date` is cut in, nil when the record has none (or a damaged one).
+    public func timeZone(on date: String) -> TimeZone? {
+        text(.timeZone, on: date).flatMap(ParticipantProfile.zone(named:))
+    }
+
     /// The settings holding on `date`.
     public func profile(on date: String) throws(ParticipantError) -> ParticipantProfile {
         var texts: [ParticipantSettingName: String] = [:]

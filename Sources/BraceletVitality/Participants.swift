@@ -142,7 +142,10 @@ public enum Participants {
                 _ = try zoned.configuration(device: device)
             }
             var report = ParticipantChangeReport(before: before, after: before)
-            report.replaced = before.rows.filter { old in !proposed.rows.contains(old) && rows.contains { $0.name == old.name } }
+            report.replaced = before.rows.filter { old in
+                rows.contains { $0.name == old.name }
+                    && !proposed.rows.contains { $0.name == old.name && $0.fromDate == old.fromDate && $0.value == old.value }
+            }
             try store.writeParticipantSettings(rows, device: device, replacingLater: replacingLater)
             switch user {
             case .keep: break
