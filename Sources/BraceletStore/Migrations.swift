@@ -265,7 +265,8 @@ enum Migrations {
             SELECT device_id, from_date, 'age', CAST(age AS TEXT) FROM fields WHERE key = 'hrmax' AND age IS NOT NULL
             UNION ALL
             SELECT device_id, from_date, 'hrmax_formula',
-                CASE WHEN abs(CAST(value AS REAL) - (220 - age)) < 0.001 THEN '220' ELSE '208' END
+                CASE WHEN abs(CAST(value AS REAL) - (208 - 0.7 * age)) >= 0.001 AND abs(CAST(value AS REAL) - (220 - age)) < 0.001
+                    THEN '220' ELSE '208' END
             FROM fields WHERE key = 'hrmax' AND age IS NOT NULL
             UNION ALL
             SELECT device_id, from_date, 'hr_max', CAST(CAST(round(CAST(value AS REAL)) AS INTEGER) AS TEXT)
