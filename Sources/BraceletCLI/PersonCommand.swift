@@ -51,42 +51,17 @@ struct PersonSetCommand: ParsableCommand {
     @Flag(name: .customLong("no-user"), help: "Remove the user id: later deliveries and re-sends carry none.")
     var noUser = false
 
-    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00).",
-            transform: parseTimeZoneOption)
-    var tz: TimeZone?
-
-    @Option(help: "Age in years.")
-    var age: Int?
-
-    @Option(name: .customLong("hr-max"), help: "Measured maximum heart rate (wins over the age for the zones).")
-    var hrMax: Int?
-
-    @Option(name: .customLong("hrmax-formula"), help: "Formula for max HR from age: 208 (Tanaka) or 220.")
-    var hrMaxFormula: HRMaxFormula?
-
-    @Option(help: "Body height in cm.")
-    var height: Double?
-
-    @Option(name: .customLong("step-goal"), help: "Daily step goal.")
-    var stepGoal: Int?
-
-    @Option(name: .customLong("slot-seconds"), help: "Summary slot length in seconds (>= 60).")
-    var slotSeconds: Int?
-
-    @Option(name: .customLong("min-quality"), help: "Lowest quality (0-4) of samples that count.")
-    var minQuality: Int?
+    /// The settings to set (the same flags as every summary command's).
+    @OptionGroup var person: PersonOptions
 
     @Option(help: ArgumentHelp("First local date the new settings hold for (default: every day).", valueName: "YYYY-MM-DD"))
     var from: String?
 
-    var settings: ParticipantProfile {
-        ParticipantProfile(timeZone: tz, age: age, hrMax: hrMax, hrMaxFormula: hrMaxFormula, heightCm: height, stepGoal: stepGoal,
-                           slotSeconds: slotSeconds, minQuality: minQuality)
-    }
+    var settings: ParticipantProfile { person.given }
 
     func validate() throws {
         if user != nil && noUser { throw ValidationError("--user and --no-user exclude each other.") }
-        if age != nil && hrMax != nil { throw ValidationError("give --age or --hr-max, not both: a measured maximum wins over the age.") }
+        if person.age != nil && person.hrMax != nil { throw ValidationError("give --age or --hr-max, not both: a measured maximum wins over the age.") }
         if settings.isEmpty && user == nil && !noUser {
             throw ValidationError("say what to set: --user, --no-user, --tz, --age, --hr-max, --height, --step-goal, ...")
         }
