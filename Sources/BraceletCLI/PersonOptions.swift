@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletIngest
 import BraceletStore
 import BraceletSummaries
 import BraceletVitality
@@ -75,6 +76,8 @@ struct PersonOptions: ParsableArguments {
 func participantCall<T>(_ database: String, _ body: () throws -> T) throws -> T {
     do { return try body() } catch let error as ParticipantError {
         throw CLIError(error.description(database: database))
+    } catch let error as IngestError {
+        throw CLIError("\(error)")
     } catch let error as StoreError {
         throw CLIError("\(database): \(error)")
     }

@@ -6,6 +6,9 @@ public enum IngestError: Error, Sendable, CustomStringConvertible {
     case damagedFile(kind: String, serial: String, detail: String)
     /// The database refused the write; nothing of the batch was stored.
     case store(StoreError)
+    /// The settings given disagree with the device's participant record (or it cannot be used);
+    /// nothing of the batch was stored. The text says how to change the record.
+    case participant(String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -14,6 +17,8 @@ public enum IngestError: Error, Sendable, CustomStringConvertible {
             return "\(kind) file of \(serial) is damaged (\(detail)); it was not stored, so it stays on the bracelet. Sync again to fetch it anew."
         case let .store(error):
             return "\(error)"
+        case let .participant(text):
+            return text
         }
     }
 }

@@ -72,7 +72,8 @@ public final class IngestPipeline: @unchecked Sendable {
     /// above), blocking until it is durable.
     ///
     /// - Throws: ``StoreError`` when the database refuses the write (nothing of `files` is stored),
-    ///   or the summary engine's error when a touched day cannot be recomputed (likewise).
+    ///   ``IngestError/participant(_:)`` when the given settings disagree with a device's record
+    ///   (likewise), or the summary engine's error when a touched day cannot be recomputed (likewise).
     public func ingest(_ files: [VerifiedFile]) throws -> IngestReport {
         try queue.sync { try self.run(files) }
     }
@@ -169,7 +170,10 @@ public final class IngestPipeline: @unchecked Sendable {
            try ParticipantRecord.load(device: device, from: store).text(.timeZone, on: "9999-12-31") == nil {
             given.timeZone = zone
         }
-        let (record, filled) = try Participants.reconcile(given, device: device, store: store)
+        let record: ParticipantRecord, filled: ParticipantChangeReport?
+        do { (record, filled) = try Participants.reconcile(given, device: device, store: store) } catch let error as ParticipantError {
+            throw IngestError.participant(error.description(database: store.path))
+        }
         if let filled { report.recordChanges.append((device, filled)) }
         return record
     }

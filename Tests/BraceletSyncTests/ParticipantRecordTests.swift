@@ -94,6 +94,10 @@ import Testing
         #expect(moved.err.contains("bracelet person set --db \(db) --device \(Self.serial) --tz Europe/Amsterdam"), "\(moved.err)")
         #expect(try Self.dayStarts(store) == Self.newYorkDayStarts)
 
+        let reingest = try runBracelet(["ingest", Self.captures + "/v2-three-days.btsnoop", "--db", db, "--tz", "Europe/Amsterdam"])
+        #expect(reingest.status != 0 && reingest.err.contains("bracelet person set --db \(db) --device \(Self.serial) --tz Europe/Amsterdam"))
+        #expect(try store.outboxEntries().map(\.key) == keys)
+
         let score = try Self.run(["score", "--db", db, "--age", "60", "--min-days", "1", "--include-incomplete"])
         #expect(score.err.contains("3 of 3 stored days were computed for age 40"), "\(score.err)")
         #expect(score.err.contains("bracelet person set --db \(db) --device \(Self.serial) --age 60"), "\(score.err)")
@@ -106,6 +110,12 @@ import Testing
         let rescored = try Self.run(["score", "--db", db, "--min-days", "1", "--include-incomplete"])
         #expect(!rescored.err.contains("computed for age"), "\(rescored.err)")
         #expect(rescored.out.contains("age 60"))
+
+        // A birthday from a date on: the older days keep the age they were computed with.
+        let birthday = try Self.run(["person", "set", "--db", db, "--device", Self.serial, "--age", "61", "--from", "2026-06-18"])
+        #expect(birthday.out.contains("recomputed 1 days whose settings changed (2026-06-18..2026-06-18)"), "\(birthday.out)")
+        let ages = try Self.vitality(store).mapValues(\.age)
+        #expect(ages == ["2026-06-16": 60, "2026-06-17": 60, "2026-06-18": 61])
     }
 
     @Test func aReSendCarriesTheUserTheRecordHasWhenItIsSentAndAClearedUserIsGone() throws {
