@@ -3,6 +3,7 @@ import BraceletDecoder
 import BraceletIngest
 import BraceletStore
 import BraceletSummaries
+import BraceletVitality
 import Foundation
 
 /// `bracelet summarize`: daily summaries and sleep sessions.
@@ -98,7 +99,18 @@ struct SummarizeCommand: ParsableCommand {
         let store = try openStore(path, mustExist: true)
         let serial = try chooseDevice(store, path: path, requested: device)
         let stored: Result<StoredSummaryDocument, StoredSummariesUnavailable>
-        do { stored = try StoredSummaryDocument.load(from: store, device: serial, configuration: configuration, date: day) } catch {
+        do {
+            // No flag: each day with the settings the participant record holds on it (older days
+            // keep theirs after a move or a birthday). Flags: every day with the settings of this run.
+            if person.given.isEmpty {
+                let record = try ParticipantRecord.load(device: serial, from: store)
+                stored = try StoredSummaryDocument.load(from: store, record: record, date: day)
+            } else {
+                stored = try StoredSummaryDocument.load(from: store, device: serial, configuration: configuration, date: day)
+            }
+        } catch let error as ParticipantError {
+            throw CLIError(error.description(database: path))
+        } catch {
             throw CLIError("cannot read the stored summaries of \(serial) in \(path): \(error)")
         }
         switch stored {

@@ -48,19 +48,45 @@ public struct StoredSummaryDocument: Sendable, Equatable {
     ///   matches its content hash.
     public static func load(from store: Store, device: String, configuration: SummaryConfiguration, date: String? = nil,
                             now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
-        let basis = configuration.summaryBasis
+        try load(from: store, device: device, timeZone: configuration.timeZone.identifier, date: date, now: now) { _ in configuration }
+    }
+
+    /// Like ``load(from:device:configuration:date:now:)``, each day with the settings `record`
+    /// holds on it (a day before a move or a birthday with the older ones).
+    ///
+    /// - Throws: ``BraceletVitality/ParticipantError`` when a stored day's settings cannot be used.
+    public static func load(from store: Store, record: ParticipantRecord, date: String? = nil,
+                            now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
+        let zone = try record.configuration(on: date ?? "9999-12-31").timeZone.identifier
+        return try load(from: store, device: record.device, timeZone: zone, date: date, now: now) { try record.configuration(on: $0) }
+    }
+
+    private static func load(from store: Store, device: String, timeZone: String, date: String?, now: Int64,
+                             configuration: (String) throws -> SummaryConfiguration) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
+        var bases: [String: String] = [:]
+        func basis(on date: String) throws -> String {
+            if let known = bases[date] { return known }
+            let basis = try configuration(date).summaryBasis
+            bases[date] = basis
+            return basis
+        }
         let days = try store.stampedDailySummaries(device: device, kind: SummaryRecomputer.dailyKind, date: date)
         guard !days.isEmpty else { return .failure(.noSummaries) }
         for day in days {
             guard let stamp = day.stamp else { return .failure(.unstamped(date: day.localDate)) }
-            guard stamp.basis == basis else { return .failure(.otherSettings(date: day.localDate)) }
+            guard try stamp.basis == basis(on: day.localDate) else { return .failure(.otherSettings(date: day.localDate)) }
             // The basis names the time zone, so the day's end is the one its summary was cut with.
-            if let end = LocalDates.unixSecondsRange(of: day.localDate, in: configuration.timeZone)?.upperBound,
+            if let end = LocalDates.unixSecondsRange(of: day.localDate, in: try configuration(day.localDate).timeZone)?.upperBound,
                stamp.computedAt < end, now >= end {
                 return .failure(.computedBeforeDayEnded(date: day.localDate))
             }
         }
-        let sessions = try store.currentSleepSessions(device: device, basis: basis, date: date)
+        // Each date's sessions are the current ones of the settings that date has.
+        var sessions: [StoredSleepSession] = []
+        for wanted in Set(bases.values).sorted() {
+            sessions += try store.currentSleepSessions(device: device, basis: wanted, date: date).filter { try basis(on: $0.localDate) == wanted }
+        }
+        sessions.sort { ($0.localDate, $0.start) < ($1.localDate, $1.start) }
         // The content hash covers the JSON, not the row's key: a damaged date would misplace it.
         for (what, json, localDate) in days.map({ ("summary", $0.json, $0.localDate) }) + sessions.map({ ("sleep session", $0.json, $0.localDate) }) {
             let key = what == "summary" ? "date" : "recordDate"
@@ -68,7 +94,7 @@ public struct StoredSummaryDocument: Sendable, Equatable {
                 throw StoreError.corrupt(path: store.path, detail: "a stored \(what) filed under \(localDate) is not of that date; run `bracelet db check --db \(store.path)`")
             }
         }
-        return .success(StoredSummaryDocument(timeZone: configuration.timeZone.identifier, days: days, sleepSessions: sessions))
+        return .success(StoredSummaryDocument(timeZone: timeZone, days: days, sleepSessions: sessions))
     }
 
     /// The document in canonical JSON: `{"days":[...],"sleepSessions":[...],"timeZone":"..."}`.

@@ -87,7 +87,8 @@ public struct ParticipantRecord: Sendable, Equatable {
         for name in ParticipantSettingName.allCases {
             let history = rows.filter { $0.name == name }
             guard !history.isEmpty else {
-                lines.append("  \(name.rawValue): not set" + Self.defaultNote(name))
+                let zonesGiven = rows.contains { ($0.name == .age || $0.name == .hrMax) && $0.value != nil }
+                lines.append("  \(name.rawValue): not set" + ((name == .age || name == .hrMax) && zonesGiven ? "" : Self.defaultNote(name)))
                 continue
             }
             let values = history.map { row in

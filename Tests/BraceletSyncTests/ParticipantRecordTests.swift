@@ -116,6 +116,9 @@ import Testing
         #expect(birthday.out.contains("recomputed 1 days whose settings changed (2026-06-18..2026-06-18)"), "\(birthday.out)")
         let ages = try Self.vitality(store).mapValues(\.age)
         #expect(ages == ["2026-06-16": 60, "2026-06-17": 60, "2026-06-18": 61])
+        let summary = try Self.run(["summarize", "--db", db])
+        #expect(!summary.err.contains("raw rows"), "each stored day served with the settings it was computed with: \(summary.err)")
+        #expect(summary.out.contains("\"timeZone\" : \"America/New_York\""))
     }
 
     @Test func aReSendCarriesTheUserTheRecordHasWhenItIsSentAndAClearedUserIsGone() throws {
