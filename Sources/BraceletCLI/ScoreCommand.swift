@@ -11,7 +11,9 @@ struct ScoreCommand: ParsableCommand {
         commandName: "score",
         abstract: "Average 7-30 days of vitality metrics, report coverage and score sleep, movement and stress/recovery.",
         discussion: """
-            Reads days from a ROOK JSON file (--rook) or from the bracelet database (--db). Only \
+            Reads days from a ROOK JSON file (--rook) or from the bracelet database (--db; the age \
+            is the participant record's unless --age is given, and days computed for another age \
+            are named). Only \
             complete bracelet days are used (over in their own time zone, at least 90 % of the minutes \
             recorded); the days left out are listed. The window ends at --end or at the latest complete \
             day with data. Each metric is averaged over the days that have it; a metric no day has is \

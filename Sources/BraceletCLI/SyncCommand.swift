@@ -114,8 +114,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Last local date for --requeue-dead / --resend (default: --from).", valueName: "YYYY-MM-DD"))
     var to: String?
 
-    @Option(name: .long, help: ArgumentHelp("Assign --device to this study participant id; sent with every delivery.",
-                                            valueName: "id"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Assign --device to this study participant id (the participant record's, as `bracelet person set --user`): every later delivery and re-send carries it.",
+        valueName: "id"))
     var setUser: String?
 
     @Option(name: .long, help: ArgumentHelp("The bracelet serial for --set-user.", valueName: "serial"))
