@@ -18,11 +18,16 @@ struct ScoreCommand: ParsableCommand {
             excluded from scoring, never counted as 0. The window needs sleep, steps, and HRV or resting \
             heart rate on at least --min-days days (default: half the window); a lower --min-days \
             scores with a warning.
-            ROOK keys in snake_case or the ROOK SDK's camelCase; unknown keys are warned about; a 0 in \
-            any ROOK field means "not measured". \
             ROOK file shape: {"days": [{"date": "2026-01-05", "sleep_summary": {...}, \
-            "physical_summary": {...}, "activity_events": [...]}]}.
-            """
+            "physical_summary": {...}, "activity_events": [...], "coverage": {...}}]}. Each key may be \
+            written in ROOK's snake_case, in its camelCase (sleepDurationSecondsInt) or with the ROOK \
+            SDK's field name (sleepDurationSeconds); the SDK models' other fields are accepted and not \
+            read; any other key is an error naming the nearest accepted spelling. A 0 in any ROOK field \
+            means "not measured". A day with "coverage" (bracelet export writes it) is complete by the \
+            rule above, as with --db; a day without it is taken as complete. Keys read \
+            (key/SDK name; * read, not scored):
+
+            """ + ROOKInputFile.keysRead
     )
 
     /// Output formats.
