@@ -97,15 +97,12 @@ struct ScoreCommand: ParsableCommand {
             let store = try openStore(path, mustExist: true)
             let serial = try chooseDevice(store, path: path, requested: device)
             do { try store.requireIntactContent(of: "vitality_metrics") } catch { throw CLIError("\(error)") }
-            let rows = try store.vitalityMetrics(device: serial, fromDate: "0000-01-01", toDate: "9999-12-31")
-            guard !rows.isEmpty else {
-                throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)
+            let days: [DatedVitalityMetrics]
+            do { days = try StoredVitalityMetrics.days(in: store, device: serial, age: age) } catch let error as StoredVitalityMetricsError {
+                throw CLIError("\(path): \(error)")
             }
-            var days: [DatedVitalityMetrics] = []
-            for row in rows {
-                do { days.append(try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json, age: age)) } catch {
-                    throw CLIError("\(path): \(error)")
-                }
+            guard !days.isEmpty else {
+                throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)
             }
             report = try ScoreReport.make(days: days, age: age, builder: builder, source: "db:\(path) device \(serial)")
         }
