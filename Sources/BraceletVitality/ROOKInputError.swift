@@ -16,8 +16,9 @@ public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValue(path: String, detail: String)
     /// The same date appears twice.
     case duplicateDate(date: LocalDate, firstIndex: Int, secondIndex: Int)
-    /// Keys that are no accepted spelling (snake_case, its camelCase, or the ROOK SDK's name).
-    case unknownKeys([ROOKUnknownKey])
+    /// Keys that are no accepted spelling (snake_case, its camelCase, or the ROOK SDK's name): the
+    /// first ones found, in file order, and how many there are in all.
+    case unknownKeys([ROOKUnknownKey], total: Int)
     /// One field given in two spellings with different values.
     case conflictingSpellings(path: String, keys: [String])
 
@@ -82,10 +83,10 @@ public enum ROOKInputError: Error, Sendable, Hashable, CustomStringConvertible {
             return "invalid value at \(path): \(detail). Fix that value in the ROOK file (the *_int fields take whole numbers, dates are YYYY-MM-DD)."
         case let .duplicateDate(date, first, second):
             return "date \(date) appears twice in the ROOK file (days[\(first)] and days[\(second)]). Keep one entry per day."
-        case let .unknownKeys(keys):
-            let listed = keys.prefix(10).map(\.description).joined(separator: "; ")
-            let more = keys.count > 10 ? "; and \(keys.count - 10) more" : ""
-            return "unknown key\(keys.count == 1 ? "" : "s") in the ROOK file: \(listed)\(more). Rename each to the accepted spelling "
+        case let .unknownKeys(keys, total):
+            let listed = keys.map(\.description).joined(separator: "; ")
+            let more = total > keys.count ? "; and \(total - keys.count) more" : ""
+            return "unknown key\(total == 1 ? "" : "s") in the ROOK file: \(listed)\(more). Rename each to the accepted spelling "
                 + "(ROOK's snake_case, its camelCase, or the ROOK SDK's field name; `bracelet score --help` lists them), or remove it."
         case let .conflictingSpellings(path, keys):
             return "\(path) gives one field twice with different values, as \(keys.map { "\"\($0)\"" }.joined(separator: " and ")). Keep one of them."

@@ -82,7 +82,7 @@ enum ROOKKeys {
     /// The JSON of a ROOK file with every key in snake_case, and one warning per field given twice
     /// with the same value.
     ///
-    /// - Throws: ``ROOKInputError/unknownKeys(_:)`` listing every key that is not accepted, and
+    /// - Throws: ``ROOKInputError/unknownKeys(_:total:)`` listing the keys that are not accepted, and
     ///   ``ROOKInputError/conflictingSpellings(path:keys:)`` for a field given twice with different values.
     static func normalize(_ root: Any) throws(ROOKInputError) -> (json: Any, warnings: [String]) {
         var state = State()
@@ -109,13 +109,17 @@ enum ROOKKeys {
             }
             top["days"] = out
         }
-        guard state.unknown.isEmpty else { throw .unknownKeys(state.unknown) }
+        guard state.unknown.isEmpty else { throw .unknownKeys(state.unknown, total: state.unknownCount) }
         return (top, state.warnings)
     }
 
-    /// What normalising found so far: every unknown key is collected, so one error lists them all.
+    /// What normalising found so far: unknown keys are collected so that one error lists them, the
+    /// first ``listedUnknownKeys`` with a suggestion (each costs edit distances against every
+    /// spelling of its level; a file of nothing but unknown keys must not cost that per key).
     struct State {
+        static let listedUnknownKeys = 10
         var unknown: [ROOKUnknownKey] = []
+        var unknownCount = 0
         var warnings: [String] = []
 
         /// Renames other spellings to their snake_case key; drops the SDK fields not read.
@@ -126,7 +130,10 @@ enum ROOKKeys {
                 let value = object[key] as Any
                 guard let target = level.keys.contains(key) ? key : level.aliases[key] else {
                     if !level.ignored.contains(key) {
-                        unknown.append(ROOKUnknownKey(path: path, key: key, suggestion: ROOKKeys.nearest(to: key, in: level.spellings)))
+                        unknownCount += 1
+                        if unknown.count < Self.listedUnknownKeys {
+                            unknown.append(ROOKUnknownKey(path: path, key: key, suggestion: ROOKKeys.nearest(to: key, in: level.spellings)))
+                        }
                     }
                     continue
                 }

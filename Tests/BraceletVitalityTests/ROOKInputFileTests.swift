@@ -53,7 +53,7 @@ import Testing
                 == .failure(.missingKey(path: "days[0].activity_events[0].type")))
         #expect(decode(#"{}"#) == .failure(.missingKey(path: "days")))
         // A misspelled required key is named as unknown, with the spelling meant, not only as missing.
-        #expect(decode(#"{"dayz":[]}"#) == .failure(.unknownKeys([ROOKUnknownKey(path: "the top level", key: "dayz", suggestion: "days")])))
+        #expect(decode(#"{"dayz":[]}"#) == .failure(.unknownKeys([ROOKUnknownKey(path: "the top level", key: "dayz", suggestion: "days")], total: 1)))
         #expect(decode(#"{"days":[{"date":"2026-01-01"},{"date":"2026-01-01"}]}"#)
                 == .failure(.duplicateDate(date: date("2026-01-01"), firstIndex: 0, secondIndex: 1)))
         if case let .failure(.wrongType(path, expected, _)) = decode("[1, 2]") {
