@@ -224,7 +224,13 @@ struct SyncCommand: AsyncParsableCommand {
             if !quiet { SyncCommand.progress(event) }
         })
         let before = try store.outboxStatus(filter: filter).counts
-        if !quiet { Self.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
+        if !quiet {
+            var taken = ""
+            if let kinds = filter.kinds {
+                taken = " of kinds \(kinds.joined(separator: ",")) (\(try store.outboxStatus().counts.pending) pending in all)"
+            }
+            Self.stderrLine("sync: \(before.pending) pending entries\(taken) -> \(sink.name)")
+        }
         if follow {
             try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
             return

@@ -202,7 +202,8 @@ enum UTCTimeText {
     #expect(first.status == 0, "daily entries pending for another sink are not this sink's failures: \(first.err)")
     #expect(lines(sleepFile).compactMap { $0["key"] as? String } == [sleep], "not held back by the earlier daily entry")
     #expect(try store.outboxEntries(state: .pending).map(\.key) == [daily1, daily2])
-    // The closing line counts every kind: the daily entries left for another sink are pending.
+    // The opening and closing lines count every kind: the daily entries left for another sink are pending.
+    #expect(first.err.contains("sync: 1 pending entries of kinds sleep (3 pending in all) -> "), "\(first.err)")
     #expect(first.err.contains("outbox now 0 pending, 1 delivered, 0 dead of kinds sleep; all kinds: 2 pending [daily 2], 1 delivered, 0 dead"),
             "\(first.err)")
     let dailyFile = folder.path("daily.jsonl")
