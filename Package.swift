@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "BraceletIntegrationTests",
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",
-                           "BraceletIngest", "BraceletTransport", "BraceletDecoder", "BraceletProtocol"]
+                           "BraceletIngest", "BraceletTransport", "BraceletDecoder", "BraceletProtocol", "BraceletExport"]
         ),
         .testTarget(
             name: "BraceletExportTests",

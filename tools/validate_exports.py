@@ -75,6 +75,7 @@ def fhir(path):
     except Exception as error:  # pydantic's ValidationError names the field
         fail(path, f"Bundle does not parse as FHIR R4B: {error}")
     counts = {}
+    panels = 0
     for i, entry in enumerate(raw.get("entry", [])):
         resource = entry["resource"]
         kind = resource["resourceType"]
@@ -82,11 +83,19 @@ def fhir(path):
             get_fhir_model_class(kind).model_validate(resource)
         except Exception as error:
             fail(path, f"entry {i} ({kind}) does not parse as FHIR R4B: {error}")
+        if kind == "Observation" and "hasMember" in resource:
+            # The daily panel: coded, not text only (profiles and most servers refuse a code without a coding).
+            codings = resource.get("code", {}).get("coding", [])
+            if not any(c.get("system") and c.get("code") for c in codings):
+                fail(path, f"entry {i} (the daily panel Observation) has no code.coding with system and code")
+            panels += 1
         counts[kind] = counts.get(kind, 0) + 1
     if len(bundle.entry or []) != sum(counts.values()):
         fail(path, "the parsed Bundle lost entries")
     detail = ", ".join(f"{k} x{v}" for k, v in sorted(counts.items()))
-    print(f"ok {path}: Bundle + {sum(counts.values())} resources valid (R4B): {detail}")
+    if panels == 0 and counts.get("Observation", 0) > 0:
+        fail(path, "no daily panel Observation (one with hasMember) among the observations")
+    print(f"ok {path}: Bundle + {sum(counts.values())} resources valid (R4B): {detail}; {panels} daily panels coded")
     return 1 + sum(counts.values())
 
 

@@ -20,11 +20,16 @@ struct ScoreCommand: ParsableCommand {
             excluded from scoring, never counted as 0. The window needs sleep, steps, and HRV or resting \
             heart rate on at least --min-days days (default: half the window); a lower --min-days \
             scores with a warning.
-            ROOK keys in snake_case or the ROOK SDK's camelCase; unknown keys are warned about; a 0 in \
-            any ROOK field means "not measured". \
             ROOK file shape: {"days": [{"date": "2026-01-05", "sleep_summary": {...}, \
-            "physical_summary": {...}, "activity_events": [...]}]}.
-            """
+            "physical_summary": {...}, "activity_events": [...], "coverage": {...}}]}. Each key may be \
+            written in ROOK's snake_case, in its camelCase (sleepDurationSecondsInt) or with the ROOK \
+            SDK's field name (sleepDurationSeconds); the SDK models' other fields are accepted and not \
+            read; any other key is an error naming the nearest accepted spelling. A 0 in any ROOK field \
+            means "not measured". A day with "coverage" (bracelet export writes it) is complete by the \
+            rule above, as with --db; a day without it is taken as complete. Keys read \
+            (key/SDK name; * read, not scored):
+
+            """ + ROOKInputFile.keysRead
     )
 
     /// Output formats.
@@ -95,16 +100,13 @@ struct ScoreCommand: ParsableCommand {
             let store = try openStore(path, mustExist: true)
             let serial = try chooseDevice(store, path: path, requested: device)
             do { try store.requireIntactContent(of: "vitality_metrics") } catch { throw CLIError("\(error)") }
-            let rows = try store.vitalityMetrics(device: serial, fromDate: "0000-01-01", toDate: "9999-12-31")
-            guard !rows.isEmpty else {
-                throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)
-            }
             let age = try scoringAge(store, device: serial, database: path)
-            var days: [DatedVitalityMetrics] = []
-            for row in rows {
-                do { days.append(try StoredVitalityMetrics.decode(localDate: row.localDate, json: row.json, age: age)) } catch {
-                    throw CLIError("\(path): \(error)")
-                }
+            let days: [DatedVitalityMetrics]
+            do { days = try StoredVitalityMetrics.days(in: store, device: serial, age: age) } catch let error as StoredVitalityMetricsError {
+                throw CLIError("\(path): \(error)")
+            }
+            guard !days.isEmpty else {
+                throw CLIError("\(path) holds no vitality metrics for \(serial); run bracelet ingest first", exitCode: 2)
             }
             // Movement minutes were counted with the zones of the age each day was computed with:
             // scoring with another age says so instead of mixing the two silently.

@@ -235,7 +235,13 @@ struct SyncCommand: AsyncParsableCommand {
             if !quiet { SyncCommand.progress(event) }
         })
         let before = try store.outboxStatus(filter: filter).counts
-        if !quiet { Self.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
+        if !quiet {
+            var taken = ""
+            if let kinds = filter.kinds {
+                taken = " of kinds \(kinds.joined(separator: ",")) (\(try store.outboxStatus().counts.pending) pending in all)"
+            }
+            Self.stderrLine("sync: \(before.pending) pending entries\(taken) -> \(sink.name)")
+        }
         if follow {
             try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
             return
@@ -277,8 +283,9 @@ struct SyncCommand: AsyncParsableCommand {
     func finish(_ report: ForwarderReport, store: Store, sink: any OutboxSink) throws {
         let after = try store.outboxStatus(filter: filter).counts
         if !quiet {
+            let whole = filter.kinds == nil ? nil : try store.outboxStatus()
             Self.stderrLine("sync: done: \(report.delivered) delivered, \(report.retried) failed attempts to retry, \(report.dead) new dead letters; "
-                + "outbox now \(after.pending) pending, \(after.delivered) delivered, \(after.dead) dead")
+                + Self.outboxLine(taken: after, kinds: filter.kinds, whole: whole))
         }
         if let reason = report.pausedReason {
             Self.stderrLine("sync: PAUSED: \(sink.name) cannot take entries: \(reason). Nothing was given up: "
@@ -294,6 +301,17 @@ struct SyncCommand: AsyncParsableCommand {
             Self.stderrLine("sync: " + (try pendingExplanation(store, pending: after.pending)))
             throw ExitCode(75)
         }
+    }
+
+    /// The outbox's state after a run. With `--kinds` the counts of the kinds taken are followed by
+    /// those of every kind with the pending ones per kind, so entries left for another sink are
+    /// never reported as "0 pending".
+    static func outboxLine(taken: OutboxCounts, kinds: [String]?, whole: OutboxStatus?) -> String {
+        let counts = "\(taken.pending) pending, \(taken.delivered) delivered, \(taken.dead) dead"
+        guard let kinds, let whole else { return "outbox now \(counts)" }
+        let byKind = whole.pendingByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return "outbox now \(counts) of kinds \(kinds.joined(separator: ",")); all kinds: \(whole.counts.pending) pending"
+            + (byKind.isEmpty ? "" : " [\(byKind)]") + ", \(whole.counts.delivered) delivered, \(whole.counts.dead) dead"
     }
 
     /// How many entries are pending and why: the failures of the heads of the device queues, and

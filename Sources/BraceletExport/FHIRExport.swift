@@ -4,7 +4,17 @@ import BraceletSummaries
 /// `Observation` whose `hasMember` lists that day's observations, and `Observation`s with LOINC
 /// codes and UCUM units for the daily values and each sleep session. `subject` references
 /// `Patient/<user>` when a user id is given.
+///
+/// The daily panel is coded in a code system of ours (``codeSystem``, code ``dailyPanelCode``):
+/// LOINC has no panel for a wearable's day of heart rate, activity, sleep and temperature (its
+/// panels are for vital-sign sets or questionnaires), and a panel coded with a LOINC panel whose
+/// members differ would say something false to the receiver.
 public enum FHIRExport {
+    /// The canonical URL of the bracelet's own FHIR code system (stable; changing it breaks every
+    /// receiver that matches on it).
+    public static let codeSystem = "urn:bracelet:fhir:CodeSystem:observation"
+    /// The code, in ``codeSystem``, of the Observation that groups one local day's observations.
+    public static let dailyPanelCode = "daily-summary"
     static let loinc = "http://loinc.org"
     static let ucum = "http://unitsofmeasure.org"
     static let categorySystem = "http://terminology.hl7.org/CodeSystem/observation-category"
@@ -41,7 +51,11 @@ public enum FHIRExport {
             }
             guard !members.isEmpty else { continue }
             let url = "urn:uuid:" + uuid("\(dataset.device)|day|\(day.summary.date)")
-            var panel = context.base(code: ["text": .string("Bracelet daily summary \(day.summary.date)")], category: "activity",
+            let panelCode: JSONValue = [
+                "coding": [["system": .string(codeSystem), "code": .string(dailyPanelCode), "display": "Bracelet daily summary"]],
+                "text": .string("Bracelet daily summary \(day.summary.date)"),
+            ]
+            var panel = context.base(code: panelCode, category: "activity",
                                      start: day.summary.dayStart, end: day.summary.dayEnd)
             panel["hasMember"] = .array(members.map { ["reference": .string($0)] })
             entries.append(["fullUrl": .string(url), "resource": .object(panel)])

@@ -6,6 +6,10 @@ import Foundation
 /// bracelet's own vitality mapping uses (``BraceletDay``), so any ROOK-consuming pipeline scores a
 /// bracelet history as `bracelet score --db` does.
 ///
+/// Every day carries its `coverage` (minutes recorded, when the day ends), so `score --rook` leaves
+/// out the partial days (the first day of the history, today) that `score --db` leaves out, and
+/// both give the same window, days with data and figures.
+///
 /// ROOK has no field for two bracelet values: the breathing rate is whole breaths/min in ROOK
 /// (the night's mean is rounded here), and the day's average breathing rate, the bracelet's
 /// fallback when the night has none, has no ROOK field and is left out.
@@ -48,7 +52,8 @@ public enum ROOKExport {
         return ROOKDay(date: input.date, source: "bracelet \(dataset.device)",
                        sleepSummary: sleep == ROOKSleepSummary() ? nil : sleep,
                        physicalSummary: physical == ROOKPhysicalSummary() ? nil : physical,
-                       activityEvents: events.isEmpty ? nil : events)
+                       activityEvents: events.isEmpty ? nil : events,
+                       coverage: ROOKDayCoverage(day.summary.coverage))
     }
 
     /// A value as whole units (ROOK's `_int` fields), rounded half away from zero.

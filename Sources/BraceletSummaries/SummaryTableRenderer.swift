@@ -31,9 +31,17 @@ public enum SummaryTableRenderer {
         ])
     }
 
-    /// The lines between the last day's row and the first session's row (an empty line, title and column names).
-    public static let sessionsHeader = "\nSleep sessions\n" + row(["date", "start", "stop", "main", "sleep", "inBed", "light", "deep", "REM",
-                                                                 "awake", "eff%", "rest%", "WASO", "wakes"])
+    /// The lines between the last day's row and the first session's row (an empty line, title with
+    /// the meaning of the `main` column's labels, and column names).
+    public static let sessionsHeader = "\nSleep sessions (main: the date's night; nap: a shorter sleep; "
+        + "trunc: cut by the start or end of the data, not scored as a night)\n"
+        + row(["date", "start", "stop", "main", "sleep", "inBed", "light", "deep", "REM", "awake", "eff%", "rest%", "WASO", "wakes"])
+
+    /// The `main` column's label of a session: a session cut by the start or end of the data is not
+    /// a nap (it may be most of a night), so it is labelled as truncated whatever its length.
+    public static func kind(of session: SleepSession) -> String {
+        session.isMainSleep ? "main" : session.truncated ? "trunc" : "nap"
+    }
 
     /// The zone session clock times are shown in, from a document's time-zone text.
     public static func zone(_ timeZone: String) -> TimeZone {
@@ -43,7 +51,7 @@ public enum SummaryTableRenderer {
     /// One sleep session's row, clock times in `zone`.
     public static func sessionRow(_ s: SleepSession, zone: TimeZone) -> String {
         row([
-            s.recordDate, clock(s.startSession, zone), clock(s.stopSession, zone), s.isMainSleep ? "main" : "nap",
+            s.recordDate, clock(s.startSession, zone), clock(s.stopSession, zone), kind(of: s),
             duration(s.totalSleepDuration), duration(s.timeInBed), duration(s.totalSecsLight), duration(s.totalSecsDeep),
             duration(s.totalSecsREM), duration(s.totalSecsAwake), text(s.sleepEfficiency), text(s.restorativeSleepPercent),
             duration(s.wakeAfterSleepOnset), String(s.totalSleepToAwakeTransitions),

@@ -2,7 +2,8 @@
 /// adapter, so a day scores the same whichever source it came from.
 ///
 /// Source order per metric: sleep from the sleep summary; movement minutes from
-/// `physical_summary.active_minutes_total_int`, else the sum of the activity events' durations;
+/// `physical_summary.active_minutes_total_int`, else `active_seconds_int` / 60, else the sum of the
+/// activity events' durations;
 /// HRV from `sleep_summary.hrv_sdnn_ms_double`, then `sleep_summary.hrv_rmssd_ms_double`, then the
 /// physical summary's daily `hrv_sdnn_avg_ms`, then `hrv_rmssd_avg_ms` (nightly before daily, SDNN
 /// before RMSSD, the type kept and never converted); resting HR from the sleep summary, then the
@@ -39,6 +40,13 @@ public enum ROOKDataAdapter {
             activityEvents: day.activityEvents)
     }
 
+    /// Movement minutes: `active_minutes_total_int`, else the active seconds (the SDK's
+    /// `activeSeconds`) in minutes, else `minutes` as it is (with its missing-value reason).
+    static func movementMinutes(_ physical: ROOKPhysicalSummary?, _ minutes: NamedInput) -> NamedInput {
+        guard minutes.value == nil || minutes.value == 0, let seconds = physical?.activeSecondsInt, seconds != 0 else { return minutes }
+        return NamedInput("physical_summary.active_seconds_int / 60", Double(seconds) / 60, zeroMeansMissing: true)
+    }
+
     /// Event types of a light intensity: not movement minutes.
     static let lightIntensityTypes: Set<String> = ["light", "low", "sedentary", "rest", "inactive"]
 
@@ -65,7 +73,7 @@ public enum ROOKDataAdapter {
             remSleepSeconds: s(.remSleepDurationSecondsInt, sleep?.remSleepDurationSecondsInt),
             awakeSeconds: s(.timeAwakeDuringSleepSecondsInt, sleep?.timeAwakeDuringSleepSecondsInt),
             timeInBedSeconds: s(.timeInBedSecondsInt, sleep?.timeInBedSecondsInt),
-            movementMinutes: p(.activeMinutesTotalInt, physical?.activeMinutesTotalInt),
+            movementMinutes: movementMinutes(physical, p(.activeMinutesTotalInt, physical?.activeMinutesTotalInt)),
             workoutsName: "activity_events[].duration_seconds_int (light-intensity events left out)",
             workoutSeconds: moving.map { event in event.durationSecondsInt.flatMap { $0 == 0 ? nil : Double($0) } },
             steps: p(.stepsInt, physical?.stepsInt),

@@ -11,13 +11,17 @@ import Foundation
 ///    "activity_events": [{"type": "moderate", "duration_seconds_int": 1800}]}
 /// ]}
 /// ```
-/// Days may come in any order and may have gaps; a date may appear only once. The ROOK SDK's
-/// camelCase keys (`sleepSummary`, `sleepDurationSecondsInt`, ...) are read too; unknown keys are
-/// ignored and listed in ``warnings`` with the nearest known key.
+/// Days may come in any order and may have gaps; a date may appear only once. Keys may be written
+/// in snake_case, in its camelCase (`sleepSummary`, `sleepDurationSecondsInt`) or with the ROOK
+/// SDK's own field names (`sleepDurationSeconds`, `hrvAvgSdnnNumber`, `stepsPerDayNumber`, ...);
+/// the SDK's fields the score does not use are accepted and not read. Any other key is an error
+/// naming it and the nearest accepted spelling. A `coverage` beside `date` (what
+/// `bracelet export --format rook` writes) marks how much of the day was recorded, so partial days
+/// are left out as `score --db` leaves them out.
 public struct ROOKInputFile: Sendable, Hashable, Codable {
     /// The days in the file, in file order.
     public var days: [ROOKDay]
-    /// Keys that were not understood and were ignored, each with the nearest known key.
+    /// Fields given twice in two spellings with the same value (read once).
     public var warnings: [String] = []
 
     /// JSON names (the warnings are not part of the file).
@@ -29,17 +33,23 @@ public struct ROOKInputFile: Sendable, Hashable, Codable {
         self.warnings = warnings
     }
 
+    /// The keys read, one line per level of the file (`key/SDK name`, `*` read but not scored),
+    /// for `bracelet score --help`.
+    public static var keysRead: String { ROOKKeys.help }
+
     /// Decodes and checks a ROOK input file. Wrong types, missing required keys, bad dates and
     /// repeated dates are errors that name the place in the file (for example
     /// `days[3].sleep_summary.hr_resting_bpm_int`).
     public static func decode(_ data: Data) throws(ROOKInputError) -> ROOKInputFile {
         var file: ROOKInputFile
         do {
-            // Both shapes (snake_case and the SDK's camelCase) are read; unknown keys are warned about.
-            let normalized = ROOKKeys.normalize(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+            // Every accepted spelling is renamed to snake_case; a key that is none of them is an error.
+            let normalized = try ROOKKeys.normalize(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
             file = try JSONDecoder().decode(ROOKInputFile.self, from: JSONSerialization.data(withJSONObject: normalized.json,
                                                                                            options: [.fragmentsAllowed]))
             file.warnings = normalized.warnings
+        } catch let error as ROOKInputError {
+            throw error
         } catch let error as DecodingError {
             let converted = ROOKInputError(decodingError: error)
             if case .notJSON = converted { throw .notJSON(detail: syntaxErrorLocation(in: data)) }

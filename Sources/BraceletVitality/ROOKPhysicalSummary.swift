@@ -5,6 +5,9 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
     public var stepsInt: Int?
     /// Active minutes in the day (`active_minutes_total_int`): the primary movement-minutes source.
     public var activeMinutesTotalInt: Int?
+    /// Active time in the day, seconds (`active_seconds_int`; the ROOK SDK's `activeSeconds`): the
+    /// movement minutes (divided by 60) when `active_minutes_total_int` is absent.
+    public var activeSecondsInt: Int?
     /// Active energy, kcal (`active_calories_kcal_double`).
     public var activeCaloriesKcalDouble: Double?
     /// Total energy, kcal (`total_calories_kcal_double`); never used as active energy.
@@ -20,6 +23,7 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, Sendable, CaseIterable {
         case stepsInt = "steps_int"
         case activeMinutesTotalInt = "active_minutes_total_int"
+        case activeSecondsInt = "active_seconds_int"
         case activeCaloriesKcalDouble = "active_calories_kcal_double"
         case totalCaloriesKcalDouble = "total_calories_kcal_double"
         case hrRestingBpmInt = "hr_resting_bpm_int"
@@ -31,7 +35,7 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
     public init(
         stepsInt: Int? = nil, activeMinutesTotalInt: Int? = nil, activeCaloriesKcalDouble: Double? = nil,
         totalCaloriesKcalDouble: Double? = nil, hrRestingBpmInt: Int? = nil,
-        hrvSdnnAvgMs: Double? = nil, hrvRmssdAvgMs: Double? = nil
+        hrvSdnnAvgMs: Double? = nil, hrvRmssdAvgMs: Double? = nil, activeSecondsInt: Int? = nil
     ) {
         self.stepsInt = stepsInt
         self.activeMinutesTotalInt = activeMinutesTotalInt
@@ -40,6 +44,7 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
         self.hrRestingBpmInt = hrRestingBpmInt
         self.hrvSdnnAvgMs = hrvSdnnAvgMs
         self.hrvRmssdAvgMs = hrvRmssdAvgMs
+        self.activeSecondsInt = activeSecondsInt
     }
 
     /// Decodes from ROOK JSON; whole-number fields reject fractions with the key's location.
@@ -47,6 +52,7 @@ public struct ROOKPhysicalSummary: Sendable, Hashable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         stepsInt = try c.decodeWholeNumberIfPresent(forKey: .stepsInt)
         activeMinutesTotalInt = try c.decodeWholeNumberIfPresent(forKey: .activeMinutesTotalInt)
+        activeSecondsInt = try c.decodeWholeNumberIfPresent(forKey: .activeSecondsInt)
         activeCaloriesKcalDouble = try c.decodeIfPresent(Double.self, forKey: .activeCaloriesKcalDouble)
         totalCaloriesKcalDouble = try c.decodeIfPresent(Double.self, forKey: .totalCaloriesKcalDouble)
         hrRestingBpmInt = try c.decodeWholeNumberIfPresent(forKey: .hrRestingBpmInt)

@@ -33,12 +33,13 @@ public struct ScoreReport: Sendable, Hashable, Codable {
         return ScoreReport(source: source, age: age, window: window, scores: scores)
     }
 
-    /// Maps every day of a ROOK file with ``ROOKDataAdapter`` and builds the report.
+    /// Maps every day of a ROOK file with ``ROOKDataAdapter`` and builds the report; a day's
+    /// `coverage`, when the file has one, decides whether it is complete as it does for `--db`.
     public static func make(rook file: ROOKInputFile, age: Int, builder: VitalityWindowBuilder,
                             source: String) throws(ScoreReportError) -> ScoreReport {
         let days = file.days.map { day in
             let (metrics, missing) = ROOKDataAdapter.map(day: day, age: age)
-            return DatedVitalityMetrics(date: day.date, metrics: metrics, missing: missing)
+            return DatedVitalityMetrics(date: day.date, metrics: metrics, missing: missing, coverage: day.coverage?.dayCoverage)
         }
         return try make(days: days, age: age, builder: builder, source: source)
     }

@@ -71,6 +71,12 @@ import Testing
         #expect(observation("80404-7").count == 1)
         let panel = try #require(resources.first { $0["hasMember"] != nil })
         #expect((panel["hasMember"] as? [Any])?.count == resources.filter { $0["resourceType"] as? String == "Observation" }.count - 1)
+        // The panel is coded (profiles and servers reject a code with text only), in our own code system.
+        let panelCode = try #require(panel["code"] as? [String: Any])
+        let coding = try #require((panelCode["coding"] as? [[String: Any]])?.first)
+        #expect(coding["system"] as? String == "urn:bracelet:fhir:CodeSystem:observation")
+        #expect(coding["code"] as? String == "daily-summary")
+        #expect(panelCode["text"] as? String == "Bracelet daily summary 2026-03-08")
         let device = try #require(resources.first { $0["resourceType"] as? String == "Device" })
         #expect(device["serialNumber"] as? String == "V2TEST01")
     }

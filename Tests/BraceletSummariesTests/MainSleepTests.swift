@@ -45,6 +45,7 @@ func stagesWithActivity(_ stage: Int, activity: Int, from: Int64, to: Int64, int
         #expect(nap.totalSleepDuration == 1_140)
         #expect(nap.truncated == false)
         #expect(nap.isMainSleep == false)
+        #expect(SummaryTableRenderer.kind(of: nap) == "nap")
         let day = try #require(e.day("2026-01-15"))
         #expect(day.mainSleepStart == nil)       // no night: main-sleep metrics are null, not the nap's
         #expect(day.sleepHRV == nil)
@@ -70,6 +71,10 @@ func stagesWithActivity(_ stage: Int, activity: Int, from: Int64, to: Int64, int
         #expect(first.sleepSessions.map(\.truncated) == [true])
         #expect(first.sleepSessions.map(\.isMainSleep) == [false])
         #expect(first.day("2026-01-15")?.mainSleepStart == nil)
+        // The table says why it is not the night: truncated, not a nap (5 h of sleep is no nap).
+        let cutRow = try #require(first.sleepSessions.first.map { SummaryTableRenderer.sessionRow($0, zone: TimeZone(identifier: "UTC")!) })
+        #expect(cutRow.hasPrefix("2026-01-15 02:00   07:00   trunc   5:00 "), "\(cutRow)")
+        #expect(SummaryTableRenderer.render(first.document()).contains("trunc: cut by the start or end of the data"))
 
         // Data ends at 03:00 while asleep; later data (awake from 06:00) makes it whole.
         let evening = stagesWithActivity(1, activity: 1, from: at(-4, 0), to: at(-1, 0))
@@ -82,6 +87,7 @@ func stagesWithActivity(_ stage: Int, activity: Int, from: Int64, to: Int64, int
                 + stagesWithActivity(1, activity: 1, from: at(6, 0), to: at(8, 0)), now: testNow)
         #expect(e.sleepSessions.map(\.truncated) == [false])
         #expect(e.sleepSessions.map(\.totalSleepDuration) == [25_200])
+        #expect(e.sleepSessions.map(SummaryTableRenderer.kind(of:)) == ["main"])
         #expect(e.day("2026-01-15")?.mainSleepStart == at(-1, 0))
         var whole = e
         whole.recomputeAll()

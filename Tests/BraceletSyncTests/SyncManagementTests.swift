@@ -202,10 +202,16 @@ enum UTCTimeText {
     #expect(first.status == 0, "daily entries pending for another sink are not this sink's failures: \(first.err)")
     #expect(lines(sleepFile).compactMap { $0["key"] as? String } == [sleep], "not held back by the earlier daily entry")
     #expect(try store.outboxEntries(state: .pending).map(\.key) == [daily1, daily2])
+    // The opening and closing lines count every kind: the daily entries left for another sink are pending.
+    #expect(first.err.contains("sync: 1 pending entries of kinds sleep (3 pending in all) -> "), "\(first.err)")
+    #expect(first.err.contains("outbox now 0 pending, 1 delivered, 0 dead of kinds sleep; all kinds: 2 pending [daily 2], 1 delivered, 0 dead"),
+            "\(first.err)")
     let dailyFile = folder.path("daily.jsonl")
     let second = try runBracelet(["sync", "--db", path, "--jsonl", dailyFile, "--kinds", "daily:daily", "--once"])
     #expect(second.status == 0)
     #expect(lines(dailyFile).compactMap { $0["key"] as? String } == [daily1, daily2])
+    #expect(second.err.contains("outbox now 0 pending, 2 delivered, 0 dead of kinds daily:daily; all kinds: 0 pending, 3 delivered, 0 dead"),
+            "\(second.err)")
     let typo = try runBracelet(["sync", "--db", path, "--jsonl", dailyFile, "--kinds", "slep", "--once"])
     #expect(typo.err.contains("warning: no outbox entry has kind \"slep\" (kinds in the outbox: daily, sleep)"), "\(typo.err)")
     let badList = try runBracelet(["sync", "--db", path, "--jsonl", dailyFile, "--kinds", "daily,,x/y"])

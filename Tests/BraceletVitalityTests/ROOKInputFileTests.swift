@@ -1,4 +1,5 @@
 import Foundation
+import BraceletDecoder
 import Testing
 @testable import BraceletVitality
 
@@ -51,7 +52,9 @@ import Testing
             path: "days[0].date", detail: "expected a date written YYYY-MM-DD, found \"2026-02-30\"")))
         #expect(decode(#"{"days":[{"date":"2026-01-01","activity_events":[{"duration_seconds_int":60}]}]}"#)
                 == .failure(.missingKey(path: "days[0].activity_events[0].type")))
-        #expect(decode(#"{"dayz":[]}"#) == .failure(.missingKey(path: "days")))
+        #expect(decode(#"{}"#) == .failure(.missingKey(path: "days")))
+        // A misspelled required key is named as unknown, with the spelling meant, not only as missing.
+        #expect(decode(#"{"dayz":[]}"#) == .failure(.unknownKeys([ROOKUnknownKey(path: "the top level", key: "dayz", suggestion: "days")], total: 1)))
         #expect(decode(#"{"days":[{"date":"2026-01-01"},{"date":"2026-01-01"}]}"#)
                 == .failure(.duplicateDate(date: date("2026-01-01"), firstIndex: 0, secondIndex: 1)))
         if case let .failure(.wrongType(path, expected, _)) = decode("[1, 2]") {
@@ -94,5 +97,46 @@ import Testing
 extension Result where Failure == ROOKInputError {
     init(catching body: () throws(ROOKInputError) -> Success) {
         do { self = .success(try body()) } catch { self = .failure(error) }
+    }
+}
+
+/// A day's `coverage` (written by `bracelet export --format rook`) decides completeness as for `--db`.
+@Suite struct ROOKCoverageTests {
+    static func file(_ coverage: String) -> String {
+        #"{"days": [{"date": "2026-01-05", "sleep_summary": {"sleep_duration_seconds_int": 27000, "hr_resting_bpm_int": 55}, "physical_summary": {"steps_int": 9000}, "coverage": \#(coverage)}]}"#
+    }
+
+    @Test func aPartialDayIsLeftOutAndADayExportedWhileRunningCountsOnceOver() throws {
+        // 2026-01-05 in UTC ends at 1767657600.
+        let partial = try ROOKInputFile.decode(Data(Self.file(#"{"day_end": 1767657600, "day_minutes": 1440, "recorded_minutes": 660}"#).utf8))
+        let builder = VitalityWindowBuilder(minimumDays: 1, now: 1_767_700_000)
+        #expect(throws: ScoreReportError.self) { try ScoreReport.make(rook: partial, age: 40, builder: builder, source: "rook") }
+        let all = try ScoreReport.make(rook: partial, age: 40, builder: VitalityWindowBuilder(minimumDays: 1, includeIncompleteDays: true,
+                                                                                           now: 1_767_700_000), source: "rook")
+        #expect(all.window.metrics.steps == 9_000)
+        // Exported at 23:50 with every minute so far recorded: not over then, complete once over.
+        let running = try ROOKInputFile.decode(Data(Self.file(
+            #"{"day_end": 1767657600, "day_minutes": 1440, "recorded_minutes": 1430, "is_complete": false}"#).utf8))
+        let before = VitalityWindowBuilder(end: LocalDate(iso: "2026-01-05"), minimumDays: 1, includeIncompleteDays: false, now: 1_767_657_000)
+        let skipped = try? ScoreReport.make(rook: running, age: 40, builder: before, source: "rook")
+        #expect(skipped == nil)
+        let after = VitalityWindowBuilder(minimumDays: 1, now: 1_767_657_600)
+        #expect(try ScoreReport.make(rook: running, age: 40, builder: after, source: "rook").window.daysWithAnyData == 1)
+    }
+
+    @Test func aDamagedCoverageIsNamed() {
+        func decode(_ coverage: String) -> Result<ROOKInputFile, ROOKInputError> {
+            do { return .success(try ROOKInputFile.decode(Data(ROOKCoverageTests.file(coverage).utf8))) } catch { return .failure(error) }
+        }
+        #expect(decode(#"{"day_minutes": 1440, "recorded_minutes": 600}"#) == .failure(.missingKey(path: "days[0].coverage.day_end")))
+        guard case let .failure(.invalidValue(path, detail)) = decode(#"{"day_end": 1767657600, "day_minutes": 1440, "recorded_minutes": 1441}"#) else {
+            Issue.record("more minutes recorded than the day has must be refused")
+            return
+        }
+        #expect(path == "days[0].coverage.recorded_minutes")
+        #expect(detail == "1441 is not between 0 and 1440")
+        // The camelCase spelling of our keys is read too.
+        let camel = decode(#"{"dayEnd": 1767657600, "dayMinutes": 1440, "recordedMinutes": 1440}"#)
+        #expect((try? camel.get())?.days.first?.coverage?.recordedMinutes == 1440)
     }
 }

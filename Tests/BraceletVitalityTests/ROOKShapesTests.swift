@@ -14,15 +14,30 @@ import Testing
         #expect(report.window.metrics.hrvMs == 38) // (35 + 38 + 40 + 36 + 41 + 39 + 37) / 7, as from the snake file
     }
 
-    @Test func aMisspelledKeyIsWarnedAboutWithTheNearestKnownKey() throws {
+    @Test func aMisspelledKeyIsAnErrorNamingItWhereItIsAndTheAcceptedSpelling() throws {
+        // Ignoring it would drop its value silently (time in bed would go missing from every night).
         let json = #"{"days": [{"date": "2026-01-05", "sleep_summary": {"sleep_duration_seconds_int": 27000, "time_in_bed_secs_int": 28800}, "phys_summary": {}}]}"#
-        let file = try ROOKInputFile.decode(Data(json.utf8))
-        #expect(file.warnings == [
-            #"days[0]: unknown key "phys_summary" was ignored; did you mean "physical_summary"?"#,
-            #"days[0].sleep_summary: unknown key "time_in_bed_secs_int" was ignored; did you mean "time_in_bed_seconds_int"?"#,
-        ])
-        #expect(file.days.first?.sleepSummary?.timeInBedSecondsInt == nil)
-        #expect(file.days.first?.sleepSummary?.sleepDurationSecondsInt == 27_000)
+        let error = try #require(throws: ROOKInputError.self) { try ROOKInputFile.decode(Data(json.utf8)) }
+        #expect(error == .unknownKeys([
+            ROOKUnknownKey(path: "days[0]", key: "phys_summary", suggestion: "physical_summary"),
+            ROOKUnknownKey(path: "days[0].sleep_summary", key: "time_in_bed_secs_int", suggestion: "time_in_bed_seconds_int"),
+        ], total: 2))
+        #expect(error.description.contains(#"days[0].sleep_summary: "time_in_bed_secs_int" (did you mean "time_in_bed_seconds_int"?)"#))
+        // An SDK name one letter off is suggested in the SDK's spelling.
+        let sdk = #"{"days": [{"date": "2026-01-05", "sleepSummary": {"sleepDurationSecond": 27000}}]}"#
+        #expect(throws: ROOKInputError.unknownKeys([
+            ROOKUnknownKey(path: "days[0].sleep_summary", key: "sleepDurationSecond", suggestion: "sleepDurationSeconds")], total: 1)) {
+            try ROOKInputFile.decode(Data(sdk.utf8))
+        }
+        // Thirty unknown keys: the first ten are named with a suggestion, the rest counted.
+        let many = (0..<30).map { #""x\#($0)": 1"# }.joined(separator: ", ")
+        let manyError = try #require(throws: ROOKInputError.self) {
+            try ROOKInputFile.decode(Data(#"{"days": [{"date": "2026-01-05", "sleep_summary": {\#(many)}}]}"#.utf8))
+        }
+        guard case let .unknownKeys(listed, total) = manyError else { Issue.record("\(manyError)"); return }
+        #expect(listed.count == 10)
+        #expect(total == 30)
+        #expect(manyError.description.contains("; and 20 more."))
     }
 
     @Test func theSuggestedKeyIsTheFirstAtTheSmallestEditDistance() {
