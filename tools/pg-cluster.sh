@@ -3,7 +3,8 @@
 #
 #   tools/pg-cluster.sh start [DIR]   initdb in DIR (default: a new temp dir), start the server on a
 #                                     Unix socket in DIR and a free TCP port on 127.0.0.1, create role
-#                                     and database `bracelet` with a random password; prints
+#                                     and database `bracelet` (the fleet owner: CREATEROLE, for
+#                                     `bracelet fleet add-gateway`) with a random password; prints
 #                                     `DIR<TAB>URL` (URL = postgresql://bracelet:PASSWORD@127.0.0.1:PORT/bracelet)
 #   tools/pg-cluster.sh stop DIR      stop the server (fast) and remove DIR
 #   tools/pg-cluster.sh kill DIR      stop the server immediately (no shutdown checkpoint), keep DIR
@@ -78,7 +79,7 @@ cmd_start() {
   port=$(cat "$dir/port")
   as_owner "$PG_BIN/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL || die "creating role and database failed"
 SET password_encryption = 'scram-sha-256';
-CREATE ROLE bracelet LOGIN PASSWORD '$password';
+CREATE ROLE bracelet LOGIN CREATEROLE PASSWORD '$password';
 CREATE DATABASE bracelet OWNER bracelet;
 SQL
   local url="postgresql://bracelet:$password@127.0.0.1:$port/bracelet"
