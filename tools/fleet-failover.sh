@@ -38,6 +38,11 @@ groups=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for group in "${groups[@]}"; do kill -KILL -- "-$group" 2>/dev/null || true; done
+  # PostgreSQL's children lead their own process groups: whatever still runs in a node's data
+  # directory is one of ours and goes too.
+  for proc in /proc/[0-9]*; do
+    case "$(readlink "$proc/cwd" 2>/dev/null)" in "$work/ha/"*) kill -KILL "${proc#/proc/}" 2>/dev/null || true ;; esac
+  done
   wait 2>/dev/null || true
   [ -n "${FLEET_FAILOVER_KEEP:-}" ] && echo "fleet-failover: kept $work" >&2 || rm -rf "$work"
 }
@@ -156,7 +161,9 @@ for _ in $(seq 1 300); do [ "$(rows_on_server)" -gt 0 ] && break; sleep 0.2; don
 [ "$(rows_on_server)" -gt 0 ] || fail "no gateway delivered within 60 s"
 before_kill=$(rows_on_server)
 kill_at=$(date +%s.%N)
-kill -KILL -- "-$(cat "$work/node1.pgid")"
+# The keeper's process group, the postmaster and its children (each leads its own group).
+postmaster=$(head -n 1 "$work/ha/node1/postmaster.pid")
+kill -KILL -- "-$(cat "$work/node1.pgid")" "$postmaster" $(pgrep -P "$postmaster") 2>/dev/null || true
 wait_states "node2=(wait_primary|primary)/(wait_primary|primary)" 60
 promoted_s=$(echo "$(date +%s.%N) - $kill_at" | bc)
 
