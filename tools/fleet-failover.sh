@@ -15,7 +15,8 @@
 #   failover: gateways=N rows_expected=N rows_found=N duplicates=N resumed_after_s=S
 # resumed_after_s is from the SIGKILL to the first row a gateway committed on the new primary.
 # PostgreSQL refuses to run as root: as root the nodes run as the `postgres` system user.
-# Uses .build/debug/bracelet (BRACELET overrides). Exit status 0 when every check holds.
+# Uses .build/debug/bracelet (BRACELET overrides); FLEET_FAILOVER_KEEP=1 keeps the work directory.
+# Exit status 0 when every check holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -179,3 +179,15 @@ struct FleetRoleTests {
         #expect(throws: FleetError.self) { try FleetAdmin(server: fleet.gatewayA).migrate() }
     }
 }
+
+@Suite struct FleetRoleNameTests {
+    /// Role names go into CREATE ROLE (quoted anyway): only plain lowercase names, never a system or group role.
+    @Test func onlyPlainNamesThatAreNoSystemOrGroupRole() throws {
+        for good in ["gw1", "gw_ward3", "_x", String(repeating: "a", count: 63)] { try FleetAdmin.checkRoleName(good) }
+        for bad in ["", "Ward3", "ward 3", "3ward", "gw-1", "gw;drop", String(repeating: "a", count: 64), "pg_monitor",
+                    "bracelet_gateway", "bracelet_reader", "postgres", "public"] {
+            #expect(throws: FleetError.self, "\(bad)") { try FleetAdmin.checkRoleName(bad) }
+        }
+        #expect(FleetAdmin.newPassword().count == 32 && FleetAdmin.newPassword() != FleetAdmin.newPassword())
+    }
+}
