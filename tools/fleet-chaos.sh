@@ -113,15 +113,9 @@ for pid in "${gateways[@]}"; do wait "$pid"; done
 gateways=()
 
 # What the gateways hold (newest version of every summary) against what the server holds.
-for i in $(seq 1 "$GATEWAYS"); do
-  sqlite3 -readonly -separator '|' "$work/gw$i.db" "
-    SELECT d.serial, 'daily:' || s.kind, s.local_date, s.version, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id;
-    SELECT d.serial, 'sleep', s.start, s.version, s.content_hash FROM sleep_sessions s JOIN devices d ON d.id = s.device_id;"
-done | sort >"$work/gateways.txt"
+fleet_gateway_rows $(seq -f "$work/gw%g.db" 1 "$GATEWAYS") >"$work/gateways.txt"
 outbox=$(for i in $(seq 1 "$GATEWAYS"); do sqlite3 -readonly "$work/gw$i.db" "SELECT state FROM outbox WHERE state <> 'delivered'"; done | sort | uniq -c)
-tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "
-    SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
-    UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions" | sort >"$work/server.txt"
+tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "$FLEET_SERVER_ROWS" | sort >"$work/server.txt"
 
 # The fleet queries against the gateway's own: yesterday's summaries of gateway 1 byte for byte, and
 # its score apart from the line naming the source.

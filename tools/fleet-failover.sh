@@ -184,13 +184,8 @@ done
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 
 # What the gateways hold (newest version of every summary) against what the new primary holds.
-for i in $(seq 1 "$GATEWAYS"); do
-  sqlite3 -readonly -separator '|' "$work/gw$i.db" "
-    SELECT d.serial, 'daily:' || s.kind, s.local_date, s.version, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id;
-    SELECT d.serial, 'sleep', s.start, s.version, s.content_hash FROM sleep_sessions s JOIN devices d ON d.id = s.device_id;"
-done | sort >"$work/gateways.txt"
-owner_psql -c "SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
-    UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions" | sort >"$work/server.txt"
+fleet_gateway_rows $(seq -f "$work/gw%g.db" 1 "$GATEWAYS") >"$work/gateways.txt"
+owner_psql -c "$FLEET_SERVER_ROWS" | sort >"$work/server.txt"
 duplicates=$(owner_psql -c "SELECT (SELECT count(*) - count(DISTINCT (device, kind, local_date)) FROM fleet_daily_summaries)
     + (SELECT count(*) - count(DISTINCT (device, session_start)) FROM fleet_sleep_sessions)
     + (SELECT count(*) - count(DISTINCT outbox_key) FROM (SELECT outbox_key FROM fleet_daily_summaries UNION ALL SELECT outbox_key FROM fleet_sleep_sessions) k)")

@@ -15,3 +15,18 @@ fleet_role_url() {
 fleet_owner() {
   BRACELET_POSTGRES_URL=$FLEET_OWNER_URL "$BRACELET" fleet "$@"
 }
+
+# fleet_gateway_rows DB...: every summary the gateway databases hold, newest versions, as
+# `device|kind|date or session start|version|content hash` lines, sorted: what the server must hold.
+fleet_gateway_rows() {
+  local db
+  for db in "$@"; do
+    sqlite3 -readonly -separator '|' "$db" "
+      SELECT d.serial, 'daily:' || s.kind, s.local_date, s.version, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id;
+      SELECT d.serial, 'sleep', s.start, s.version, s.content_hash FROM sleep_sessions s JOIN devices d ON d.id = s.device_id;"
+  done | sort
+}
+
+# The same lines from the fleet tables (run with psql -A -t -F '|', then sorted).
+FLEET_SERVER_ROWS="SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
+  UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions"
