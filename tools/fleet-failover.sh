@@ -9,9 +9,10 @@
 #
 #   tools/fleet-failover.sh [GATEWAYS] [DAYS] [STAGGER_S]     (default 6 2 2; about 60-90 s)
 #
-# Gateway i fetches its bracelet at i x STAGGER_S s and then runs `sync --follow`, so deliveries
-# keep arriving before, during and after the failover; the kill comes once the first gateway's rows
-# are on the primary. Final line:
+# Each gateway fetches its bracelet and then runs `sync --follow`. The first half fetch STAGGER_S s
+# apart from the start; the kill comes once the first gateway's rows are on the primary; the second
+# half fetch STAGGER_S s apart from the kill, so deliveries arrive before, during and after the
+# failover (at least one gateway must have retried through the outage). Final line:
 #   failover: gateways=N rows_expected=N rows_found=N duplicates=N resumed_after_s=S
 # resumed_after_s is from the SIGKILL to the first row a gateway committed on the new primary.
 # PostgreSQL refuses to run as root: as root the nodes run as the `postgres` system user.
@@ -142,9 +143,15 @@ for i in $(seq 1 "$GATEWAYS"); do
   pids+=($!)
 done
 # One gateway: at its turn, fetch its bracelet, then deliver for good with its own role.
+half=$(( (GATEWAYS + 1) / 2 ))
 gateway() {
   local i=$1
-  sleep "$(( (i - 1) * STAGGER ))"
+  if [ "$i" -le "$half" ]; then
+    sleep "$(( (i - 1) * STAGGER ))"
+  else
+    while [ ! -e "$work/killed" ]; do sleep 0.1; done
+    sleep "$(( (i - half - 1) * STAGGER ))"
+  fi
   for _ in $(seq 1 100); do [ -S "$work/b$i.sock" ] && break; sleep 0.1; done
   "$BRACELET" listen --via "unix:$work/b$i.sock" --db "$work/gw$i.db" --tz UTC --age 40 --exit-after-sync --format jsonl \
     >/dev/null 2>>"$work/gw$i.log" || { echo "listen exited $?" >>"$work/gw$i.log"; return 1; }
@@ -165,6 +172,7 @@ kill_at=$(date +%s.%N)
 # The keeper's process group, the postmaster and its children (each leads its own group).
 postmaster=$(head -n 1 "$work/ha/node1/postmaster.pid")
 kill -KILL -- "-$(cat "$work/node1.pgid")" "$postmaster" $(pgrep -P "$postmaster") 2>/dev/null || true
+touch "$work/killed"
 wait_states "node2=(wait_primary|primary)/(wait_primary|primary)" 60
 promoted_s=$(echo "$(date +%s.%N) - $kill_at" | bc)
 
@@ -194,9 +202,13 @@ resumed=$(owner_psql -c "SELECT round((extract(epoch FROM min(delivered_at)) - $
 expected=$(wc -l <"$work/gateways.txt")
 found=$(wc -l <"$work/server.txt")
 dead=$(for i in $(seq 1 "$GATEWAYS"); do sqlite3 -readonly "$work/gw$i.db" "SELECT count(*) FROM outbox WHERE state = 'dead'"; done | paste -sd+ | bc)
-echo "fleet-failover: ready in ${ready} s (monitor + primary + synchronous standby, sync_state $sync_standby); $before_kill rows on the" \
-  "primary when it was SIGKILLed; standby promoted after ${promoted_s%??????} s; $(( $(date +%s) - started )) s in all"
 status=0
+# Gateways that met the outage: a delivery failed as unreachable and was retried.
+through=$(grep -l "cannot reach the fleet database" "$work"/gw*.log 2>/dev/null | wc -l)
+echo "fleet-failover: ready in ${ready} s (monitor + primary + synchronous standby, sync_state $sync_standby); $before_kill rows on the" \
+  "primary when it was SIGKILLed; standby promoted after ${promoted_s%??????} s; $through gateways retried through the outage;" \
+  "$(( $(date +%s) - started )) s in all"
+[ "$through" -gt 0 ] || { echo "fleet-failover: no gateway was delivering during the outage: the kill came too late" >&2; status=1; }
 cmp -s "$work/gateways.txt" "$work/server.txt" || { echo "fleet-failover: the new primary differs from the gateways:" >&2; diff "$work/gateways.txt" "$work/server.txt" | head -20 >&2; status=1; }
 [ "$expected" -gt 0 ] && [ "$duplicates" -eq 0 ] && [ "$dead" -eq 0 ] || status=1
 [ -n "$resumed" ] && [ "$(echo "$resumed <= 60" | bc)" -eq 1 ] || { echo "fleet-failover: no gateway resumed within 60 s (${resumed:-never})" >&2; status=1; }
