@@ -191,3 +191,24 @@ struct FleetRoleTests {
         #expect(FleetAdmin.newPassword().count == 32 && FleetAdmin.newPassword() != FleetAdmin.newPassword())
     }
 }
+
+@Suite struct TLSAdviceTests {
+    /// libpq's TLS failures (its words, as it prints them) get advice naming the setting to change;
+    /// other connection failures stay transient.
+    @Test func eachTLSFailureNamesWhatToFix() throws {
+        let server = try FleetServer(uri: "postgresql://gw:pw@db.example.org/fleet?sslmode=verify-full")
+        let cases = [
+            "server certificate for \"other.example\" does not match host name \"db.example.org\"": "issued for another name",
+            "SSL error: certificate verify failed": "not signed by the CA",
+            "root certificate file \"/root/.postgresql/root.crt\" does not exist": "set sslrootcert=",
+            "server does not support SSL, but SSL was required": "does not offer TLS",
+        ]
+        for (detail, advice) in cases {
+            let error = PGConnection.loginError("connection to server at \"db.example.org\" failed: \(detail)", server: server)
+            guard case let .tls(_, _, given) = error else { Issue.record("\(detail) gave \(error)"); continue }
+            #expect(given.contains(advice))
+            #expect(error.isConfiguration && !error.isTransient)
+        }
+        #expect(PGConnection.loginError("Connection refused", server: server).isTransient)
+    }
+}
