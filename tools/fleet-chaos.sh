@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Many gateways into one fleet database, with faults: N simulated bracelets, each with its own
-# gateway (`listen --via unix:` into its own SQLite file, then `sync --postgres`), random SIGKILLs of
+# gateway (`listen --via unix:` into its own SQLite file, then `sync --postgres` with the gateway's
+# own role, made by `bracelet fleet add-gateway` and given its bracelet by `fleet assign`), random SIGKILLs of
 # gateway processes at random moments (each gateway restarts what was killed), and one PostgreSQL
 # restart mid-run. At the end the central tables must hold exactly the union of what every
 # gateway's SQLite holds (device, kind, date or session start, version, content hash): no row lost,
 # none duplicated, every version the newest, nothing pending or dead in any outbox; and for one
-# device `summarize --postgres` prints what `summarize --db` prints, `score --postgres` what `score --db` does.
+# device `summarize --postgres` prints what `summarize --db` prints, `score --postgres` what `score --db` does
+# (as a read-only role whose password is in a libpq passfile, not in the URL).
 #
 #   tools/fleet-chaos.sh [GATEWAYS] [DAYS] [KILLS] [RESTARTS]     (default 20 3 10 1)
 #
@@ -36,8 +38,20 @@ trap cleanup EXIT
 started=$(date +%s)
 out=$(tools/pg-cluster.sh start)
 cluster=$(cut -f1 <<<"$out")
-# The URL goes to the gateways through the environment only: nothing prints it.
-export BRACELET_POSTGRES_URL=$(cut -f2 <<<"$out")
+source tools/fleet-lib.sh
+# The owner migrates and makes one role per gateway; each gateway gets its own URL through the
+# environment only: nothing prints it, no process's arguments hold it.
+export FLEET_OWNER_URL=$(cut -f2 <<<"$out")
+server=${FLEET_OWNER_URL#*@}
+fleet_owner migrate >/dev/null
+for i in $(seq 1 "$GATEWAYS"); do
+  fleet_role_url gateway "gw$i" "$server" >"$work/gw$i.url"
+  fleet_owner assign "$(printf 'FLT%05d' "$i")" --gateway "gw$i" >/dev/null
+done
+reader_url=$(fleet_role_url reader fleet_reader "$server")
+host_port=${server%%/*}
+(umask 077; echo "${host_port%:*}:${host_port#*:}:bracelet:fleet_reader:$(sed 's|^postgresql://[^:]*:\([^@]*\)@.*|\1|' <<<"$reader_url")" >"$work/pgpass")
+reader_url="postgresql://fleet_reader@$server?passfile=$work/pgpass"
 
 for i in $(seq 1 "$GATEWAYS"); do
   serial=$(printf 'FLT%05d' "$i")
@@ -60,7 +74,7 @@ gateway() {
     echo $! >"$work/g$i.pid"
     echo listen >"$work/g$i.phase"
     wait $! || { echo "listen exited $?" >>"$work/gw$i.log"; continue; }
-    "$BRACELET" sync --db "$db" --quiet --base-delay 0.05 --max-delay 1 2>>"$work/gw$i.log" &
+    BRACELET_POSTGRES_URL=$(cat "$work/gw$i.url") "$BRACELET" sync --db "$db" --quiet --base-delay 0.05 --max-delay 1 2>>"$work/gw$i.log" &
     echo $! >"$work/g$i.pid"
     echo sync >"$work/g$i.phase"
     wait $! || { echo "sync exited $?" >>"$work/gw$i.log"; continue; }
@@ -99,15 +113,9 @@ for pid in "${gateways[@]}"; do wait "$pid"; done
 gateways=()
 
 # What the gateways hold (newest version of every summary) against what the server holds.
-for i in $(seq 1 "$GATEWAYS"); do
-  sqlite3 -readonly -separator '|' "$work/gw$i.db" "
-    SELECT d.serial, 'daily:' || s.kind, s.local_date, s.version, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id;
-    SELECT d.serial, 'sleep', s.start, s.version, s.content_hash FROM sleep_sessions s JOIN devices d ON d.id = s.device_id;"
-done | sort >"$work/gateways.txt"
+fleet_gateway_rows $(seq -f "$work/gw%g.db" 1 "$GATEWAYS") >"$work/gateways.txt"
 outbox=$(for i in $(seq 1 "$GATEWAYS"); do sqlite3 -readonly "$work/gw$i.db" "SELECT state FROM outbox WHERE state <> 'delivered'"; done | sort | uniq -c)
-tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "
-    SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
-    UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions" | sort >"$work/server.txt"
+tools/pg-cluster.sh psql "$cluster" -X -A -t -F '|' -c "$FLEET_SERVER_ROWS" | sort >"$work/server.txt"
 
 # The fleet queries against the gateway's own: yesterday's summaries of gateway 1 byte for byte, and
 # its score apart from the line naming the source.
@@ -122,10 +130,10 @@ query() {
   echo "$name exited $?: $(tail -n 2 "$work/$name.err" | tr '\n' ' ')" >>"$work/query-failures"
 }
 query sum-db "$BRACELET" summarize --db "$work/gw1.db" --tz UTC --age 40 --day "$yesterday"
-query sum-pg "$BRACELET" summarize --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --tz UTC --age 40 --day "$yesterday"
+query sum-pg "$BRACELET" summarize --postgres "$reader_url" --device "$serial" --tz UTC --age 40 --day "$yesterday"
 cmp -s "$work/sum-db.out" "$work/sum-pg.out" && [ -s "$work/sum-db.out" ] || queries="summarize --postgres differs from summarize --db"
 query score-db "$BRACELET" score --db "$work/gw1.db" --age 40 --min-days 1 --format json
-query score-pg "$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --device "$serial" --age 40 --min-days 1 --format json
+query score-pg "$BRACELET" score --postgres "$reader_url" --device "$serial" --age 40 --min-days 1 --format json
 grep -v '"source"' "$work/score-db.out" >"$work/score-db.json" || true
 grep -v '"source"' "$work/score-pg.out" >"$work/score-pg.json" || true
 cmp -s "$work/score-db.json" "$work/score-pg.json" && [ -s "$work/score-db.json" ] || queries="$queries; score --postgres differs from score --db"
@@ -147,4 +155,4 @@ if [ -n "$outbox" ] || ! cmp -s "$work/gateways.txt" "$work/server.txt" || [ "$r
 fi
 echo "fleet-chaos: ok: $GATEWAYS gateways x $DAYS days, $killed SIGKILLs, $restarted server restarts, ${elapsed} s;" \
   "the server holds exactly the $rows summaries and sessions of the gateways (newest versions), every outbox delivered;" \
-  "summarize and score --postgres equal --db for $serial"
+  "summarize and score --postgres equal --db for $serial; one role per gateway, a passfile reader"

@@ -3,13 +3,16 @@
 #
 #   tools/pg-cluster.sh start [DIR]   initdb in DIR (default: a new temp dir), start the server on a
 #                                     Unix socket in DIR and a free TCP port on 127.0.0.1, create role
-#                                     and database `bracelet` with a random password; prints
+#                                     and database `bracelet` (the fleet owner: CREATEROLE, for
+#                                     `bracelet fleet add-gateway`) with a random password; prints
 #                                     `DIR<TAB>URL` (URL = postgresql://bracelet:PASSWORD@127.0.0.1:PORT/bracelet)
 #   tools/pg-cluster.sh stop DIR      stop the server (fast) and remove DIR
 #   tools/pg-cluster.sh kill DIR      stop the server immediately (no shutdown checkpoint), keep DIR
 #   tools/pg-cluster.sh restart DIR   stop (fast) and start again on the same port
 #   tools/pg-cluster.sh up DIR        start a stopped cluster again
 #   tools/pg-cluster.sh psql DIR ...  psql over the Unix socket as the superuser
+#   tools/pg-cluster.sh tls DIR CERT KEY   serve TLS with this certificate (chain) and key (copied into
+#                                     the data directory, mode 0600) and reload; again to swap them
 #
 # TCP connections authenticate with SCRAM-SHA-256 (PostgreSQL 15's default password_encryption),
 # the socket with `trust` for the superuser's administration only (the socket lives in DIR, mode 0700).
@@ -78,7 +81,7 @@ cmd_start() {
   port=$(cat "$dir/port")
   as_owner "$PG_BIN/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL || die "creating role and database failed"
 SET password_encryption = 'scram-sha-256';
-CREATE ROLE bracelet LOGIN PASSWORD '$password';
+CREATE ROLE bracelet LOGIN CREATEROLE PASSWORD '$password';
 CREATE DATABASE bracelet OWNER bracelet;
 SQL
   local url="postgresql://bracelet:$password@127.0.0.1:$port/bracelet"
@@ -118,6 +121,28 @@ cmd_psql() {
   as_owner "$PG_BIN/psql" -X -h "$dir" -p "$(cat "$dir/port")" -U postgres -d bracelet "$@"
 }
 
+cmd_tls() {
+  local dir=${1:?tls needs the cluster directory} cert=${2:?tls needs a certificate file} key=${3:?tls needs a key file}
+  [ -r "$cert" ] && [ -r "$key" ] || die "cannot read $cert or $key"
+  # The server reads them as its owner and refuses a key others can read.
+  as_owner tee "$dir/data/server.crt" <"$cert" >/dev/null
+  as_owner tee "$dir/data/server.key" <"$key" >/dev/null
+  as_owner chmod 0600 "$dir/data/server.crt" "$dir/data/server.key"
+  as_owner "$PG_BIN/psql" -X -q -h "$dir" -p "$(cat "$dir/port")" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL' \
+    || die "turning TLS on failed; see $dir/server.log"
+ALTER SYSTEM SET ssl = on;
+ALTER SYSTEM SET ssl_cert_file = 'server.crt';
+ALTER SYSTEM SET ssl_key_file = 'server.key';
+SELECT pg_reload_conf();
+SQL
+  # The reload is asynchronous: wait until the server reports TLS on.
+  for _ in $(seq 1 50); do
+    [ "$(as_owner "$PG_BIN/psql" -X -A -t -h "$dir" -p "$(cat "$dir/port")" -U postgres -d postgres -c 'SHOW ssl')" = on ] && return 0
+    sleep 0.1
+  done
+  die "the server did not turn TLS on; see $dir/server.log"
+}
+
 case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
@@ -125,5 +150,6 @@ case "${1:-}" in
   restart) shift; cmd_restart "$@" ;;
   up) shift; cmd_up "$@" ;;
   psql) shift; cmd_psql "$@" ;;
-  *) die "usage: tools/pg-cluster.sh start [DIR] | stop DIR | kill DIR | restart DIR | up DIR | psql DIR [psql args]" ;;
+  tls) shift; cmd_tls "$@" ;;
+  *) die "usage: tools/pg-cluster.sh start [DIR] | stop DIR | kill DIR | restart DIR | up DIR | psql DIR [psql args] | tls DIR CERT KEY" ;;
 esac

@@ -17,7 +17,8 @@ struct FleetCommand: ParsableCommand {
             `summarize --postgres` read the delivered summaries. The URL may also come from \
             $BRACELET_POSTGRES_URL; its password is never printed.
             """,
-        subcommands: [FleetStatusCommand.self]
+        subcommands: [FleetStatusCommand.self, FleetMigrateCommand.self, FleetAddGatewayCommand.self, FleetAddReaderCommand.self,
+                      FleetAssignCommand.self]
     )
 }
 
@@ -33,14 +34,14 @@ struct FleetStatusCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The fleet database (default: $BRACELET_POSTGRES_URL).", valueName: "url"))
-    var postgres: String?
+    @OptionGroup var database: FleetDatabaseOptions
 
     @Option(name: .long, help: "Output format: table or json.")
     var format: SyncCommand.StatusFormat = .table
 
     func run() throws {
-        let reader = try fleetReader(postgres)
+        let server = try database.server()
+        let reader = try fleetCall { try FleetReader(server: server) }
         let devices = try fleetCall { try reader.status() }
         if format == .json {
             print(String(decoding: CanonicalJSON.prettyPrinted(try CanonicalJSON.bytes(of: devices, what: "the fleet status")), as: UTF8.self))
@@ -54,12 +55,19 @@ struct FleetStatusCommand: ParsableCommand {
     }
 }
 
-/// The fleet server of `--postgres` or `$BRACELET_POSTGRES_URL`, checked.
-func fleetServer(_ option: String?) throws -> FleetServer {
+/// The fleet server of `--postgres` or `$BRACELET_POSTGRES_URL`, checked; a password given on the
+/// command line (`fromCommandLine`) is warned about, since any user of the host can read it.
+func fleetServer(_ option: String?, fromCommandLine: Bool = true) throws -> FleetServer {
     guard let uri = option ?? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"], !uri.isEmpty else {
         throw CLIError("give the fleet database with --postgres URL or $BRACELET_POSTGRES_URL")
     }
-    do { return try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
+    let server: FleetServer
+    do { server = try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
+    if option != nil && fromCommandLine && server.hasPassword {
+        SyncCommand.stderrLine("warning: the password in --postgres is visible to every user of this host (ps, /proc): "
+            + "give the URL in $BRACELET_POSTGRES_URL or --postgres-file, or the password in a libpq passfile")
+    }
+    return server
 }
 
 /// A reader of the fleet database, with a clear message when it cannot be reached.
@@ -76,7 +84,7 @@ func fleetCall<T>(_ body: () throws -> T) throws -> T {
 extension SyncCommand {
     /// Delivers the outbox to the fleet database in batches (`--postgres`), with `sync`'s exit codes.
     func deliverToPostgres(_ uri: String, store: Store) async throws {
-        let server = try fleetServer(uri)
+        let server = try fleetServer(uri, fromCommandLine: postgres != nil)
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }

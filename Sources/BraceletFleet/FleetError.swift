@@ -12,6 +12,14 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
     case noFleetTables(server: String)
     /// A stored row could not be read back (its payload is not the JSON the sink writes).
     case badRow(detail: String)
+    /// The fleet schema is older than this build and this role may not upgrade it (only the owner does).
+    case schemaBehind(found: Int, needed: Int)
+    /// The gateway's role has not been given this device: its entries stay queued.
+    case notAssigned(device: String, gateway: String)
+    /// The server's TLS certificate was refused (or TLS could not be set up): `advice` says what to fix.
+    case tls(server: String, detail: String, advice: String)
+    /// An administration command was refused (bad name, missing gateway, existing role).
+    case admin(String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -30,6 +38,16 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(server) holds no fleet tables yet: deliver summaries first with `bracelet sync --db D --postgres URL` (or check the URL's database)."
         case let .badRow(detail):
             "a row of the fleet database cannot be read: \(detail). It was not written by bracelet's fleet sink; remove or fix it."
+        case let .schemaBehind(found, needed):
+            "the fleet database has schema version \(found) and this build needs \(needed): the database owner upgrades it with "
+                + "`bracelet fleet migrate --postgres OWNER_URL` (gateway and reader roles may not change the schema)."
+        case let .notAssigned(device, gateway):
+            "device \(device) is not assigned to gateway \(gateway) in the fleet database, which refuses its rows; its entries stay "
+                + "queued. The fleet operator assigns it with `bracelet fleet assign \(device) --gateway \(gateway) --postgres OWNER_URL`."
+        case let .tls(server, detail, advice):
+            "TLS to the fleet database \(server) failed: \(advice) (libpq: \(detail))"
+        case let .admin(message):
+            message
         }
     }
 
@@ -40,7 +58,7 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connection: true
         case let .server(state, _):
             state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "40001" || state == "40P01"
-        case .invalidURL, .schemaNewer, .badRow, .noFleetTables: false
+        case .invalidURL, .schemaNewer, .badRow, .noFleetTables, .schemaBehind, .notAssigned, .tls, .admin: false
         }
     }
 
@@ -48,7 +66,7 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
     /// missing privilege or database, an unknown schema.
     public var isConfiguration: Bool {
         switch self {
-        case .invalidURL, .schemaNewer: true
+        case .invalidURL, .schemaNewer, .schemaBehind, .notAssigned, .tls, .admin: true
         case let .server(state, _): state.hasPrefix("28") || state.hasPrefix("3D") || state.hasPrefix("42")
         case .connection, .badRow, .noFleetTables: false
         }
@@ -56,7 +74,10 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
 
     private static func advice(_ state: String) -> String {
         if state.hasPrefix("28") { return ". Check the user and password in the URL." }
-        if state == "42501" { return ". Grant the URL's user CREATE on the database (it creates its own tables) or run the migrations as the owner." }
+        if state == "42501" {
+            return ". This role lacks the privilege: gateway roles write only their assigned devices' rows and readers only read; "
+                + "schema changes are the owner's (`bracelet fleet migrate`), role changes need an owner with CREATEROLE."
+        }
         if state.hasPrefix("3D") { return ". Create the database or fix its name in the URL." }
         return ""
     }

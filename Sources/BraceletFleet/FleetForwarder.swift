@@ -49,7 +49,11 @@ public struct FleetForwarder: Sendable {
         let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
         let moved = try store.rescheduleOutbox(notAfter: overflow ? Int64.max : latest)
         if moved > 0 { onEvent(.rescheduled(count: moved)) }
-        let due = try store.outboxEntries(state: .pending).filter { $0.nextAttemptAt <= now && filter.takes(kind: $0.kind) }
+        var due = try store.outboxEntries(state: .pending).filter { $0.nextAttemptAt <= now && filter.takes(kind: $0.kind) }
+        // Devices the server would refuse from this gateway go last: their refusal pauses the pass,
+        // and it must not hold back the devices it may deliver.
+        let refused = due.isEmpty ? [] : sink.unassignedDevices(among: Set(due.map(\.device)))
+        if !refused.isEmpty { due = due.filter { !refused.contains($0.device) } + due.filter { refused.contains($0.device) } }
         for start in stride(from: 0, to: due.count, by: batchSize) {
             try Task.checkCancellation()
             let batch = Array(due[start..<min(start + batchSize, due.count)])

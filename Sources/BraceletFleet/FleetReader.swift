@@ -14,11 +14,7 @@ public final class FleetReader {
     /// - Throws: ``FleetError`` (cannot connect, login refused, no fleet tables yet, newer schema).
     public init(server: FleetServer) throws {
         connection = try PGConnection(server: server)
-        // Asked in two steps: a statement naming a missing table fails before it runs.
-        let exists = try connection.execute("SELECT to_regclass('fleet_schema') IS NOT NULL").values.first?.first == "t"
-        let version = exists
-            ? try connection.execute("SELECT max(version) FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
-            : nil
+        let version = try FleetSchema.version(connection)
         guard let version, version >= 1 else {
             throw FleetError.noFleetTables(server: server.description)
         }

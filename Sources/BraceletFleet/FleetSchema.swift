@@ -13,6 +13,11 @@
 ///   and the movement minutes they gave, which is all `score` needs of a day.
 /// - `fleet_sleep_sessions.score_input` (migration 3): the session without its stage samples, all
 ///   `score` needs of a session.
+/// - Roles (migration 4, see ``FleetAdmin``): `fleet_gateways` names each gateway's login role,
+///   `fleet_assignments` gives each device to one gateway. Members of `bracelet_gateway` may insert,
+///   update and read only the rows of devices assigned to them (row-level security), read their own
+///   assignments and the schema version, and nothing else: no delete, no DDL, no temporary objects.
+///   Members of `bracelet_reader` read everything and write nothing. Only the owner changes the schema.
 ///
 /// Raw slots and beats stay on the gateways: the server holds what scoring and reporting read
 /// (summaries are about 1/100 of a day's slots), and a changed summary arrives as a new version.
@@ -82,7 +87,63 @@ enum FleetSchema {
             // 13-23 kB. NULL on rows delivered before; readers fall back to the payload.
             "ALTER TABLE fleet_sleep_sessions ADD COLUMN score_input text",
         ],
+        rolesMigration,
     ]
+
+    /// Least privilege enforced by the server: a gateway's credentials sit on a box anyone in that
+    /// home can reach, so they must reach only that gateway's devices. The group roles are
+    /// cluster-wide (created once), the grants and policies are this database's.
+    static let rolesMigration: [String] = {
+        let gatewayTables = ["fleet_daily_summaries", "fleet_sleep_sessions", "fleet_devices"]
+        // The device is the gateway's when its assignment names the session's role.
+        let assigned = "device IN (SELECT a.device FROM fleet_assignments a WHERE a.gateway = current_user::text)"
+        return [
+            """
+            CREATE TABLE fleet_gateways (
+                name text PRIMARY KEY,
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE fleet_assignments (
+                device text PRIMARY KEY,
+                gateway text NOT NULL REFERENCES fleet_gateways (name),
+                assigned_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX fleet_assignments_gateway ON fleet_assignments (gateway)",
+            """
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(gatewayGroup)') THEN CREATE ROLE \(gatewayGroup) NOLOGIN; END IF;
+                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(readerGroup)') THEN CREATE ROLE \(readerGroup) NOLOGIN; END IF;
+                EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database());
+                EXECUTE format('GRANT CONNECT ON DATABASE %I TO \(gatewayGroup), \(readerGroup)', current_database());
+            END $$
+            """,
+            // No role but the owner creates anything in the schema, and PUBLIC gets nothing.
+            "REVOKE ALL ON SCHEMA public FROM PUBLIC",
+            "GRANT USAGE ON SCHEMA public TO \(gatewayGroup), \(readerGroup)",
+            "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC",
+            "GRANT SELECT ON fleet_schema TO \(gatewayGroup), \(readerGroup)",
+            "GRANT SELECT, INSERT, UPDATE ON \(gatewayTables.joined(separator: ", ")) TO \(gatewayGroup)",
+            "GRANT SELECT ON fleet_assignments TO \(gatewayGroup)",
+            "GRANT SELECT ON \((gatewayTables + ["fleet_assignments", "fleet_gateways"]).joined(separator: ", ")) TO \(readerGroup)",
+            "ALTER TABLE fleet_assignments ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY gateway_own ON fleet_assignments FOR SELECT TO \(gatewayGroup) USING (gateway = current_user::text)",
+            "CREATE POLICY reader_all ON fleet_assignments FOR SELECT TO \(readerGroup) USING (true)",
+        ] + gatewayTables.flatMap { table in
+            [
+                "ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY",
+                "CREATE POLICY gateway_assigned ON \(table) TO \(gatewayGroup) USING (\(assigned)) WITH CHECK (\(assigned))",
+                "CREATE POLICY reader_all ON \(table) FOR SELECT TO \(readerGroup) USING (true)",
+            ]
+        }
+    }()
+
+    /// The group role every gateway's login role is a member of.
+    static let gatewayGroup = "bracelet_gateway"
+    /// The group role every read-only login role is a member of.
+    static let readerGroup = "bracelet_reader"
 
     /// The schema version this build writes.
     static var latestVersion: Int { migrations.count }
@@ -92,6 +153,25 @@ enum FleetSchema {
     ///
     /// - Throws: ``FleetError/schemaNewer(found:supported:)`` when the server is ahead of this build.
     static func migrate(_ connection: PGConnection) throws {
+        let before = try version(connection)
+        guard before != latestVersion else { return }
+        do { try migrateLocked(connection) } catch let error as FleetError {
+            // A gateway's or reader's role may not create anything: only the owner migrates.
+            if case .server("42501", _) = error { throw FleetError.schemaBehind(found: before ?? 0, needed: latestVersion) }
+            throw error
+        }
+    }
+
+    /// The schema version on the server, `nil` when it has no fleet tables.
+    static func version(_ connection: PGConnection) throws -> Int? {
+        // Asked in two steps: a statement naming a missing table fails before it runs.
+        guard try connection.execute("SELECT to_regclass('fleet_schema') IS NOT NULL").values.first?.first == "t" else { return nil }
+        return try connection.execute("SELECT max(version) FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
+    }
+
+    /// The migration itself, under the advisory lock, in one transaction (``FleetAdmin`` calls it
+    /// directly to say what an owner without a privilege lacks).
+    static func migrateLocked(_ connection: PGConnection) throws {
         try connection.execute("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock(7262022014)")

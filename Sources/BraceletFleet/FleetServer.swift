@@ -22,6 +22,9 @@ public struct FleetServer: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether the URI itself carries a password (rather than libpq's passfile or environment).
+    public var hasPassword: Bool { !secrets.isEmpty }
+
     /// The URI with every password replaced by `***`: what logs, errors and the delivery log show.
     public var description: String { FleetServer.redact(uri, secrets: secrets) }
 

@@ -80,6 +80,7 @@ final class PGConnection {
     /// A login failure: the server's refusal (wrong password, no such role or database) is a
     /// configuration problem; anything else (refused, timed out, starting up) may pass.
     static func loginError(_ detail: String, server: FleetServer) -> FleetError {
+        if let advice = tlsAdvice(detail) { return .tls(server: server.description, detail: detail, advice: advice) }
         if detail.contains("authentication failed") || detail.contains("no pg_hba.conf entry") {
             return .server(sqlState: "28P01", message: detail)
         }
@@ -87,6 +88,53 @@ final class PGConnection {
             return .server(sqlState: "3D000", message: detail)
         }
         return .connection(server: server.description, detail: detail)
+    }
+
+    /// What to do about a TLS failure libpq reported, `nil` when `detail` is not one. libpq's words
+    /// name the mechanism; the advice names the setting to change.
+    static func tlsAdvice(_ detail: String) -> String? {
+        if detail.contains("does not match host name") {
+            return "the server's certificate is issued for another name than the host in the URL (a wrong or impostor server, "
+                + "or a certificate made for another name): connect by the name the certificate carries, or have the server's "
+                + "certificate reissued with this host in its subjectAltName"
+        }
+        if detail.contains("certificate verify failed") {
+            return "the server's certificate is not signed by the CA in the URL's sslrootcert (a wrong or impostor server, or "
+                + "the wrong CA file): set sslrootcert to the fleet's CA certificate"
+        }
+        if detail.contains("root certificate file") && detail.contains("does not exist") {
+            return "sslmode=verify-ca/verify-full needs the fleet's CA certificate: set sslrootcert=/path/to/ca.crt in the URL"
+        }
+        if detail.contains("server does not support SSL") {
+            return "the server does not offer TLS but the URL's sslmode requires it: enable ssl on the server (ssl = on, "
+                + "ssl_cert_file, ssl_key_file)"
+        }
+        if detail.contains("SSL error") || detail.contains("could not read root certificate") || detail.contains("SSL SYSCALL") {
+            return "the TLS handshake failed: check sslmode, sslrootcert and the server's ssl settings"
+        }
+        return nil
+    }
+
+    /// `text` as a quoted SQL literal (for the few statements that take no parameters: CREATE ROLE).
+    func literal(_ text: String) throws -> String {
+        guard let quoted = PQescapeLiteral(connection, text, text.utf8.count) else { throw brokenOrRefused(nil) }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// `name` as a quoted SQL identifier.
+    func identifier(_ name: String) throws -> String {
+        guard let quoted = PQescapeIdentifier(connection, name, name.utf8.count) else { throw brokenOrRefused(nil) }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// The SCRAM-SHA-256 verifier of `password` for `role`, made here: the password itself never
+    /// reaches the server (nor its statement log), as with psql's `\password`.
+    func scramVerifier(password: String, role: String) throws -> String {
+        guard let made = PQencryptPasswordConn(connection, password, role, "scram-sha-256") else { throw brokenOrRefused(nil) }
+        defer { PQfreemem(made) }
+        return String(cString: made)
     }
 
     static func message(_ text: UnsafePointer<CChar>?) -> String {

@@ -50,7 +50,16 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             }
         }
         if !rows.isEmpty {
-            let written = lock.withLock { write(rows) }
+            let written = lock.withLock { () -> (FleetRow) -> DeliveryOutcome in
+                let refused: [String: FleetError]
+                do { refused = try unassigned(among: Set(rows.map(\.entry.device))) } catch {
+                    let outcome = PostgresSink.outcome(of: error as? FleetError ?? .connection(server: server.description, detail: server.scrub("\(error)")))
+                    return { _ in outcome }
+                }
+                let allowed = rows.filter { refused[$0.entry.device] == nil }
+                let stored = allowed.isEmpty ? { _ in .transientFailure(reason: "not attempted", httpStatus: nil) } : write(allowed)
+                return { row in refused[row.entry.device].map(PostgresSink.outcome(of:)) ?? stored(row) }
+            }
             for row in rows { outcomes[row.index] = written(row) }
         }
         return outcomes.map { $0 ?? .transientFailure(reason: "not attempted", httpStatus: nil) }
@@ -117,12 +126,38 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
         }
     }
 
-    /// The open connection, made (and the schema migrated) when there is none or it broke.
+    /// The devices among `devices` this sink's role has not been assigned, each with its refusal;
+    /// empty for a role row-level security does not restrict (the owner). The server refuses their
+    /// rows anyway: asking first gives each its own clear error and lets the other devices' rows go.
+    private func unassigned(among devices: Set<String>) throws -> [String: FleetError] {
+        let connection = try connected()
+        guard let gatewayRole else { return [:] }
+        do {
+            let assigned = Set(try connection.execute("SELECT device FROM fleet_assignments").values.compactMap { $0.first ?? nil })
+            return Dictionary(uniqueKeysWithValues: devices.subtracting(assigned).map { ($0, FleetError.notAssigned(device: $0, gateway: gatewayRole)) })
+        } catch {
+            if !connection.isOpen || (error as? FleetError)?.isTransient == true { self.connection = nil }
+            throw error
+        }
+    }
+
+    /// The devices among `devices` the fleet database would refuse from this sink's role (not
+    /// assigned to it), so a forwarder sends the others first; empty when it cannot tell now.
+    public func unassignedDevices(among devices: Set<String>) -> Set<String> {
+        lock.withLock { Set(((try? unassigned(among: devices)) ?? [:]).keys) }
+    }
+
+    /// The role of the connection when row-level security restricts it (a gateway's role), else `nil`.
+    private var gatewayRole: String?
+
+    /// The open connection, made (and the schema migrated, when this role may) when there is none or it broke.
     private func connected() throws -> PGConnection {
         if let connection, connection.isOpen { return connection }
         connection = nil
         let made = try PGConnection(server: server)
         try FleetSchema.migrate(made)
+        let role = try made.execute("SELECT row_security_active('fleet_daily_summaries'), current_user::text").values.first
+        gatewayRole = role?.first == "t" ? (role?[1] ?? "") : nil
         connection = made
         return made
     }

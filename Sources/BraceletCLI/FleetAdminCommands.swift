@@ -1,0 +1,133 @@
+import ArgumentParser
+import BraceletFleet
+import Foundation
+
+/// Where an administration or status command finds the fleet database: `--postgres URL`,
+/// `--postgres-file PATH` (mode 0600, the URL on its first line) or `$BRACELET_POSTGRES_URL`.
+/// A password may also come from libpq's passfile (`~/.pgpass` or `passfile=` in the URL).
+struct FleetDatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The fleet database URL (default: $BRACELET_POSTGRES_URL). A password here is visible to every user (ps): prefer the variable or --postgres-file.",
+        valueName: "url"))
+    var postgres: String?
+
+    @Option(name: .long, help: ArgumentHelp("Read the fleet database URL from this file (mode 0600 or stricter).", valueName: "path"))
+    var postgresFile: String?
+
+    /// The server named by the options or the environment, checked.
+    func server() throws -> FleetServer {
+        if postgres != nil && postgresFile != nil { throw ValidationError("give --postgres or --postgres-file, not both") }
+        if let postgresFile { return try fleetServer(try readURLFile(postgresFile), fromCommandLine: false) }
+        return try fleetServer(postgres)
+    }
+
+    /// The first line of a URL file that only its owner can read.
+    private func readURLFile(_ path: String) throws -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw CLIError("cannot read --postgres-file \(path): \(String(cString: strerror(errno)))") }
+        guard info.st_mode & 0o077 == 0 else {
+            throw CLIError(String(format: "--postgres-file %@ has mode %03o: it holds a password, so make it private (chmod 600 %@)",
+                                  path, Int(info.st_mode & 0o777), path))
+        }
+        guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }),
+              let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty else {
+            throw CLIError("--postgres-file \(path) holds no URL on its first line")
+        }
+        return line.trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// `bracelet fleet migrate`: create or upgrade the fleet schema, as the database owner.
+struct FleetMigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Create or upgrade the fleet schema, its group roles and row-level security (the database owner's URL).",
+        discussion: "Only the owner changes the schema; gateway and reader roles cannot. The owner needs CREATEROLE for the group roles."
+    )
+
+    @OptionGroup var database: FleetDatabaseOptions
+
+    func run() throws {
+        let admin = try fleetCall { try FleetAdmin(server: try database.server()) }
+        let (before, after) = try fleetCall { try admin.migrate() }
+        print(before == after ? "fleet schema: version \(after), up to date" : "fleet schema: version \(before) -> \(after)")
+    }
+}
+
+/// `bracelet fleet add-gateway NAME`: a login role for one gateway.
+struct FleetAddGatewayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-gateway",
+        abstract: "Create the login role of one gateway and print its password once (the server keeps only a SCRAM verifier).",
+        discussion: """
+            The role inserts, updates and reads only the rows of devices assigned to it (`bracelet fleet assign`). \
+            Put the password on the gateway in a 0600 file or its environment, never in a command line.
+            """
+    )
+
+    @OptionGroup var role: NewRoleOptions
+
+    func run() throws { try role.create(kind: "gateway") { try $0.addGateway($1) } }
+}
+
+/// `bracelet fleet add-reader NAME`: a read-only login role.
+struct FleetAddReaderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-reader",
+        abstract: "Create a read-only login role (for score, summarize and fleet status) and print its password once."
+    )
+
+    @OptionGroup var role: NewRoleOptions
+
+    func run() throws { try role.create(kind: "reader") { try $0.addReader($1) } }
+}
+
+/// The name, output format and database of a new login role.
+struct NewRoleOptions: ParsableArguments {
+    @Argument(help: "The role name (lowercase letters, digits, _; e.g. gw_ward3).")
+    var name: String
+
+    @Flag(name: .long, help: "Print {\"password\":..., \"role\":...} as JSON.")
+    var json = false
+
+    @OptionGroup var database: FleetDatabaseOptions
+
+    /// Makes the role with `make` and prints its credentials on standard output (never on stderr or in a log).
+    func create(kind: String, _ make: (FleetAdmin, String) throws -> FleetAdmin.Credentials) throws {
+        let admin = try fleetCall { try FleetAdmin(server: try database.server()) }
+        let credentials = try fleetCall { try make(admin, name) }
+        if json {
+            print(#"{"password":"\#(credentials.password)","role":"\#(credentials.role)"}"#)
+            return
+        }
+        print("role: \(credentials.role)\npassword: \(credentials.password)")
+        SyncCommand.stderrLine("fleet: the \(kind)'s password is shown only now; store it in a 0600 file (e.g. a libpq passfile) on the \(kind)")
+    }
+}
+
+/// `bracelet fleet assign SERIAL --gateway NAME`: the only way a device moves between gateways.
+struct FleetAssignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "assign",
+        abstract: "Give a device to a gateway: from then on only that gateway writes and reads its rows.",
+        discussion: "A device moves only by this command; its rows already delivered move with it."
+    )
+
+    @Argument(help: "The bracelet serial.")
+    var device: String
+
+    @Option(name: .long, help: ArgumentHelp("The gateway (its role name, from add-gateway).", valueName: "name"))
+    var gateway: String
+
+    @OptionGroup var database: FleetDatabaseOptions
+
+    func run() throws {
+        let admin = try fleetCall { try FleetAdmin(server: try database.server()) }
+        let previous = try fleetCall { try admin.assign(device: device, gateway: gateway) }
+        switch previous {
+        case nil: print("\(device): assigned to \(gateway)")
+        case gateway?: print("\(device): already assigned to \(gateway)")
+        case let other?: print("\(device): moved from \(other) to \(gateway)")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+# Shared by the fleet scripts (sourced, not run): per-gateway roles made with the product's own
+# commands. The owner's URL is in $FLEET_OWNER_URL; URLs with passwords go through variables and
+# files only, never through a process's arguments.
+
+# fleet_role_url KIND NAME REST: creates the login role NAME (KIND gateway or reader) with
+# `bracelet fleet add-KIND --json` and prints postgresql://NAME:PASSWORD@REST.
+fleet_role_url() {
+  local kind=$1 name=$2 rest=$3 json
+  json=$(BRACELET_POSTGRES_URL=$FLEET_OWNER_URL "$BRACELET" fleet "add-$kind" "$name" --json) || return 1
+  python3 -c 'import json, sys; c = json.load(sys.stdin); print("postgresql://%s:%s@%s" % (c["role"], c["password"], sys.argv[1]))' \
+    "$rest" <<<"$json"
+}
+
+# fleet_owner SUBCOMMAND ARGS...: a `bracelet fleet` administration command as the owner.
+fleet_owner() {
+  BRACELET_POSTGRES_URL=$FLEET_OWNER_URL "$BRACELET" fleet "$@"
+}
+
+# fleet_gateway_rows DB...: every summary the gateway databases hold, newest versions, as
+# `device|kind|date or session start|version|content hash` lines, sorted: what the server must hold.
+fleet_gateway_rows() {
+  local db
+  for db in "$@"; do
+    sqlite3 -readonly -separator '|' "$db" "
+      SELECT d.serial, 'daily:' || s.kind, s.local_date, s.version, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id;
+      SELECT d.serial, 'sleep', s.start, s.version, s.content_hash FROM sleep_sessions s JOIN devices d ON d.id = s.device_id;"
+  done | sort
+}
+
+# The same lines from the fleet tables (run with psql -A -t -F '|', then sorted).
+FLEET_SERVER_ROWS="SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
+  UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions"
