@@ -3,10 +3,11 @@
 # libbluetooth-dev (BlueZ), libsqlite3-dev, libssl-dev (HMAC for webhook signatures), pkg-config,
 # tshark (second opinion on captures, used by one test) and bc (tools/ scripts);
 # postgresql (a throwaway server for the fleet tests, tools/pg-cluster.sh) and libpq-dev (the fleet sink's client);
-# libcurl4-openssl-dev (the release binary links Foundation statically, and static Foundation links libcurl).
+# libcurl4-openssl-dev (the release binary links Foundation statically, and static Foundation links libcurl);
+# zlib1g-dev (gzip bodies on the wire) and libzstd-dev (summary documents compressed in the store).
 set -euo pipefail
 need=()
-for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev; do
+for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -224,6 +224,40 @@ enum Migrations {
         // at 9 and converts again). The version keeps builds that do not write the checksums away
         // from the file.
         "-- 10: page checksums, added by PageChecksums.convert just before this migration",
+        // 11: each summary document kept once, compressed. `documents` holds the canonical JSON of
+        // every version of every daily summary and sleep session, compressed with zstd (Zstd.swift),
+        // under its content hash; the summary rows and the outbox entries refer to it by that hash
+        // instead of each keeping a copy (an outbox payload keeps its envelope with "summary":null,
+        // see StoredEnvelope.swift). A superseded version's document stays while its outbox entry
+        // does, and outbox rows are never deleted. Copies that match their hash are moved first, so
+        // a damaged copy never takes the place of an intact one; a damaged row keeps its damaged
+        // document (for `db check` to report), and an outbox payload not in the envelope layout
+        // stays whole.
+        """
+        CREATE TABLE documents (
+            content_hash TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            body BLOB NOT NULL
+        );
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM daily_summaries
+            WHERE bracelet_sha256(json) = content_hash;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM sleep_sessions
+            WHERE bracelet_sha256(json) = content_hash;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(summary AS BLOB)), bracelet_compress(summary)
+            FROM (SELECT content_hash, bracelet_envelope_summary(payload) AS summary FROM outbox)
+            WHERE bracelet_sha256(summary) = content_hash;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM daily_summaries;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM sleep_sessions;
+        UPDATE outbox SET payload = bracelet_envelope_reference(payload)
+            WHERE bracelet_sha256(bracelet_envelope_summary(payload)) = content_hash;
+        ALTER TABLE daily_summaries DROP COLUMN json;
+        ALTER TABLE sleep_sessions DROP COLUMN json;
+        """,
     ]
 
     /// The schema version this build writes.
