@@ -53,6 +53,14 @@ struct SyncCommand: AsyncParsableCommand {
     var jsonl: String?
 
     @Option(name: .long, help: ArgumentHelp(
+        "Webhook body encoding: gzip (Content-Encoding: gzip; the signature covers the gzip bytes; a receiver answering 415 gets identity from then on) or identity.",
+        valueName: "encoding"))
+    var webhookEncoding: WebhookEncoding = .gzip
+
+    @Flag(name: .long, help: "With --jsonl: append each line as a gzip member (the file reads with zcat).")
+    var jsonlGzip = false
+
+    @Option(name: .long, help: ArgumentHelp(
         "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL, unless --webhook or --jsonl is given).", valueName: "url"))
     var postgres: String?
 
@@ -175,8 +183,10 @@ struct SyncCommand: AsyncParsableCommand {
             if resolvedSecret?.isEmpty ?? true {
                 throw ValidationError("--webhook needs --secret S (or $BRACELET_WEBHOOK_SECRET) so the receiver can check X-Bracelet-Signature.")
             }
+            if jsonlGzip { throw ValidationError("--jsonl-gzip only applies to --jsonl.") }
         case (nil, .some):
             if secret != nil { throw ValidationError("--secret only applies to --webhook.") }
+            if webhookEncoding != .gzip { throw ValidationError("--webhook-encoding only applies to --webhook.") }
         }
         do {
             _ = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
@@ -211,9 +221,9 @@ struct SyncCommand: AsyncParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         var sink: any OutboxSink
         if let webhook {
-            sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout)
+            sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout, encoding: webhookEncoding)
         } else {
-            sink = try JSONLinesSink(path: jsonl ?? "")
+            sink = try JSONLinesSink(path: jsonl ?? "", gzip: jsonlGzip)
         }
         if let payload {
             do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz) } catch { throw CLIError("--payload: \(error)") }
@@ -323,3 +333,5 @@ struct SyncCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
+
+extension WebhookEncoding: ExpressibleByArgument {}
