@@ -41,30 +41,34 @@ public struct FleetForwarder: Sendable {
         self.onEvent = onEvent
     }
 
-    /// One pass: every entry due now, each attempted at most once, in batches. Stops early when the
-    /// sink pauses.
+    /// One pass: every entry due now, each attempted at most once, in batches read from the store one
+    /// at a time (see ``BraceletStore/Store/pendingOutboxEntries(filter:dueBy:afterID:limit:byteBudget:)``).
+    /// Stops early when the sink pauses.
     public func deliverDue() async throws -> ForwarderReport {
         var report = ForwarderReport()
         let now = clock.nowMilliseconds()
         let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
         let moved = try store.rescheduleOutbox(notAfter: overflow ? Int64.max : latest)
         if moved > 0 { onEvent(.rescheduled(count: moved)) }
-        let due = try store.outboxEntries(state: .pending).filter { $0.nextAttemptAt <= now && filter.takes(kind: $0.kind) }
-        for start in stride(from: 0, to: due.count, by: batchSize) {
+        // A batch at a time, by id: at most `batchSize` entries and 16 MB of payload in memory, and
+        // each entry due now attempted once in this pass (the next batch starts after the last id).
+        var after: Int64 = 0
+        while true {
             try Task.checkCancellation()
-            let batch = Array(due[start..<min(start + batchSize, due.count)])
+            let batch = try store.pendingOutboxEntries(filter: filter, dueBy: now, afterID: after, limit: batchSize)
+            guard let last = batch.last else { return report }
+            after = last.id
             let outcomes = sink.deliver(batch: batch)
             report.add(try record(batch, outcomes))
             if report.pausedReason != nil { return report }
         }
-        return report
     }
 
     /// Delivers until nothing the sink takes is pending, sleeping through backoffs however long an
     /// outage lasts. Returns early when the sink pauses.
     public func drain() async throws -> ForwarderReport {
         try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
-            try store.outboxEntries(state: .pending).filter { filter.takes(kind: $0.kind) }.map(\.nextAttemptAt)
+            try store.pendingAttemptTimes(filter: filter)
         })
     }
 

@@ -139,6 +139,45 @@ extension Store {
         }
     }
 
+    /// The next pending entries the kinds `filter` takes that are due by `dueBy` (Unix ms), with an
+    /// id above `afterID`, ordered by id: at most `limit` entries and, past the first, no more than
+    /// `byteBudget` bytes of payload. A caller walks a whole backlog a bounded batch at a time by
+    /// passing the last id it got, instead of holding every pending payload at once (a year of day
+    /// summaries is 250 MB).
+    public func pendingOutboxEntries(filter: OutboxKindFilter = .all, dueBy: Int64, afterID: Int64, limit: Int,
+                                     byteBudget: Int = 16 << 20) throws -> [OutboxEntry] {
+        try locked { db in
+            let statement = try db.prepare("""
+                SELECT \(Store.entryColumns) FROM outbox o \(Store.joinDocument("o"))
+                WHERE o.state = 'pending' AND \(Store.takes("o")) AND o.next_attempt_at <= ?2 AND o.id > ?3 ORDER BY o.id
+                """)
+            statement.bind(filter.jsonArray, at: 1)
+            statement.bind(dueBy, at: 2)
+            statement.bind(afterID, at: 3)
+            var result: [OutboxEntry] = []
+            var bytes = 0
+            while result.count < limit, bytes < byteBudget || result.isEmpty, try statement.step() {
+                let entry = try readEntry(statement)
+                bytes += entry.payload.count
+                result.append(entry)
+            }
+            statement.reset()
+            return result
+        }
+    }
+
+    /// When each pending entry the kinds `filter` takes may next be attempted (Unix ms), without
+    /// reading a payload.
+    public func pendingAttemptTimes(filter: OutboxKindFilter = .all) throws -> [Int64] {
+        try locked { db in
+            let statement = try db.prepare("SELECT o.next_attempt_at FROM outbox o WHERE o.state = 'pending' AND \(Store.takes("o"))")
+            statement.bind(filter.jsonArray, at: 1)
+            var result: [Int64] = []
+            while try statement.step() { result.append(statement.int64(at: 0) ?? 0) }
+            return result
+        }
+    }
+
     /// Outbox entries, optionally only those in `state`, ordered by id.
     public func outboxEntries(state: OutboxState? = nil) throws -> [OutboxEntry] {
         try locked { db in

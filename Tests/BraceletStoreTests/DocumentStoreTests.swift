@@ -152,3 +152,28 @@ private func schema10Database(at path: String) throws -> (summaries: [[UInt8]], 
     #expect(try store.dailySummary(device: "SN1", localDate: "2024-03-01", kind: "daily")?.json == Data(old.summaries[1]))
     #expect(try store.contentFindings().isEmpty)
 }
+
+@Test func aBacklogIsReadABoundedBatchAtATimeInIdOrder() throws {
+    let folder = try TemporaryFolder()
+    let store = try Store(path: folder.path("a.db"), now: fixedClock)
+    for day in 1...5 {
+        _ = try store.upsertDailySummary(device: "SN1", localDate: "2024-03-0\(day)", kind: "daily", canonical: document(slots: 3_000, seed: day))
+    }
+    _ = try store.upsertSleepSession(device: "SN1", start: 100, stop: 200, localDate: "2024-03-05", canonical: document(slots: 10, seed: 9))
+    let all = try store.outboxEntries(state: .pending)
+    let size = all[0].payload.count
+    // Two entries' worth of bytes: a batch stops once it holds them, and the next starts after its last id.
+    var after: Int64 = 0, batches: [[String]] = []
+    while case let batch = try store.pendingOutboxEntries(dueBy: fixedClock(), afterID: after, limit: 10, byteBudget: 2 * size),
+          let last = batch.last {
+        batches.append(batch.map(\.key))
+        after = last.id
+    }
+    #expect(batches.map(\.count) == [2, 2, 2])
+    #expect(batches.flatMap { $0 } == all.map(\.key))
+    #expect(try store.pendingOutboxEntries(dueBy: fixedClock(), afterID: 0, limit: 10, byteBudget: 1).count == 1)
+    #expect(try store.pendingOutboxEntries(filter: OutboxKindFilter(kinds: ["sleep"]), dueBy: fixedClock(), afterID: 0, limit: 10).map(\.kind)
+        == ["sleep_session"])
+    #expect(try store.pendingOutboxEntries(dueBy: fixedClock() - 1, afterID: 0, limit: 10).isEmpty)
+    #expect(try store.pendingAttemptTimes() == Array(repeating: fixedClock(), count: 6))
+}
