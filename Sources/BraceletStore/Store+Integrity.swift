@@ -62,17 +62,23 @@ extension Store {
             let tables = [("slots", "slots", "start", Self.slotColumns, Int64(1), Int64(0)),
                           ("beats", "beat_chunks", "start_ms", "device_id, start_ms, beats", Int64(1000), BeatChunk.spanMs - 1)]
             for (area, table, key, columns, unit, reach) in tables {
+                // Only the conditions given, written out: with "?1 IS NULL OR device_id = ?1" SQLite
+                // cannot use the key, and a recompute's span check read the whole table, once per
+                // run of days (quadratic in the history).
+                let device = id == nil ? "" : "device_id = ?1 AND "
+                let span = seconds == nil ? "" : "\(key) >= ?2 AND \(key) < ?3 AND "
                 let statement = try db.prepare("""
                     SELECT n, first, (SELECT serial FROM devices WHERE id = device) FROM (
                         SELECT count(*) AS n, min(\(key)) AS first, min(device_id) AS device FROM \(table)
-                        WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR \(key) >= ?2 AND \(key) < ?3)
-                          AND row_check IS NOT \(RowCheck.functionName)(\(columns)))
+                        WHERE \(device)\(span)row_check IS NOT \(RowCheck.functionName)(\(columns)))
                     """)
-                statement.bind(id, at: 1)
-                // Clamped so that the bounds in milliseconds (less the reach) cannot overflow.
-                let limit = (Int64.max - BeatChunk.spanMs) / 1000
-                statement.bind(seconds.map { max(-limit, min(limit, $0.lowerBound)) * unit - reach }, at: 2)
-                statement.bind(seconds.map { max(-limit, min(limit, $0.upperBound)) * unit }, at: 3)
+                if let id { statement.bind(id, at: 1) }
+                if let seconds {
+                    // Clamped so that the bounds in milliseconds (less the reach) cannot overflow.
+                    let limit = (Int64.max - BeatChunk.spanMs) / 1000
+                    statement.bind(max(-limit, min(limit, seconds.lowerBound)) * unit - reach, at: 2)
+                    statement.bind(max(-limit, min(limit, seconds.upperBound)) * unit, at: 3)
+                }
                 guard try statement.step(), let count = statement.int64(at: 0), count > 0 else { continue }
                 let first = statement.int64(at: 1).map(String.init) ?? "?"
                 let serial = statement.text(at: 2) ?? "an unknown device"
