@@ -2,8 +2,9 @@ import CZstd
 
 /// Zstandard compression through libzstd: how the store keeps summary documents (`documents.body`).
 ///
-/// A day summary of 0.63 MB of canonical JSON is 40 kB at level 1 and 35 kB at level 6, where
-/// gzip -6 makes 51 kB at about the CPU of zstd level 6 (docs/footprint.md has the figures).
+/// A day summary of 0.63 MB of canonical JSON is 40 kB at level 1 and 35 kB at level 6 (compressed
+/// at 176 MB/s, about 4 ms, and decompressed at 3.7 GB/s by `zstd -b6` on the 2-core build machine),
+/// where gzip -6 makes 51 kB.
 /// Compression is lossless, so the content hash of a document is the hash of what
 /// ``decompress(_:size:)`` returns.
 package enum Zstd {
