@@ -16,7 +16,8 @@
 #   default --short 30 --long 400. --ci: --short 7, no long or concurrent runs (about a minute).
 #   BRACELET=path measures a given binary instead of building .build/release/bracelet;
 #   SKIP_CONCURRENT=1 leaves out the three concurrent backfills. Run it under `nice` on a shared machine.
-# Exit status 1 when a row misses its target or a check fails.
+# Exit status 1 when a row misses its target or a check fails, except rows whose name starts with
+# $ALLOW_MISS (a known miss, still printed as MISSED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 short=30 long=400 concurrent=1
@@ -49,7 +50,10 @@ failed=0
 # row NAME TARGET FIGURE OK: one line of the table; OK is 1 (met), 0 (missed) or - (no target).
 row() {
   local mark="ok"
-  [ "$4" = 0 ] && { mark="MISSED"; failed=1; }
+  if [ "$4" = 0 ]; then
+    mark="MISSED"
+    if [ -n "${ALLOW_MISS:-}" ] && [[ "$1" == "$ALLOW_MISS"* ]]; then mark="MISSED (known, allowed)"; else failed=1; fi
+  fi
   [ "$4" = - ] && mark=""
   printf '%-44s %-16s %-28s %s\n' "$1" "$2" "$3" "$mark"
 }
@@ -147,11 +151,28 @@ same=$([ "$(zcat "$work/out-gzip.jsonl" | sha256sum)" = "$(sha256sum <"$work/out
 row "jsonl gzip read by zcat = jsonl" "identical" "$([ "$same" = 1 ] && echo identical || echo differs)" "$same"
 
 if [ -n "${BASELINE:-}" ]; then
+  # Both histories end when their simulator starts, so the last (partial) day may differ between
+  # two runs minutes apart: every other entry must be byte-identical, and the two runs follow each
+  # other at once to keep that day equal too, mostly.
+  DIR=$work/again$short
+  backfill "$DIR" "$short"
+  "$B" sync --db "$DIR/d.db" --jsonl "$work/again.jsonl" --once --quiet
   DIR=$work/base$short
   backfill "$DIR" "$short" "$(realpath "$BASELINE")"
   "$BASELINE" sync --db "$DIR/d.db" --jsonl "$work/base.jsonl" --once --quiet
-  same=$(cmp -s "$work/base.jsonl" "$work/out-plain.jsonl" && echo 1 || echo 0)
-  row "summaries as delivered vs BASELINE, $short d" "byte-identical" "$([ "$same" = 1 ] && echo identical || echo differs) ($(wc -l <"$work/base.jsonl") entries)" "$same"
+  verdict=$(python3 -c '
+import json, sys
+def entries(path):
+    return {json.loads(line)["key"]: line for line in open(path, "rb").read().splitlines()}
+base, new = entries(sys.argv[1]), entries(sys.argv[2])
+last = max(key.split("/")[1] for key in base)
+differ = sorted(k for k in base.keys() | new.keys() if base.get(k) != new.get(k))
+partial = [k for k in differ if k.split("/")[1] == last]
+ok = len(differ) == len(partial)
+print(("1 " if ok else "0 ") + (f"identical ({len(base)} entries)" if not differ else
+      f"{len(base) - len(differ)} of {len(base)} identical; differ: {len(partial)} of the last day {last}, {len(differ) - len(partial)} others"))
+' "$work/base.jsonl" "$work/again.jsonl")
+  row "summaries as delivered vs BASELINE, $short d" "byte-identical" "${verdict#* }" "${verdict%% *}"
 fi
 
 if [ "$concurrent" = 1 ] && [ "$long" -gt 0 ]; then
