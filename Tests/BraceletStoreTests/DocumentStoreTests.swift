@@ -139,6 +139,8 @@ private func schema10Database(at path: String) throws -> (summaries: [[UInt8]], 
     #expect(counts.0 == 3)
     #expect(counts.1 == 3)
     #expect(try store.contentFindings().isEmpty)
+    // The pages the second copies held went back to the file system.
+    #expect(try store.locked { try $0.scalarInt("PRAGMA freelist_count") } == 0)
 }
 
 @Test func aDamagedCopyInASchema10DatabaseNeverReplacesTheIntactOne() throws {
