@@ -178,10 +178,16 @@ extension Store {
         }
     }
 
-    /// Outbox entries, optionally only those in `state`, ordered by id.
-    public func outboxEntries(state: OutboxState? = nil) throws -> [OutboxEntry] {
+    /// Outbox entries, optionally only those in `state`, ordered by id. With `payloads: false` each
+    /// entry's ``OutboxEntry/payload`` is empty and no document is read: for listings (a year of dead
+    /// day summaries is 250 MB of payload).
+    public func outboxEntries(state: OutboxState? = nil, payloads: Bool = true) throws -> [OutboxEntry] {
         try locked { db in
-            let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox o \(Store.joinDocument("o")) WHERE ?1 IS NULL OR o.state = ?1 ORDER BY o.id")
+            let columns = payloads ? Store.entryColumns : Store.entryColumns.replacingOccurrences(of: "o.payload", with: "NULL")
+                .replacingOccurrences(of: "doc.size, doc.body", with: "NULL, NULL")
+            let statement = try db.prepare("""
+                SELECT \(columns) FROM outbox o \(payloads ? Store.joinDocument("o") : "") WHERE ?1 IS NULL OR o.state = ?1 ORDER BY o.id
+                """)
             statement.bind(state?.rawValue, at: 1)
             var result: [OutboxEntry] = []
             while try statement.step() { result.append(try readEntry(statement)) }

@@ -178,4 +178,7 @@ private func schema10Database(at path: String) throws -> (summaries: [[UInt8]], 
         == ["sleep_session"])
     #expect(try store.pendingOutboxEntries(dueBy: fixedClock() - 1, afterID: 0, limit: 10).isEmpty)
     #expect(try store.pendingAttemptTimes() == Array(repeating: fixedClock(), count: 6))
+    let listed = try store.outboxEntries(state: .pending, payloads: false)
+    #expect(listed.map(\.key) == all.map(\.key))
+    #expect(listed.allSatisfy { $0.payload.isEmpty })
 }
