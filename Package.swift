@@ -19,7 +19,7 @@
 //   BraceletFleet      the fleet database on PostgreSQL (libpq): batched sink, fleet queries
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CZlib, CZstd, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // libm: `rounded()` on Linux needs it when a module imports neither Foundation nor Glibc.
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
-        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto", "CPageChecksum"]),
+        .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto", "CZlib", "CZstd", "CPageChecksum"]),
         .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletStore", "CCrypto"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(

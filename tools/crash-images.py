@@ -135,12 +135,14 @@ def rows_not_in(image, clean):
 
 
 def pending_and_summaries(path):
-    """The (serial, date) days waiting to be recomputed, and every daily summary by (serial, date, kind)."""
+    """The (serial, date) days waiting to be recomputed, and every daily summary by (serial, date, kind),
+    as its content hash (the SHA-256 of its canonical JSON: equal hashes, equal summaries; the JSON
+    itself is a zstd frame in `documents`, which `db check` verifies against the hash)."""
     db = read_only(path)
     try:
         pending = set(db.execute("SELECT d.serial, p.local_date FROM pending_recompute p JOIN devices d ON d.id = p.device_id"))
         summaries = {(serial, date, kind): json for serial, date, kind, json in db.execute(
-            "SELECT d.serial, s.local_date, s.kind, s.json FROM daily_summaries s JOIN devices d ON d.id = s.device_id")}
+            "SELECT d.serial, s.local_date, s.kind, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id")}
         return pending, summaries
     finally:
         db.close()
@@ -152,7 +154,7 @@ def contents(path):
     try:
         return (db.execute(f"SELECT {SLOT_COLUMNS} FROM slots ORDER BY start").fetchall(),
                 db.execute("SELECT time_ms, rr_ms FROM beats ORDER BY time_ms").fetchall(),
-                db.execute("SELECT local_date, kind, json FROM daily_summaries ORDER BY local_date, kind").fetchall())
+                db.execute("SELECT local_date, kind, content_hash FROM daily_summaries ORDER BY local_date, kind").fetchall())
     finally:
         db.close()
 

@@ -5,10 +5,12 @@
 # postgresql (a throwaway server for the fleet tests, tools/pg-cluster.sh) and libpq-dev (the fleet sink's client);
 # libcurl4-openssl-dev (the release binary links Foundation statically, and static Foundation links libcurl);
 # openssl (tools/fleet-tls.sh makes its CA and certificates); postgresql-15-auto-failover (pg_auto_failover:
-# tools/fleet-failover.sh's monitor, primary and synchronous standby).
+# tools/fleet-failover.sh's monitor, primary and synchronous standby);
+# zlib1g-dev (gzip bodies on the wire) and libzstd-dev (summary documents compressed in the store).
 set -euo pipefail
 need=()
-for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev openssl postgresql-15-auto-failover; do
+for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev openssl \
+    postgresql-15-auto-failover zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -94,7 +94,7 @@ struct ListenCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        keepFreedHeapForWrites()
+        boundHeapForBackfill()
         // Installed first: SIGINT/SIGTERM must also end a scan or a pending connect at once.
         signal(SIGINT) { number in listenSignal.store(number, ordering: .relaxed) }
         signal(SIGTERM) { number in listenSignal.store(number, ordering: .relaxed) }

@@ -54,6 +54,14 @@ struct SyncCommand: AsyncParsableCommand {
     var jsonl: String?
 
     @Option(name: .long, help: ArgumentHelp(
+        "Webhook body encoding: gzip (Content-Encoding: gzip; the signature covers the gzip bytes; a receiver answering 415 gets identity from then on) or identity.",
+        valueName: "encoding"))
+    var webhookEncoding: WebhookEncoding = .gzip
+
+    @Flag(name: .long, help: "With --jsonl: append each line as a gzip member (the file reads with zcat).")
+    var jsonlGzip = false
+
+    @Option(name: .long, help: ArgumentHelp(
         "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL, unless --webhook or --jsonl is given).", valueName: "url"))
     var postgres: String?
 
@@ -177,8 +185,10 @@ struct SyncCommand: AsyncParsableCommand {
             if resolvedSecret?.isEmpty ?? true {
                 throw ValidationError("--webhook needs --secret S (or $BRACELET_WEBHOOK_SECRET) so the receiver can check X-Bracelet-Signature.")
             }
+            if jsonlGzip { throw ValidationError("--jsonl-gzip only applies to --jsonl.") }
         case (nil, .some):
             if secret != nil { throw ValidationError("--secret only applies to --webhook.") }
+            if webhookEncoding != .gzip { throw ValidationError("--webhook-encoding only applies to --webhook.") }
         }
         do {
             _ = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
@@ -213,9 +223,9 @@ struct SyncCommand: AsyncParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         var sink: any OutboxSink
         if let webhook {
-            sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout)
+            sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout, encoding: webhookEncoding)
         } else {
-            sink = try JSONLinesSink(path: jsonl ?? "")
+            sink = try JSONLinesSink(path: jsonl ?? "", gzip: jsonlGzip)
         }
         if let payload {
             // Each entry's local times carry the offset of its device's zone on its date, from the
@@ -354,3 +364,5 @@ struct SyncCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
+
+extension WebhookEncoding: ExpressibleByArgument {}

@@ -24,7 +24,7 @@ struct SyncStatusPrinter {
 
     func print() throws {
         let status = try store.outboxStatus(filter: filter)
-        let dead = try store.outboxEntries(state: .dead).filter { filter.takes(kind: $0.kind) }
+        let dead = try store.outboxEntries(state: .dead, payloads: false).filter { filter.takes(kind: $0.kind) }
         if json { try printJSON(status, dead: dead) } else { printTable(status, dead: dead) }
     }
 

@@ -41,25 +41,39 @@ public struct FleetForwarder: Sendable {
         self.onEvent = onEvent
     }
 
-    /// One pass: every entry due now, each attempted at most once, in batches. Stops early when the
-    /// sink pauses.
+    /// One pass: every entry due now, each attempted at most once, in batches read from the store one
+    /// at a time (see ``BraceletStore/Store/pendingOutboxEntries(filter:dueBy:afterID:limit:byteBudget:)``).
+    /// Stops early when the sink pauses.
     public func deliverDue() async throws -> ForwarderReport {
         var report = ForwarderReport()
         let now = clock.nowMilliseconds()
         let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
         let moved = try store.rescheduleOutbox(notAfter: overflow ? Int64.max : latest)
         if moved > 0 { onEvent(.rescheduled(count: moved)) }
-        var due = try store.outboxEntries(state: .pending).filter { $0.nextAttemptAt <= now && filter.takes(kind: $0.kind) }
+        // A batch at a time, by id: at most `batchSize` entries and 16 MB of payload in memory, and
+        // each entry due now attempted once in this pass (the next batch starts after the last id).
         // Devices the server would refuse from this gateway go last: their refusal pauses the pass,
-        // and it must not hold back the devices it may deliver.
-        let refused = due.isEmpty ? [] : sink.unassignedDevices(among: Set(due.map(\.device)))
-        if !refused.isEmpty { due = due.filter { !refused.contains($0.device) } + due.filter { refused.contains($0.device) } }
-        for start in stride(from: 0, to: due.count, by: batchSize) {
-            try Task.checkCancellation()
-            let batch = Array(due[start..<min(start + batchSize, due.count)])
-            let outcomes = sink.deliver(batch: batch)
-            report.add(try record(batch, outcomes))
-            if report.pausedReason != nil { return report }
+        // and it must not hold back the devices it may deliver. So the due entries are read twice,
+        // first for every other device, then for the refused ones.
+        var refused: Set<String> = []
+        for refusedOnes in [false, true] {
+            var after: Int64 = 0
+            while true {
+                try Task.checkCancellation()
+                let read = try store.pendingOutboxEntries(filter: filter, dueBy: now, afterID: after, limit: batchSize)
+                guard let last = read.last else { break }
+                after = last.id
+                if !refusedOnes {
+                    let unknown = Set(read.map(\.device)).subtracting(refused)
+                    if !unknown.isEmpty { refused.formUnion(sink.unassignedDevices(among: unknown)) }
+                }
+                let batch = read.filter { refused.contains($0.device) == refusedOnes }
+                guard !batch.isEmpty else { continue }
+                let outcomes = sink.deliver(batch: batch)
+                report.add(try record(batch, outcomes))
+                if report.pausedReason != nil { return report }
+            }
+            if refused.isEmpty { break }
         }
         return report
     }
@@ -68,7 +82,7 @@ public struct FleetForwarder: Sendable {
     /// outage lasts. Returns early when the sink pauses.
     public func drain() async throws -> ForwarderReport {
         try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
-            try store.outboxEntries(state: .pending).filter { filter.takes(kind: $0.kind) }.map(\.nextAttemptAt)
+            try store.pendingAttemptTimes(filter: filter)
         })
     }
 

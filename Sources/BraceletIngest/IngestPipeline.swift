@@ -17,10 +17,11 @@ import Foundation
 ///   Into a database without samples it is a ``BraceletStore/Store/loadingTransaction(_:)``: the
 ///   new pages are written once, not through the write-ahead log.
 /// - **A live session recomputes once per sync.** As a session's ``TransferSink`` the pipeline
-///   stores each verified file as it arrives (``storeDeferringSummaries(_:)``: rows, transfer
-///   progress and the touched days recorded as pending, in one transaction, before the bracelet
-///   erases the file) and recomputes the pending days once, when the session reports the sync
-///   ended (``recomputePending()``): the files of one sync touch the same days (a metrics and a
+///   stores each verified file as it arrives (``storeDeferringSummaries(_:)``: rows and the touched
+///   days recorded as pending, a bounded piece per transaction, the transfer progress with the last
+///   piece, all durable before the bracelet erases the file) and recomputes the pending days once,
+///   a bounded number of days per transaction, when the session reports the sync ended
+///   (``recomputePending()``): the files of one sync touch the same days (a metrics and a
 ///   beats file at least, several of each after a long absence), and recomputing after each file
 ///   summarised those days again for every file. The pending records are durable, so a process
 ///   killed in between leaves the days for the next ``recomputePending()`` (the next `listen`),
@@ -83,9 +84,9 @@ public final class IngestPipeline: @unchecked Sendable {
         try await queue.run { try self.run(files) }
     }
 
-    /// Stores `files` like ``ingest(_:)`` but leaves their summaries for later: the rows, each file's
-    /// transfer progress and the local days they touched (``Store/markForRecompute(device:dates:)``)
-    /// are committed in one transaction, blocking until it is durable; ``recomputePending()``
+    /// Stores `files` like ``ingest(_:)`` but leaves their summaries for later: the rows and the local
+    /// days they touched (``Store/markForRecompute(device:dates:)``) are committed a bounded piece per
+    /// transaction, each file's transfer progress with its last piece, blocking until it is durable; ``recomputePending()``
     /// recomputes those days later, once however many files touched them.
     ///
     /// - Throws: ``StoreError`` when the database refuses the write (nothing of `files` is stored).
@@ -95,8 +96,9 @@ public final class IngestPipeline: @unchecked Sendable {
 
     /// Recomputes every day recorded as pending, whether this pipeline stored its rows or an earlier
     /// process did and ended before recomputing it (killed between a commit and the end of its sync),
-    /// and clears those records, all in one transaction: the summaries, their outbox entries and
-    /// the clearing are durable together, or the days stay pending. Nothing pending: nothing to do.
+    /// and clears those records, ``daysPerRecomputeTransaction`` days per transaction: a day's
+    /// summaries, their outbox entries and the clearing of its record are durable together, or the
+    /// day stays pending. Nothing pending: nothing to do.
     ///
     /// - Throws: ``StoreError`` or the summary engine's error; the days then stay pending.
     public func recomputePending() throws -> IngestReport {
@@ -124,31 +126,52 @@ public final class IngestPipeline: @unchecked Sendable {
         return report
     }
 
-    /// Stores the files' rows and transfer progress and records the days they touched as pending, in
-    /// one transaction, without recomputing them.
+    /// Stores the files' rows and transfer progress and records the days they touched as pending,
+    /// without recomputing them. A transferred file goes in pieces of a bounded number of rows, each
+    /// its own transaction holding its rows and the pending records of the days they touch (so no
+    /// committed row is ever outside a pending or recomputed day); its transfer progress is committed
+    /// with the last piece, so a file cut short by a crash is stored again whole (its stored rows are
+    /// found present) and never counts as committed before all of it is. The devices' participant
+    /// records are reconciled with ``given`` before any row is stored.
     private func stage(_ files: [VerifiedFile]) throws -> IngestReport {
-        let report = try store.transaction {
-            var report = IngestReport()
-            let records = try reconcile(files, report: &report)
-            for (device, dates) in try storeAll(files, records: records, report: &report).sorted(by: { $0.key < $1.key }) {
-                try store.markForRecompute(device: device, dates: dates.sorted())
+        var report = IngestReport()
+        let records = try reconcile(files, report: &report)
+        for file in files {
+            _ = try storeRows(of: file, record: records[file.serial], report: &report) { piece in
+                try store.transaction {
+                    let dates = try piece()
+                    if !dates.isEmpty { try store.markForRecompute(device: file.serial, dates: dates.sorted()) }
+                    return dates
+                }
             }
-            return report
         }
         onIngested?(report)
         return report
     }
 
-    /// Recomputes the pending days and clears their records in one transaction.
+    /// The most pending days recomputed in one transaction: the transaction's changed pages (about
+    /// 40 kB a day) stay in memory until it commits, so a backlog of a year is recomputed in pieces.
+    static let daysPerRecomputeTransaction = 56
+
+    /// Recomputes the pending days, each with the settings its device's record holds on it, and
+    /// clears their records, a bounded number of days per transaction: each transaction holds those
+    /// days' summaries, outbox entries and the clearing of their records, so a process ended in
+    /// between leaves the rest pending, never a cleared day without its summaries.
     private func recomputeRecorded() throws -> IngestReport {
-        let report = try store.transaction {
-            var report = IngestReport()
-            for (device, dates) in try store.pendingRecompute() {
-                let record = try reconcile(device: device, report: &report)
-                report.recomputed.append((device, try ParticipantRecomputer(record: record).recompute(dates: dates, store: store)))
-                try store.clearPendingRecompute(device: device, dates: dates)
+        var report = IngestReport()
+        for (device, dates) in try store.pendingRecompute() {
+            let recomputer = ParticipantRecomputer(record: try reconcile(device: device, report: &report))
+            var merged = RecomputeReport()
+            for start in stride(from: 0, to: dates.count, by: Self.daysPerRecomputeTransaction) {
+                let group = Array(dates[start..<min(start + Self.daysPerRecomputeTransaction, dates.count)])
+                let part = try store.transaction {
+                    let part = try recomputer.recompute(dates: group, store: store)
+                    try store.clearPendingRecompute(device: device, dates: group)
+                    return part
+                }
+                merged.merge(part)
             }
-            return report
+            report.recomputed.append((device, merged))
         }
         if !report.recomputed.isEmpty { onIngested?(report) }
         return report
@@ -185,39 +208,65 @@ public final class IngestPipeline: @unchecked Sendable {
                           report: inout IngestReport) throws -> [String: Set<String>] {
         var touched: [String: Set<String>] = [:]
         for file in files {
-            let (slots, beats) = try storeRows(of: file, report: &report)
-            report.slotsInserted += slots.inserted
-            report.slotsPresent += slots.alreadyPresent
-            report.beatsInserted += beats.inserted
-            report.beatsPresent += beats.alreadyPresent
-            guard let record = records[file.serial] else { continue }
-            let dates = try record.localDates { zone in slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone) }
-            // A night that starts on date D is the sleep session of D + 1 (recorded on the day it
-            // ends), so rows of D change D + 1's sleep and sleep-HRV summaries too.
-            let following = dates.compactMap { LocalDate(iso: $0)?.adding(days: 1).description }
-            if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates.union(following)) }
+            let dates = try storeRows(of: file, record: records[file.serial], report: &report) { piece in try piece() }
+            if !dates.isEmpty { touched[file.serial, default: []].formUnion(dates) }
         }
         return touched
     }
 
-    /// Stores one file's rows (and its transfer progress) inside the open transaction.
-    private func storeRows(of file: VerifiedFile, report: inout IngestReport) throws -> (InsertReport, InsertReport) {
+    /// The most rows of a transferred file decoded and stored at once: about 4 MB of decoded beats
+    /// or slots, and a few MB of changed pages, per piece.
+    static let slotsPerPiece = 32_768, beatsPerPiece = 262_144
+
+    /// Stores one file's rows (and its transfer progress), a piece at a time: each piece's work runs
+    /// inside `inPiece` (a transaction of its own, or directly inside an open one) and returns the
+    /// local days its new rows change, cut in the zones of the device's `record` (every device of a
+    /// call has one: ``reconcile(_:report:)`` made it). Returns the days of all pieces.
+    private func storeRows(of file: VerifiedFile, record: ParticipantRecord?, report: inout IngestReport,
+                           inPiece: (() throws -> Set<String>) throws -> Set<String>) throws -> Set<String> {
+        func counted(_ slots: InsertReport, _ beats: InsertReport) throws -> Set<String> {
+            report.slotsInserted += slots.inserted
+            report.slotsPresent += slots.alreadyPresent
+            report.beatsInserted += beats.inserted
+            report.beatsPresent += beats.alreadyPresent
+            guard let record else { return [] }
+            let dates = try record.localDates { zone in slots.touchedLocalDates(in: zone) + beats.touchedLocalDates(in: zone) }
+            // A night that starts on date D is the sleep session of D + 1 (recorded on the day it
+            // ends), so rows of D change D + 1's sleep and sleep-HRV summaries too.
+            let following = dates.compactMap { LocalDate(iso: $0)?.adding(days: 1).description }
+            return dates.union(following)
+        }
         guard let transfer = file.transfer else {
-            let beats = file.beats.isEmpty ? InsertReport() : try store.insertBeats(file.beats, device: file.serial, model: file.model)
-            let slots = file.slots.isEmpty && !file.beats.isEmpty
-                ? InsertReport() : try store.insertSlots(file.slots, device: file.serial, model: file.model)
-            return (slots, beats)
+            return try inPiece {
+                let beats = file.beats.isEmpty ? InsertReport() : try store.insertBeats(file.beats, device: file.serial, model: file.model)
+                let slots = file.slots.isEmpty && !file.beats.isEmpty
+                    ? InsertReport() : try store.insertSlots(file.slots, device: file.serial, model: file.model)
+                return try counted(slots, beats)
+            }
         }
         let progress = try store.beginTransfer(device: file.serial, model: file.model, fileKind: transfer.fileKind,
                                                sealedSize: transfer.sealedSize, crc: transfer.crc)
         guard progress.committed < transfer.sealedSize else {
             report.repeatedFiles += 1  // committed before the link dropped, not yet erased
-            return (InsertReport(), InsertReport())
+            return []
         }
-        let chunk = try store.commitTransferChunk(device: file.serial, fileKind: transfer.fileKind, offset: progress.committed,
-                                                  byteCount: transfer.sealedSize - progress.committed,
-                                                  slots: file.slots, beats: file.beats)
-        return (chunk.slots, chunk.beats)
+        func commit(_ slots: [Slot], _ beats: [Beat], last: Bool) throws -> Set<String> {
+            try inPiece {
+                let chunk = try store.commitTransferChunk(device: file.serial, fileKind: transfer.fileKind, offset: progress.committed,
+                                                          byteCount: last ? transfer.sealedSize - progress.committed : 0,
+                                                          slots: slots, beats: beats)
+                return try counted(chunk.slots, chunk.beats)
+            }
+        }
+        // One piece is held back so that the last one goes with the transfer's progress.
+        var touched = Set<String>()
+        var held: (slots: [Slot], beats: [Beat])?
+        try file.forEachBatch(slots: Self.slotsPerPiece, beats: Self.beatsPerPiece) { slots, beats in
+            if let piece = held { touched.formUnion(try commit(piece.slots, piece.beats, last: false)) }
+            held = (slots, beats)
+        }
+        touched.formUnion(try commit(held?.slots ?? [], held?.beats ?? [], last: true))
+        return touched
     }
 }
 

@@ -27,30 +27,23 @@ public struct VerifiedFile: Sendable {
         self.transfer = transfer
     }
 
-    /// Decodes a file a live session received and verified. Throws ``IngestError/damagedFile(kind:serial:detail:)``
-    /// when the file does not decode cleanly (the session must not erase it then).
+    /// A file a live session received and verified, checked (header, length, CRC) but not yet
+    /// decoded: its rows are decoded a batch at a time while it is stored (``forEachBatch(slots:beats:_:)``),
+    /// so its ``slots`` and ``beats`` stay empty. Throws ``IngestError/damagedFile(kind:serial:detail:)``
+    /// when the file does not check out (the session must not erase it then).
     ///
     /// - Returns: `nil` for kinds the store does not keep (firmware logs).
     public init?(transferred file: TransferredFile) throws(IngestError) {
         guard file.kind == .metrics || file.kind == .beats else { return nil }
-        var slots: [Slot] = []
-        var beats: [Beat] = []
         let bytes = file.bytes
         guard bytes.count >= 4 else { throw .damagedFile(kind: file.kind.description, serial: file.serial, detail: "only \(bytes.count) bytes") }
         do {
-            try bytes.withUnsafeBytes { raw in
-                let faults: [FileFormatError]
-                if file.kind == .metrics {
-                    slots.reserveCapacity(raw.count / 24)
-                    faults = try FileDecoder.decodeMetrics(raw, columns: MetricsColumns(capacity: 1024)) { columns in
-                        for i in 0..<columns.count { slots.append(columns.slot(at: i)) }
-                    }.faults
-                } else {
-                    let decoded = try FileDecoder.decodeBeats(raw)
-                    beats = decoded.beats
-                    faults = decoded.summary.faults
-                }
-                guard faults.isEmpty else { throw IngestError.damagedFile(kind: file.kind.description, serial: file.serial, detail: "\(faults)") }
+            let sealed = try bytes.withUnsafeBytes { raw in try SealedFile(bytes: raw) }
+            guard sealed.header.kind == file.kind else {
+                throw IngestError.damagedFile(kind: file.kind.description, serial: file.serial, detail: "its header says \(sealed.header.kind)")
+            }
+            guard sealed.faults.isEmpty else {
+                throw IngestError.damagedFile(kind: file.kind.description, serial: file.serial, detail: "\(sealed.faults)")
             }
         } catch let error as IngestError {
             throw error
@@ -58,8 +51,57 @@ public struct VerifiedFile: Sendable {
             throw .damagedFile(kind: file.kind.description, serial: file.serial, detail: "\(error)")
         }
         let crc = bytes.withUnsafeBytes { Int64($0.loadLittleEndian(at: bytes.count - 4, as: UInt32.self)) }
-        self.init(serial: file.serial, model: file.model, slots: slots, beats: beats,
+        self.init(serial: file.serial, model: file.model,
                   transfer: TransferIdentity(fileKind: file.kind.description, sealedSize: Int64(bytes.count), crc: crc))
+        sealed = SealedBytes(kind: file.kind, bytes: bytes)
+    }
+
+    /// The checked bytes of a transferred file.
+    private struct SealedBytes: Sendable {
+        var kind: FileKind
+        var bytes: [UInt8]
+    }
+
+    /// The checked bytes of a transferred file, decoded only while it is stored: a 16 MiB beats file
+    /// decodes to about 60 MB of beats, which held whole were most of a backfill's memory.
+    private var sealed: SealedBytes?
+
+    /// Hands over the file's slots and beats in batches of at most `slotLimit` slots or `beatLimit`
+    /// beats, in file order, so the decoded rows of a transferred file never all sit in memory at
+    /// once. A file given as rows (a capture, a CSV export) comes as one batch.
+    public func forEachBatch(slots slotLimit: Int = 16_384, beats beatLimit: Int = 131_072,
+                             _ body: (_ slots: [Slot], _ beats: [Beat]) throws -> Void) throws {
+        guard let sealed else { return try body(slots, beats) }
+        do {
+            try sealed.bytes.withUnsafeBytes { raw in
+                if sealed.kind == .metrics {
+                    var batch: [Slot] = []
+                    batch.reserveCapacity(slotLimit)
+                    _ = try FileDecoder.decodeMetrics(raw, columns: MetricsColumns(capacity: 1024)) { columns in
+                        for i in 0..<columns.count { batch.append(columns.slot(at: i)) }
+                        if batch.count + 1024 > slotLimit {
+                            try body(batch, [])
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    if !batch.isEmpty { try body(batch, []) }
+                } else {
+                    let inspected = try FileDecoder.inspectBeats(raw)
+                    var batch: [Beat] = []
+                    batch.reserveCapacity(beatLimit)
+                    try FileDecoder.decodeBeats(raw, inspected: inspected) { beats in
+                        batch.append(contentsOf: beats)
+                        if batch.count + FileDecoder.beatsPerBatch > beatLimit {
+                            try body([], batch)
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    if !batch.isEmpty { try body([], batch) }
+                }
+            }
+        } catch let error as FileFormatError {
+            throw IngestError.damagedFile(kind: sealed.kind.description, serial: serial, detail: "\(error)")
+        }
     }
 
     /// The files a capture's transfers recovered, metrics files first, then beats files.

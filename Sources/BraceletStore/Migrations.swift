@@ -282,6 +282,40 @@ enum Migrations {
             SELECT device_id, setting, from_date, value, CAST(strftime('%s', 'now') AS INTEGER) FROM changed
             WHERE n = 1 OR previous IS NOT value;
         """,
+        // 12: each summary document kept once, compressed. `documents` holds the canonical JSON of
+        // every version of every daily summary and sleep session, compressed with zstd (Zstd.swift),
+        // under its content hash; the summary rows and the outbox entries refer to it by that hash
+        // instead of each keeping a copy (an outbox payload keeps its envelope with "summary":null,
+        // see StoredEnvelope.swift). A superseded version's document stays while its outbox entry
+        // does, and outbox rows are never deleted. Copies that match their hash are moved first, so
+        // a damaged copy never takes the place of an intact one; a damaged row keeps its damaged
+        // document (for `db check` to report), and an outbox payload not in the envelope layout
+        // stays whole.
+        """
+        CREATE TABLE documents (
+            content_hash TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            body BLOB NOT NULL
+        );
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM daily_summaries
+            WHERE bracelet_sha256(json) = content_hash;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM sleep_sessions
+            WHERE bracelet_sha256(json) = content_hash;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(summary AS BLOB)), bracelet_compress(summary)
+            FROM (SELECT content_hash, bracelet_envelope_summary(payload) AS summary FROM outbox)
+            WHERE bracelet_sha256(summary) = content_hash;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM daily_summaries;
+        INSERT OR IGNORE INTO documents (content_hash, size, body)
+            SELECT content_hash, length(CAST(json AS BLOB)), bracelet_compress(json) FROM sleep_sessions;
+        UPDATE outbox SET payload = bracelet_envelope_reference(payload)
+            WHERE bracelet_sha256(bracelet_envelope_summary(payload)) = content_hash;
+        ALTER TABLE daily_summaries DROP COLUMN json;
+        ALTER TABLE sleep_sessions DROP COLUMN json;
+        """,
     ]
 
     /// The schema version this build writes.
@@ -309,7 +343,21 @@ enum Migrations {
             }
         }
         try requirePageChecksums(db, version: current)
+        if found > 0, found < documentsVersion, current >= documentsVersion { giveBackFreedPages(db) }
         if goal == latestVersion { try verify(db) }
+    }
+
+    /// The first schema version that keeps each summary once (`documents`).
+    static let documentsVersion = 12
+
+    /// Rewrites the file without the pages the move to `documents` freed (two copies of every
+    /// summary, 1.2 MB per day, now one compressed copy of 35 kB): without it a converted file keeps
+    /// its old size until new rows fill the free pages. A `VACUUM` that fails (a full disk) leaves
+    /// the file as it was, converted and whole, only larger: the open goes on.
+    static func giveBackFreedPages(_ db: Database) {
+        guard db.path != ":memory:" else { return }
+        guard (try? db.execute("VACUUM")) != nil else { return }
+        _ = try? db.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// The first schema version whose pages carry checksums.

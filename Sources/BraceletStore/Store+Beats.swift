@@ -99,6 +99,16 @@ extension Store {
             statement.bind(fromMs > Int64.min + BeatChunk.spanMs ? BeatChunk.start(ofMs: fromMs) : Int64.min, at: 2)
             statement.bind(toMs, at: 3)
             var result: [Beat] = []
+            // Sized once from the chunks' lengths (read from the row headers, not the chunks): an
+            // array grown by doubling holds up to twice the beats of a recompute's span.
+            let size = try db.prepare("""
+                SELECT sum(length(beats)) FROM beat_chunks WHERE device_id = ?1 AND start_ms >= ?2 AND start_ms < ?3
+                """)
+            size.bind(deviceID, at: 1)
+            size.bind(fromMs > Int64.min + BeatChunk.spanMs ? BeatChunk.start(ofMs: fromMs) : Int64.min, at: 2)
+            size.bind(toMs, at: 3)
+            if try size.step(), let bytes = size.int64(at: 0) { result.reserveCapacity(Int(bytes) / BeatChunk.recordSize) }
+            size.reset()
             while try statement.step() {
                 let start = statement.int64(at: 0) ?? 0
                 guard let records = statement.withBytes(at: 1, { BeatChunk.records($0, start: start) }) ?? nil else {

@@ -62,17 +62,23 @@ extension Store {
             let tables = [("slots", "slots", "start", Self.slotColumns, Int64(1), Int64(0)),
                           ("beats", "beat_chunks", "start_ms", "device_id, start_ms, beats", Int64(1000), BeatChunk.spanMs - 1)]
             for (area, table, key, columns, unit, reach) in tables {
+                // Only the conditions given, written out: with "?1 IS NULL OR device_id = ?1" SQLite
+                // cannot use the key, and a recompute's span check read the whole table, once per
+                // run of days (quadratic in the history).
+                let device = id == nil ? "" : "device_id = ?1 AND "
+                let span = seconds == nil ? "" : "\(key) >= ?2 AND \(key) < ?3 AND "
                 let statement = try db.prepare("""
                     SELECT n, first, (SELECT serial FROM devices WHERE id = device) FROM (
                         SELECT count(*) AS n, min(\(key)) AS first, min(device_id) AS device FROM \(table)
-                        WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR \(key) >= ?2 AND \(key) < ?3)
-                          AND row_check IS NOT \(RowCheck.functionName)(\(columns)))
+                        WHERE \(device)\(span)row_check IS NOT \(RowCheck.functionName)(\(columns)))
                     """)
-                statement.bind(id, at: 1)
-                // Clamped so that the bounds in milliseconds (less the reach) cannot overflow.
-                let limit = (Int64.max - BeatChunk.spanMs) / 1000
-                statement.bind(seconds.map { max(-limit, min(limit, $0.lowerBound)) * unit - reach }, at: 2)
-                statement.bind(seconds.map { max(-limit, min(limit, $0.upperBound)) * unit }, at: 3)
+                if let id { statement.bind(id, at: 1) }
+                if let seconds {
+                    // Clamped so that the bounds in milliseconds (less the reach) cannot overflow.
+                    let limit = (Int64.max - BeatChunk.spanMs) / 1000
+                    statement.bind(max(-limit, min(limit, seconds.lowerBound)) * unit - reach, at: 2)
+                    statement.bind(max(-limit, min(limit, seconds.upperBound)) * unit, at: 3)
+                }
                 guard try statement.step(), let count = statement.int64(at: 0), count > 0 else { continue }
                 let first = statement.int64(at: 1).map(String.init) ?? "?"
                 let serial = statement.text(at: 2) ?? "an unknown device"
@@ -84,32 +90,70 @@ extension Store {
 
     /// Stored summaries, sleep sessions, vitality metrics and outbox payloads whose content no longer
     /// matches the content hash written with it; `tables` limits the check (default: all of them).
+    /// The documents the summaries and outbox entries refer to are checked once, whichever of those
+    /// tables asked.
     public func contentFindings(tables: Set<String> = ["daily_summaries", "sleep_sessions", "vitality_metrics", "outbox"]) throws -> [IntegrityFinding] {
         try locked { db in
             var findings: [IntegrityFinding] = []
-            for table in ["daily_summaries", "sleep_sessions", "vitality_metrics"] where tables.contains(table) {
-                let statement = try db.prepare("SELECT rowid, json, content_hash FROM \(table)")
+            for table in ["daily_summaries", "sleep_sessions"] where tables.contains(table) {
+                let missing = try db.scalarInt("""
+                    SELECT count(*) FROM \(table) s WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.content_hash = s.content_hash)
+                    """) ?? 0
+                if missing > 0 { findings.append(IntegrityFinding(area: table, problem: "\(missing) rows whose document is missing")) }
+            }
+            if tables.contains("vitality_metrics") {
+                let statement = try db.prepare("SELECT rowid, json, content_hash FROM vitality_metrics")
                 var bad = 0
                 while try statement.step() {
                     let json = statement.text(at: 1) ?? ""
                     if SHA256.hex(Data(json.utf8)) != statement.text(at: 2) { bad += 1 }
                 }
-                if bad > 0 { findings.append(IntegrityFinding(area: table, problem: "\(bad) rows whose JSON does not match its content hash")) }
+                if bad > 0 { findings.append(IntegrityFinding(area: "vitality_metrics", problem: "\(bad) rows whose JSON does not match its content hash")) }
+            }
+            if !tables.isDisjoint(with: ["daily_summaries", "sleep_sessions", "outbox"]) {
+                let statement = try db.prepare("SELECT content_hash, size, body FROM documents")
+                var bad = 0
+                while try statement.step() {
+                    if !Self.documentMatches(statement, hashColumn: 0) { bad += 1 }
+                }
+                if bad > 0 { findings.append(IntegrityFinding(area: "documents", problem: "\(bad) summary documents whose content does not match its content hash")) }
             }
             guard tables.contains("outbox") else { return findings }
-            return findings + (try outboxFindings(db, pendingOnly: false))
+            return findings + (try outboxFindings(db, pendingOnly: false, documentsChecked: true))
         }
     }
 
+    /// Whether the document in `statement`'s row (content hash, size and body from `hashColumn` on)
+    /// decompresses to its size and hashes to its content hash.
+    static func documentMatches(_ statement: Statement, hashColumn: Int32) -> Bool {
+        guard let hash = statement.text(at: hashColumn), let size = statement.int(at: hashColumn + 1),
+              let bytes = try? statement.withBytes(at: hashColumn + 2, { body throws(Zstd.Failure) in try Zstd.decompress(body, size: size) })
+        else { return false }
+        return SHA256.hex(bytes) == hash
+    }
+
     /// The outbox entries (all, or only those still to be delivered) whose payload no longer matches
-    /// its key and content hash.
-    private func outboxFindings(_ db: Database, pendingOnly: Bool) throws -> [IntegrityFinding] {
-        let outbox = try db.prepare("SELECT id, key, content_hash, payload FROM outbox" + (pendingOnly ? " WHERE state = 'pending'" : ""))
+    /// its key and content hash. An envelope that refers to its document is checked by its header
+    /// and the document's presence, and, unless `documentsChecked` says every document was just
+    /// checked, by the document's content too.
+    private func outboxFindings(_ db: Database, pendingOnly: Bool, documentsChecked: Bool) throws -> [IntegrityFinding] {
+        let outbox = try db.prepare("""
+            SELECT o.id, o.key, o.content_hash, o.payload, doc.content_hash, doc.size\(documentsChecked ? "" : ", doc.body") FROM outbox o
+            \(Store.joinDocument("o"))\(pendingOnly ? " WHERE o.state = 'pending'" : "")
+            """)
         var bad: [Int64] = []
         while try outbox.step() {
-            if !Self.payloadMatches(key: outbox.text(at: 1), hash: outbox.text(at: 2), payload: outbox.text(at: 3)) {
-                bad.append(outbox.int64(at: 0) ?? -1)
-            }
+            let key = outbox.text(at: 1), hash = outbox.text(at: 2)
+            let intact = outbox.withBytes(at: 3) { raw -> Bool in
+                let payload = raw.assumingMemoryBound(to: UInt8.self)
+                guard let key, let hash, let summary = StoredEnvelope.summaryRange(in: payload),
+                      payload[summary].elementsEqual(StoredEnvelope.reference) else {
+                    return Self.payloadMatches(key: key, hash: hash, payload: String(decoding: raw, as: UTF8.self))
+                }
+                return Self.headerMatches(key: key, hash: hash, payload: payload, summary: summary)
+                    && !outbox.isNull(at: 4) && (documentsChecked || Self.documentMatches(outbox, hashColumn: 4))
+            } ?? false
+            if !intact { bad.append(outbox.int64(at: 0) ?? -1) }
         }
         guard !bad.isEmpty else { return [] }
         return [IntegrityFinding(area: "outbox", problem: "\(bad.count) entries whose payload does not match its key and content hash (ids \(bad.prefix(5).map(String.init).joined(separator: ", ")))")]
@@ -123,7 +167,7 @@ extension Store {
         if let first = try structureFindings(full: false).first {
             throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
         }
-        if let first = try locked({ db in try outboxFindings(db, pendingOnly: true) }).first {
+        if let first = try locked({ db in try outboxFindings(db, pendingOnly: true, documentsChecked: false) }).first {
             throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
     }

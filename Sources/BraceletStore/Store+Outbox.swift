@@ -3,8 +3,10 @@ import Foundation
 
 extension Store {
     /// Writes an outbox entry inside the caller's transaction. The payload is an envelope carrying the
-    /// summary snapshot, so later recomputes never change what this entry delivers; `scoreInput`
-    /// (see ``OutboxEntry/scoreInput``) goes in the same row, written once with it.
+    /// summary snapshot, so later recomputes never change what this entry delivers: the summary is
+    /// kept once, in `documents` under its content hash, and the stored envelope refers to it (see
+    /// ``StoredEnvelope``). `scoreInput` (see ``OutboxEntry/scoreInput``) goes in the same row,
+    /// written once with it.
     func enqueue(_ db: Database, key: String, kind: String, device: String, localDate: String, version: Int,
                  contentHash: String, summary: [UInt8], extra: [String: Int64], scoreInput: String?) throws {
         // The envelope is written by the canonical writer around the summary's canonical bytes as they
@@ -16,10 +18,11 @@ extension Store {
         envelope.child(forKey: "local_date").value = .string(localDate)
         envelope.child(forKey: "version").value = .int(Int64(version))
         envelope.child(forKey: "content_hash").value = .string(contentHash)
-        envelope.child(forKey: "summary").value = .canonical(summary)
+        envelope.child(forKey: "summary").value = .canonical(StoredEnvelope.reference)
         for (name, value) in extra { envelope.child(forKey: name).value = .int(value) }
         var payload: [UInt8] = []
         CanonicalJSON.write(envelope, into: &payload)
+        try storeDocument(db, hash: contentHash, canonical: summary)
         let created = now()
         let statement = try db.prepare("""
             INSERT INTO outbox (key, kind, device, local_date, version, content_hash, payload, state, attempts,
@@ -38,38 +41,30 @@ extension Store {
         try statement.run()
     }
 
-    /// Whether `payload` is an envelope as ``enqueue(_:key:kind:device:localDate:version:contentHash:summary:extra:)``
-    /// writes it for `key`, whose summary bytes hash to `hash`, checked without parsing the summary:
-    /// a 0.6 MB day summary parsed and written again costs a delivery more than sending it.
-    ///
-    /// The layout is the canonical writer's: sorted keys, so the header fields (`content_hash`,
-    /// `device`, `key`, `kind`, `local_date`, a session's `start` and `stop`) come first, then
-    /// `"summary":` with the summary's canonical bytes as they were hashed, then `"version":N}`.
-    /// The first `,"summary":` is the envelope's own key: before it lie only strings, in which an
-    /// unescaped `"` cannot occur. A digest of the bytes as stored equal to the content hash means
-    /// they are the canonical bytes that were hashed. `false` means only "not in this layout":
-    /// the caller decides with a full parse.
+    /// Whether `payload` is an envelope as ``enqueue(_:key:kind:device:localDate:version:contentHash:summary:extra:scoreInput:)``
+    /// writes it for `key` (with the summary in place, see ``StoredEnvelope``), whose summary bytes
+    /// hash to `hash`, checked without parsing the summary: a 0.6 MB day summary parsed and written
+    /// again costs a delivery more than sending it. A digest of the bytes as stored equal to the
+    /// content hash means they are the canonical bytes that were hashed. `false` means only "not in
+    /// this layout": the caller decides with a full parse.
     static func envelopeMatches(key: String, hash: String, payload: UnsafeBufferPointer<UInt8>) -> Bool {
-        let summaryKeyBytes = Array(#","summary":"#.utf8)
-        guard let at = ByteSearch.firstOffset(of: summaryKeyBytes, in: UnsafeRawBufferPointer(payload)) else { return false }
-        let summaryKey = at..<(at + summaryKeyBytes.count)
-        // The tail: ,"version":<digits>}
-        var end = payload.count - 1
-        guard end > summaryKey.upperBound, payload[end] == UInt8(ascii: "}") else { return false }
-        while end > summaryKey.upperBound, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(payload[end - 1]) { end -= 1 }
-        let versionKey = Array(#","version":"#.utf8)
-        guard end - versionKey.count >= summaryKey.upperBound,
-              payload[(end - versionKey.count)..<end].elementsEqual(versionKey) else { return false }
-        let summary = UnsafeBufferPointer(rebasing: payload[summaryKey.upperBound..<(end - versionKey.count)])
-        guard SHA256.hex(summary) == hash else { return false }
-        guard let header = try? CanonicalJSONParser.parse(Array(payload[..<summaryKey.lowerBound]) + [UInt8(ascii: "}")],
-                                                          what: "outbox payload header") else { return false }
-        return header.string(forKey: "key") == key && header.string(forKey: "content_hash") == hash
+        guard let summary = StoredEnvelope.summaryRange(in: payload),
+              SHA256.hex(UnsafeBufferPointer(rebasing: payload[summary])) == hash else { return false }
+        return headerMatches(key: key, hash: hash, payload: payload, summary: summary)
+    }
+
+    /// Whether the header of envelope `payload` (the fields before its summary, at `summary`) names
+    /// `key` and `hash`.
+    static func headerMatches(key: String, hash: String, payload: UnsafeBufferPointer<UInt8>, summary: Range<Int>) -> Bool {
+        let header = Array(payload[..<(summary.lowerBound - #","summary":"#.utf8.count)]) + [UInt8(ascii: "}")]
+        guard let parsed = try? CanonicalJSONParser.parse(header, what: "outbox payload header") else { return false }
+        return parsed.string(forKey: "key") == key && parsed.string(forKey: "content_hash") == hash
     }
 
     private static let entryColumns = """
-        id, key, kind, device, local_date, version, content_hash, payload, state, attempts, next_attempt_at,
-        last_error, created_at, delivered_at, (SELECT d.user_id FROM devices d WHERE d.serial = device), score_input
+        o.id, o.key, o.kind, o.device, o.local_date, o.version, o.content_hash, o.payload, o.state, o.attempts,
+        o.next_attempt_at, o.last_error, o.created_at, o.delivered_at, (SELECT d.user_id FROM devices d WHERE d.serial = o.device),
+        o.score_input, doc.size, doc.body
         """
 
     /// Reads one outbox row. A state that is none of the three means the row (or the index that led
@@ -83,11 +78,29 @@ extension Store {
         return OutboxEntry(id: id, key: statement.text(at: 1) ?? "", kind: statement.text(at: 2) ?? "",
                            device: statement.text(at: 3) ?? "", localDate: statement.text(at: 4) ?? "",
                            version: statement.int(at: 5) ?? 0, contentHash: statement.text(at: 6) ?? "",
-                           payload: statement.data(at: 7) ?? Data(), state: state,
+                           payload: try payload(statement, id: id), state: state,
                            attempts: statement.int(at: 9) ?? 0, nextAttemptAt: statement.int64(at: 10) ?? 0,
                            lastError: statement.text(at: 11), createdAt: statement.int64(at: 12) ?? 0,
                            deliveredAt: statement.int64(at: 13), user: statement.text(at: 14),
                            scoreInput: statement.text(at: 15))
+    }
+
+    /// The payload of the entry read by `statement`: the stored envelope with its document in place of
+    /// the reference (an envelope stored whole, from before documents were kept once, as it is).
+    ///
+    /// - Throws: ``StoreError/corrupt(path:detail:)`` when the envelope refers to a document that is
+    ///   missing or unreadable: an envelope without its summary must never be delivered.
+    private func payload(_ statement: Statement, id: Int64) throws -> Data {
+        let stored = statement.data(at: 7) ?? Data()
+        let isReference = stored.withUnsafeBytes { raw in
+            StoredEnvelope.summaryRange(in: raw.assumingMemoryBound(to: UInt8.self)).map { raw[$0].elementsEqual(StoredEnvelope.reference) } ?? false
+        }
+        guard isReference else { return stored }
+        let summary = try document(statement, sizeColumn: 16, what: "outbox entry \(statement.text(at: 1) ?? String(id))")
+        let envelope = stored.withUnsafeBytes { raw in
+            summary.withUnsafeBytes { StoredEnvelope.resolve(raw.assumingMemoryBound(to: UInt8.self), summary: $0) }
+        }
+        return envelope.map { Data($0) } ?? stored
     }
 
     /// The error for rows whose state is none of the three: the file is damaged.
@@ -112,7 +125,7 @@ extension Store {
     /// same device is pending, which keeps each device's queue in order.
     public func pendingOutboxHeads(filter: OutboxKindFilter = .all) throws -> [OutboxEntry] {
         try locked { db in
-            let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox o WHERE \(Store.isHead) ORDER BY o.next_attempt_at, o.id")
+            let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox o \(Store.joinDocument("o")) WHERE \(Store.isHead) ORDER BY o.next_attempt_at, o.id")
             statement.bind(filter.jsonArray, at: 1)
             var result: [OutboxEntry] = []
             while try statement.step() {
@@ -127,10 +140,55 @@ extension Store {
         }
     }
 
-    /// Outbox entries, optionally only those in `state`, ordered by id.
-    public func outboxEntries(state: OutboxState? = nil) throws -> [OutboxEntry] {
+    /// The next pending entries the kinds `filter` takes that are due by `dueBy` (Unix ms), with an
+    /// id above `afterID`, ordered by id: at most `limit` entries and, past the first, no more than
+    /// `byteBudget` bytes of payload. A caller walks a whole backlog a bounded batch at a time by
+    /// passing the last id it got, instead of holding every pending payload at once (a year of day
+    /// summaries is 250 MB).
+    public func pendingOutboxEntries(filter: OutboxKindFilter = .all, dueBy: Int64, afterID: Int64, limit: Int,
+                                     byteBudget: Int = 16 << 20) throws -> [OutboxEntry] {
         try locked { db in
-            let statement = try db.prepare("SELECT \(Store.entryColumns) FROM outbox WHERE ?1 IS NULL OR state = ?1 ORDER BY id")
+            let statement = try db.prepare("""
+                SELECT \(Store.entryColumns) FROM outbox o \(Store.joinDocument("o"))
+                WHERE o.state = 'pending' AND \(Store.takes("o")) AND o.next_attempt_at <= ?2 AND o.id > ?3 ORDER BY o.id
+                """)
+            statement.bind(filter.jsonArray, at: 1)
+            statement.bind(dueBy, at: 2)
+            statement.bind(afterID, at: 3)
+            var result: [OutboxEntry] = []
+            var bytes = 0
+            while result.count < limit, bytes < byteBudget || result.isEmpty, try statement.step() {
+                let entry = try readEntry(statement)
+                bytes += entry.payload.count
+                result.append(entry)
+            }
+            statement.reset()
+            return result
+        }
+    }
+
+    /// When each pending entry the kinds `filter` takes may next be attempted (Unix ms), without
+    /// reading a payload.
+    public func pendingAttemptTimes(filter: OutboxKindFilter = .all) throws -> [Int64] {
+        try locked { db in
+            let statement = try db.prepare("SELECT o.next_attempt_at FROM outbox o WHERE o.state = 'pending' AND \(Store.takes("o"))")
+            statement.bind(filter.jsonArray, at: 1)
+            var result: [Int64] = []
+            while try statement.step() { result.append(statement.int64(at: 0) ?? 0) }
+            return result
+        }
+    }
+
+    /// Outbox entries, optionally only those in `state`, ordered by id. With `payloads: false` each
+    /// entry's ``OutboxEntry/payload`` is empty and no document is read: for listings (a year of dead
+    /// day summaries is 250 MB of payload).
+    public func outboxEntries(state: OutboxState? = nil, payloads: Bool = true) throws -> [OutboxEntry] {
+        try locked { db in
+            let columns = payloads ? Store.entryColumns : Store.entryColumns.replacingOccurrences(of: "o.payload", with: "NULL")
+                .replacingOccurrences(of: "doc.size, doc.body", with: "NULL, NULL")
+            let statement = try db.prepare("""
+                SELECT \(columns) FROM outbox o \(payloads ? Store.joinDocument("o") : "") WHERE ?1 IS NULL OR o.state = ?1 ORDER BY o.id
+                """)
             statement.bind(state?.rawValue, at: 1)
             var result: [OutboxEntry] = []
             while try statement.step() { result.append(try readEntry(statement)) }

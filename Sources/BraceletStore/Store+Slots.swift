@@ -99,6 +99,14 @@ extension Store {
             statement.bind(from, at: 2)
             statement.bind(to, at: 3)
             var result: [Slot] = []
+            // Sized once (a count over the key's range): an array grown by doubling holds up to
+            // twice the slots of a recompute's span.
+            let count = try db.prepare("SELECT count(*) FROM slots WHERE device_id = ?1 AND start >= ?2 AND start < ?3")
+            count.bind(deviceID, at: 1)
+            count.bind(from, at: 2)
+            count.bind(to, at: 3)
+            if try count.step(), let rows = count.int(at: 0) { result.reserveCapacity(rows) }
+            count.reset()
             while try statement.step() {
                 var slot = Slot(start: statement.int64(at: 0) ?? 0,
                                 intervalSeconds: Int32(clamping: statement.int64(at: 1) ?? 0))

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
 /// What a stored daily summary was computed from, written beside it so a reader can serve the
@@ -53,21 +50,21 @@ extension Store {
     public func stampedDailySummaries(device: String, kind: String, date: String? = nil) throws -> [StampedSummary] {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT s.local_date, s.json, s.content_hash, s.basis, s.computed_at FROM daily_summaries s
-                JOIN devices d ON d.id = s.device_id
+                SELECT s.local_date, s.content_hash, s.basis, s.computed_at, doc.size, doc.body FROM daily_summaries s
+                JOIN devices d ON d.id = s.device_id \(Store.joinDocument("s"))
                 WHERE d.serial = ?1 AND s.kind = ?2 AND (?3 IS NULL OR s.local_date = ?3) ORDER BY s.local_date
                 """)
             statement.bind(device, at: 1)
             statement.bind(kind, at: 2)
             statement.bind(date, at: 3)
             var result: [StampedSummary] = []
-            let arena = StoredJSONArena()
             while try statement.step() {
                 let localDate = statement.text(at: 0) ?? ""
-                let json = statement.withBytes(at: 1) { arena.copy($0) } ?? Data()
-                try requireHash(json, statement.text(at: 2), what: "the \(kind) summary of \(device) on \(localDate)")
+                let what = "the \(kind) summary of \(device) on \(localDate)"
+                let json = Data(try document(statement, sizeColumn: 4, what: what))
+                try requireHash(json, statement.text(at: 1), what: what)
                 var stamp: SummaryStamp?
-                if let basis = statement.text(at: 3), let computedAt = statement.int64(at: 4) {
+                if let basis = statement.text(at: 2), let computedAt = statement.int64(at: 3) {
                     stamp = SummaryStamp(basis: basis, computedAt: computedAt)
                 }
                 result.append(StampedSummary(localDate: localDate, json: json, stamp: stamp))
@@ -83,8 +80,8 @@ extension Store {
     public func currentSleepSessions(device: String, basis: String, date: String? = nil) throws -> [StoredSleepSession] {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT s.start, s.stop, s.local_date, s.version, s.json, s.content_hash FROM sleep_sessions s
-                JOIN devices d ON d.id = s.device_id
+                SELECT s.start, s.stop, s.local_date, s.version, s.content_hash, doc.size, doc.body FROM sleep_sessions s
+                JOIN devices d ON d.id = s.device_id \(Store.joinDocument("s"))
                 WHERE d.serial = ?1 AND s.basis = ?2 AND (?3 IS NULL OR s.local_date = ?3) ORDER BY s.local_date, s.start
                 """)
             statement.bind(device, at: 1)
@@ -93,9 +90,10 @@ extension Store {
             var result: [StoredSleepSession] = []
             while try statement.step() {
                 let start = statement.int64(at: 0) ?? 0
-                let json = statement.data(at: 4) ?? Data()
-                let hash = statement.text(at: 5) ?? ""
-                try requireHash(json, hash, what: "the sleep session of \(device) starting \(start)")
+                let what = "the sleep session of \(device) starting \(start)"
+                let json = Data(try document(statement, sizeColumn: 5, what: what))
+                let hash = statement.text(at: 4) ?? ""
+                try requireHash(json, hash, what: what)
                 result.append(StoredSleepSession(start: start, stop: statement.int64(at: 1) ?? 0, localDate: statement.text(at: 2) ?? "",
                                                  version: statement.int(at: 3) ?? 0, json: json, contentHash: hash))
             }
@@ -107,49 +105,5 @@ extension Store {
         guard SHA256.hex(json) == hash else {
             throw StoreError.corrupt(path: path, detail: "\(what) does not match its content hash; run `bracelet db check --db \(path)`")
         }
-    }
-}
-
-/// Memory the stored JSON of one read is copied into: chunks of 8 MiB (or one row's size, if
-/// larger), aligned to 2 MiB and advised as huge pages, each freed when the last `Data` in it goes.
-/// The daily summaries of a month are about 20 MB; copied into their own allocations they cost a
-/// page fault per 4 KiB (a tenth of `summarize --db`), into huge pages a few faults in all.
-final class StoredJSONArena {
-    private static let chunkSize = 8 << 20, alignment = 2 << 20
-    private var chunk: Chunk?
-    private var used = 0
-
-    /// One aligned allocation, freed when its last `Data` is released.
-    private final class Chunk {
-        let base: UnsafeMutableRawPointer
-        let size: Int
-
-        init?(size: Int) {
-            var pointer: UnsafeMutableRawPointer?
-            guard posix_memalign(&pointer, StoredJSONArena.alignment, size) == 0, let pointer else { return nil }
-            #if canImport(Glibc)
-            // Only advice: without transparent huge pages the chunk is ordinary memory.
-            _ = madvise(pointer, size, MADV_HUGEPAGE)
-            #endif
-            base = pointer
-            self.size = size
-        }
-
-        deinit { free(base) }
-    }
-
-    /// A `Data` holding a copy of `bytes`, in the current chunk when it has room.
-    func copy(_ bytes: UnsafeRawBufferPointer) -> Data {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return Data() }
-        if chunk == nil || used + bytes.count > chunk!.size {
-            guard let fresh = Chunk(size: max(Self.chunkSize, bytes.count)) else { return Data(bytes) }
-            chunk = fresh
-            used = 0
-        }
-        let chunk = chunk!
-        let target = chunk.base + used
-        target.copyMemory(from: source, byteCount: bytes.count)
-        used += bytes.count
-        return Data(bytesNoCopy: target, count: bytes.count, deallocator: .custom { _, _ in withExtendedLifetime(chunk) {} })
     }
 }

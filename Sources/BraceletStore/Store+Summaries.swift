@@ -102,10 +102,10 @@ extension Store {
             }
             select.reset()
             let upsert = try db.prepare("""
-                INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at, basis, computed_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                INSERT INTO daily_summaries (device_id, local_date, kind, version, content_hash, updated_at, basis, computed_at)
+                VALUES (?1, ?2, ?3, ?4, ?6, ?7, ?8, ?9)
                 ON CONFLICT(device_id, local_date, kind) DO UPDATE SET version = excluded.version,
-                    json = excluded.json, content_hash = excluded.content_hash, updated_at = excluded.updated_at,
+                    content_hash = excluded.content_hash, updated_at = excluded.updated_at,
                     basis = excluded.basis, computed_at = excluded.computed_at
                 """)
             upsert.bind(stamp?.basis, at: 8)
@@ -114,7 +114,6 @@ extension Store {
             upsert.bind(localDate, at: 2)
             upsert.bind(kind, at: 3)
             upsert.bind(version, at: 4)
-            upsert.bind(utf8: canonical, at: 5)
             upsert.bind(hash, at: 6)
             upsert.bind(now(), at: 7)
             try upsert.run()
@@ -193,10 +192,10 @@ extension Store {
             }
             select.reset()
             let upsert = try db.prepare("""
-                INSERT INTO sleep_sessions (device_id, start, stop, local_date, version, json, content_hash, updated_at, basis)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                INSERT INTO sleep_sessions (device_id, start, stop, local_date, version, content_hash, updated_at, basis)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?8, ?9)
                 ON CONFLICT(device_id, start) DO UPDATE SET stop = excluded.stop, local_date = excluded.local_date,
-                    version = excluded.version, json = excluded.json, content_hash = excluded.content_hash,
+                    version = excluded.version, content_hash = excluded.content_hash,
                     updated_at = excluded.updated_at, basis = excluded.basis
                 """)
             upsert.bind(basis, at: 9)
@@ -205,7 +204,6 @@ extension Store {
             upsert.bind(stop, at: 3)
             upsert.bind(localDate, at: 4)
             upsert.bind(version, at: 5)
-            upsert.bind(utf8: canonical, at: 6)
             upsert.bind(hash, at: 7)
             upsert.bind(now(), at: 8)
             try upsert.run()
@@ -226,15 +224,17 @@ extension Store {
     public func dailySummaries(device: String, localDate: String) throws -> [StoredSummary] {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT s.kind, s.version, s.json, s.content_hash FROM daily_summaries s JOIN devices d ON d.id = s.device_id
-                WHERE d.serial = ?1 AND s.local_date = ?2 ORDER BY s.kind
+                SELECT s.kind, s.version, s.content_hash, doc.size, doc.body FROM daily_summaries s JOIN devices d ON d.id = s.device_id
+                \(Store.joinDocument("s")) WHERE d.serial = ?1 AND s.local_date = ?2 ORDER BY s.kind
                 """)
             statement.bind(device, at: 1)
             statement.bind(localDate, at: 2)
             var result: [StoredSummary] = []
             while try statement.step() {
-                result.append(StoredSummary(localDate: localDate, kind: statement.text(at: 0) ?? "", version: statement.int(at: 1) ?? 0,
-                                            json: statement.data(at: 2) ?? Data(), contentHash: statement.text(at: 3) ?? ""))
+                let kind = statement.text(at: 0) ?? ""
+                let json = try document(statement, sizeColumn: 3, what: "the \(kind) summary of \(device) on \(localDate)")
+                result.append(StoredSummary(localDate: localDate, kind: kind, version: statement.int(at: 1) ?? 0,
+                                            json: Data(json), contentHash: statement.text(at: 2) ?? ""))
             }
             return result
         }
@@ -258,16 +258,18 @@ extension Store {
     public func sleepSessions(device: String, localDate: String) throws -> [StoredSleepSession] {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT s.start, s.stop, s.version, s.json, s.content_hash FROM sleep_sessions s JOIN devices d ON d.id = s.device_id
-                WHERE d.serial = ?1 AND s.local_date = ?2 ORDER BY s.start
+                SELECT s.start, s.stop, s.version, s.content_hash, doc.size, doc.body FROM sleep_sessions s JOIN devices d ON d.id = s.device_id
+                \(Store.joinDocument("s")) WHERE d.serial = ?1 AND s.local_date = ?2 ORDER BY s.start
                 """)
             statement.bind(device, at: 1)
             statement.bind(localDate, at: 2)
             var result: [StoredSleepSession] = []
             while try statement.step() {
-                result.append(StoredSleepSession(start: statement.int64(at: 0) ?? 0, stop: statement.int64(at: 1) ?? 0, localDate: localDate,
-                                                 version: statement.int(at: 2) ?? 0, json: statement.data(at: 3) ?? Data(),
-                                                 contentHash: statement.text(at: 4) ?? ""))
+                let start = statement.int64(at: 0) ?? 0
+                let json = try document(statement, sizeColumn: 4, what: "the sleep session of \(device) starting \(start)")
+                result.append(StoredSleepSession(start: start, stop: statement.int64(at: 1) ?? 0, localDate: localDate,
+                                                 version: statement.int(at: 2) ?? 0, json: Data(json),
+                                                 contentHash: statement.text(at: 3) ?? ""))
             }
             return result
         }

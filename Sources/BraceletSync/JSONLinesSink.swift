@@ -12,22 +12,30 @@ import Darwin
 /// recording the delivery, the entry is appended again (same key, same content). Keep the line with
 /// the highest `version` per summary. A line cut short by a crash or a full disk is removed before
 /// the retry; a reader should still skip any line that does not parse.
+///
+/// With `gzip`, each line (its newline included) is appended as one gzip member: the file is a
+/// sequence of members, which `zcat` and any gzip reader read as the plain lines, and a member cut
+/// short is removed before the retry like a line.
 public final class JSONLinesSink: OutboxSink, Sendable {
     /// The file appended to.
     public let path: String
+    /// Whether each line is appended as a gzip member.
+    public let gzip: Bool
     private let fd: Int32
     /// Appends and fsyncs run here, one at a time, off the cooperative pool.
     private let queue = SerialWorkQueue(label: "bracelet.jsonl")
 
-    /// Opens (creating with mode 0600) `path` for appending. When the file's last line is unfinished
-    /// (a crash mid-write of another tool), a newline is added so the next line starts clean.
+    /// Opens (creating with mode 0600) `path` for appending, each line as a gzip member when `gzip`.
+    /// When a plain file's last line is unfinished (a crash mid-write of another tool), a newline is
+    /// added so the next line starts clean.
     ///
     /// - Throws: ``SyncError/cannotOpenJSONLines(path:reason:)`` when the file cannot be opened, or is
     ///   not a regular file one can append to (a device, FIFO, socket, or a file like
     ///   `/proc/self/mem` that cannot be positioned): each line is fsynced and cut back on a failed
     ///   write, which only a regular file allows.
-    public init(path: String) throws {
+    public init(path: String, gzip: Bool = false) throws {
         self.path = path
+        self.gzip = gzip
         let notRegular = "not a regular file (a device, FIFO or socket); give the path of a file"
         var info = stat()
         // Checked before opening too: opening a FIFO for writing would wait for a reader.
@@ -46,7 +54,7 @@ public final class JSONLinesSink: OutboxSink, Sendable {
             throw SyncError.cannotOpenJSONLines(path: path, reason: "cannot position at its end (\(reason)); give the path of an ordinary file")
         }
         self.fd = fd
-        if let last = JSONLinesSink.lastByte(of: path), last != UInt8(ascii: "\n") {
+        if !gzip, let last = JSONLinesSink.lastByte(of: path), last != UInt8(ascii: "\n") {
             _ = JSONLinesSink.writeAll(fd, [UInt8(ascii: "\n")])
         }
     }
@@ -66,6 +74,7 @@ public final class JSONLinesSink: OutboxSink, Sendable {
         var line = Array(entry.deliveryBody)
         line.removeAll { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         line.append(UInt8(ascii: "\n"))
+        if gzip { line = Deflate.compress(line, framing: .gzip) }
         return await queue.run { [line, fd, path] in
             let start = lseek(fd, 0, SEEK_END)
             guard start >= 0 else {

@@ -9,7 +9,16 @@ import FoundationNetworking
 /// Headers: `Content-Type: application/json`, `Idempotency-Key: <entry key>`,
 /// `X-Bracelet-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>` and, when the device
 /// is assigned to a study participant, `X-Bracelet-User: <id>`. The body is
-/// ``BraceletStore/OutboxEntry/deliveryBody``.
+/// ``BraceletStore/OutboxEntry/deliveryBody``, sent with `Content-Encoding: gzip` (one gzip member,
+/// about a twelfth of a day summary's 0.6 MB) unless the sink was made with ``WebhookEncoding/identity``.
+///
+/// **The signature covers the bytes on the wire**: the gzip bytes when the body is compressed, the
+/// JSON when it is not. A receiver checks it over the request body exactly as received, before it
+/// decompresses anything, so a sender without the secret cannot make it inflate a thing.
+///
+/// A receiver that does not take gzip answers 415 (Unsupported Media Type, as HTTP says it should):
+/// the sink sends the same entry again at once without compression, and from then on sends every
+/// entry uncompressed (the sink remembers it for as long as it lives).
 ///
 /// Answers: 2xx delivered; 409 the receiver already had the key; 408 and 429 retry (they mean
 /// "try again later"); 401, 403, 404, 405 and 407 say the sink is set up wrong (secret, URL, proxy)
@@ -22,13 +31,16 @@ public struct WebhookSink: OutboxSink {
     public let timeoutSeconds: Double
     let secret: [UInt8]
     let session: URLSession
+    /// The encoding asked for, and whether the receiver refused gzip.
+    let encoding: WebhookEncoding
+    private let gzipRefused = GzipRefusal()
 
     /// Creates a webhook sink.
     ///
     /// - Throws: ``SyncError/invalidWebhookURL(_:)`` unless `url` is absolute http(s),
     ///   ``SyncError/emptySecret`` for an empty secret, ``SyncError/invalidOption(name:value:rule:)``
     ///   unless the timeout is a finite number of seconds from 0.001 to 3600.
-    public init(url: String, secret: String, timeoutSeconds: Double = 10) throws {
+    public init(url: String, secret: String, timeoutSeconds: Double = 10, encoding: WebhookEncoding = .gzip) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
               parsed.host != nil
         else { throw SyncError.invalidWebhookURL(url) }
@@ -37,6 +49,7 @@ public struct WebhookSink: OutboxSink {
         self.url = parsed
         self.secret = Array(secret.utf8)
         self.timeoutSeconds = timeoutSeconds
+        self.encoding = encoding
         let configuration = URLSessionConfiguration.ephemeral
         // Our own deadline in `send` is the exact one; URLSession's (whole seconds in libcurl, and
         // early for fractions on Linux) is only a backstop.
@@ -54,11 +67,20 @@ public struct WebhookSink: OutboxSink {
     /// `webhook <url>`.
     public var name: String { "webhook \(url.absoluteString)" }
 
-    /// Builds the signed request for `entry`.
-    public func request(for entry: OutboxEntry) -> URLRequest {
+    /// The encoding the next request uses: the one asked for, or identity once the receiver refused gzip.
+    public var currentEncoding: WebhookEncoding {
+        encoding == .gzip && !gzipRefused.value ? .gzip : .identity
+    }
+
+    /// Builds the signed request for `entry`, in ``currentEncoding`` unless `encoding` is given.
+    public func request(for entry: OutboxEntry, encoding: WebhookEncoding? = nil) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (timeoutSeconds + 5).rounded(.up))
         request.httpMethod = "POST"
-        let body = entry.deliveryBody
+        var body = entry.deliveryBody
+        if (encoding ?? currentEncoding) == .gzip {
+            body = body.withUnsafeBytes { Data(Deflate.compress($0, framing: .gzip)) }
+            request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        }
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(entry.key, forHTTPHeaderField: "Idempotency-Key")
@@ -72,7 +94,13 @@ public struct WebhookSink: OutboxSink {
 
     /// POSTs the entry and classifies the answer.
     public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
-        let result = await send(request(for: entry))
+        let encoding = currentEncoding
+        var result = await send(request(for: entry, encoding: encoding))
+        if encoding == .gzip, case .answer(415, _) = result {
+            // The receiver does not take gzip: this entry again, and every later one, uncompressed.
+            gzipRefused.value = true
+            result = await send(request(for: entry, encoding: .identity))
+        }
         switch result {
         case let .failure(reason):
             return .transientFailure(reason: reason, httpStatus: nil)
@@ -192,5 +220,25 @@ final class ResumeOnce: @unchecked Sendable {
         guard let pending else { return }
         cancel?()
         pending.resume(returning: result)
+    }
+}
+
+/// How a ``WebhookSink`` encodes its bodies.
+public enum WebhookEncoding: String, Sendable, CaseIterable {
+    /// `Content-Encoding: gzip`, falling back to identity when the receiver answers 415.
+    case gzip
+    /// The JSON as it is.
+    case identity
+}
+
+/// Whether a receiver refused gzip, shared by the copies of one sink.
+final class GzipRefusal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var refused = false
+
+    /// Whether the receiver answered 415 to a gzip body.
+    var value: Bool {
+        get { lock.withLock { refused } }
+        set { lock.withLock { refused = newValue } }
     }
 }

@@ -54,15 +54,3 @@ public struct ParticipantRecomputer: Sendable {
             + "Run `bracelet person set --db \(database) --device \(record.device) --age N` (or --hr-max N) to complete them."
     }
 }
-
-extension RecomputeReport {
-    /// Adds what another recompute wrote.
-    mutating func merge(_ other: RecomputeReport) {
-        dates += other.dates
-        changedSummaries += other.changedSummaries
-        changedSleepSessions += other.changedSleepSessions
-        changedVitalityDays += other.changedVitalityDays
-        missingVitalityFields.merge(other.missingVitalityFields) { $1 }
-        diagnostics += other.diagnostics
-    }
-}

@@ -6,6 +6,9 @@ import Synchronization
 
 /// What recomputing some days wrote.
 public struct RecomputeReport: Sendable {
+    /// An empty report: nothing recomputed yet.
+    public init() {}
+
     /// Local dates recomputed.
     public var dates: [String] = []
     /// Daily summaries whose content changed (each wrote an outbox entry).
@@ -61,9 +64,11 @@ public struct SummaryRecomputer: Sendable {
     /// The summary kind under which a day's summaries are stored and forwarded.
     public static let dailyKind = "daily"
 
-    /// The most consecutive days read from the store and summarised in one pass: two weeks keep a
-    /// V2 pass to a few tens of MB while the 42 hours read around each span add about 12 %.
-    public static let daysPerRead = 14
+    /// The most consecutive days read from the store and summarised in one pass. A pass holds its
+    /// days' slots, beats, engine and summaries, about 3 MB per V2 day, and `runsAtOnce` passes run
+    /// together: a week keeps a recompute of any length to about 50 MB, where two weeks made 100 MB,
+    /// while the 42 hours read around each span add about a quarter to the reading.
+    public static let daysPerRead = 4
 
     /// How many runs are summarised at the same time: the summary engine is most of a recompute's
     /// CPU time and a run's engine shares nothing with another's, so a gateway's second core halves
@@ -199,5 +204,17 @@ public struct SummaryRecomputer: Sendable {
             report.changedVitalityDays += 1
         }
         report.missingVitalityFields[date] = missing
+    }
+}
+
+extension RecomputeReport {
+    /// Adds what another recompute of other days of the same device wrote.
+    public mutating func merge(_ other: RecomputeReport) {
+        dates += other.dates
+        changedSummaries += other.changedSummaries
+        changedSleepSessions += other.changedSleepSessions
+        changedVitalityDays += other.changedVitalityDays
+        missingVitalityFields.merge(other.missingVitalityFields) { _, new in new }
+        diagnostics += other.diagnostics
     }
 }

@@ -94,3 +94,34 @@ private func withDatabase<T>(_ body: (Store) async throws -> T) async throws -> 
         #expect(try store.outboxCounts().pending == 0)
     }
 }
+
+@Test func aTransferredFileIsDecodedInBoundedBatchesThatAddUpToTheWholeFile() throws {
+    let replayed = try Bundled.replay("v1-day.btsnoop")
+    let metrics = try #require(replayed.metricsFiles.first)
+    let header = metrics.header
+    let bytes = try MetricsRecordEncoder(model: header.model).sealedFile(
+        serial: header.serial, timeZoneOffsetMinutes: header.timeZoneOffsetMinutes, intervalSeconds: header.intervalSeconds,
+        firstStart: header.baseTime, slots: metrics.slots)
+    let verified = try #require(try VerifiedFile(transferred: TransferredFile(kind: .metrics, bytes: bytes, serial: header.serial,
+                                                                               model: header.model, receivedAt: 0)))
+    // Checked, not decoded: the rows come only batch by batch.
+    #expect(verified.slots.isEmpty && verified.transfer?.sealedSize == Int64(bytes.count))
+    var batches: [[Slot]] = []
+    try verified.forEachBatch(slots: 1_100) { slots, beats in
+        #expect(beats.isEmpty)
+        batches.append(slots)
+    }
+    #expect(batches.count >= 2)
+    #expect(batches.allSatisfy { $0.count <= 1_100 })
+    #expect(Array(batches.joined()) == metrics.slots)
+
+    let beatsFile = try #require(replayed.beatsFiles.first)
+    let beatBytes = BeatsCodec.sealedFile(model: header.model, serial: header.serial, timeZoneOffsetMinutes: 0,
+                                          baseTime: beatsFile.header.baseTime, beats: beatsFile.beats)
+    let beats = try #require(try VerifiedFile(transferred: TransferredFile(kind: .beats, bytes: beatBytes, serial: header.serial,
+                                                                            model: header.model, receivedAt: 0)))
+    var beatBatches: [[Beat]] = []
+    try beats.forEachBatch(beats: 5_000) { _, beats in beatBatches.append(beats) }
+    #expect(beatBatches.count == (beatsFile.beats.count + 4_095) / 4_096)  // whole decoder batches of 2 048 up to 5 000
+    #expect(Array(beatBatches.joined()) == beatsFile.beats)
+}

@@ -24,9 +24,9 @@ private func smallDatabase(_ folder: TemporaryFolder) throws -> String {
 }
 
 /// The byte offset of the first occurrence of `needle` in the file.
-/// A database with one daily summary `{"average":61}`, whose outbox payload holds the same text,
-/// checkpointed so both copies sit in the main file where a test can damage them.
-private func summaryWithItsOutboxCopy(_ folder: TemporaryFolder) throws -> String {
+/// A database with one daily summary `{"average":61}` (kept once, compressed, in `documents`) and
+/// its outbox entry, checkpointed so both sit in the main file where a test can damage them.
+private func summaryWithItsOutboxEntry(_ folder: TemporaryFolder) throws -> String {
     let path = folder.path("s.db")
     let store = try Store(path: path, now: fixedClock)
     _ = try store.upsertDailySummary(device: "SN1", localDate: "2026-03-29", kind: "bpm", json: Data(#"{"average":61}"#.utf8))
@@ -74,33 +74,31 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         try store.requireIntactMeasurements(device: "SN2", seconds: Int64.min..<Int64.max)
     }
 
-    @Test func aChangedSummaryOrOutboxPayloadIsFound() throws {
+    @Test func aChangedSummaryDocumentIsFound() throws {
         let folder = try TemporaryFolder()
-        let path = try summaryWithItsOutboxCopy(folder)
-        // The summary JSON and the copy in the outbox payload both hold "61"; change both to "71".
-        var at = try offset(of: Array(#""average":61"#.utf8), in: path)
-        try damage(path, at: at + 10, with: Array("7".utf8))
-        at = try offset(of: Array(#""average":61"#.utf8), in: path)
-        try damage(path, at: at + 10, with: Array("7".utf8))
+        let path = try summaryWithItsOutboxEntry(folder)
+        // The document is the summary's zstd frame; change its last byte (inside the checksum of
+        // the frame's content or the content itself).
+        let frame = Zstd.compress(Array(#"{"average":61}"#.utf8))
+        let at = try offset(of: frame, in: path)
+        try damage(path, at: at + UInt64(frame.count) - 1, with: [frame[frame.count - 1] ^ 0x5A])
         let store = try Store(path: path, readOnly: true)
-        #expect(try store.contentFindings().map(\.area) == ["daily_summaries", "outbox"])
+        #expect(try store.contentFindings().map(\.area) == ["documents"])
         #expect(throws: StoreError.self) { try store.requireIntactContent(of: "outbox") }
+        #expect(throws: StoreError.self) { try store.dailySummaries(device: "SN1", localDate: "2026-03-29") }
         try store.requireIntactContent(of: "vitality_metrics")
     }
 
     @Test func aDeliveryChecksThePayloadsStillToBeSentAndOnlyThose() throws {
         let folder = try TemporaryFolder()
-        let path = try summaryWithItsOutboxCopy(folder)
-        // Change the outbox payload's copy (the second "61" in the file, after the summary's).
-        let first = try offset(of: Array(#""average":61"#.utf8), in: path)
-        try damage(path, at: first + 10, with: Array("7".utf8))
-        let at = try offset(of: Array(#""average":61"#.utf8), in: path)
-        try damage(path, at: at + 10, with: Array("7".utf8))
-        try damage(path, at: first + 10, with: Array("6".utf8))
+        let path = try summaryWithItsOutboxEntry(folder)
+        // Change the key in the outbox payload's envelope (the key column keeps it without the JSON).
+        let at = try offset(of: Array(#""key":"SN1/2026-03-29/bpm/v1""#.utf8), in: path)
+        try damage(path, at: at + 7, with: Array("X".utf8))
         let store = try Store(path: path)
         #expect(try store.contentFindings().map(\.area) == ["outbox"])
         #expect(throws: StoreError.self) { try store.requireIntactForDelivery() }
-        // Once delivered, the damaged copy is no longer what a delivery reads: db check still reports it.
+        // Once delivered, the damaged entry is no longer what a delivery reads: db check still reports it.
         try store.locked { try $0.execute("UPDATE outbox SET state = 'delivered'") }
         try store.requireIntactForDelivery()
         #expect(try store.contentFindings().map(\.area) == ["outbox"])

@@ -172,7 +172,7 @@ enum UTCTimeText {
     #expect(try runBracelet(["sync", "--db", path, "--webhook", server.url, "--secret", "k", "--quiet"]).status == 0)
     var users: [String: String] = [:]
     for request in server.requests {
-        let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        let body = try #require(try JSONSerialization.jsonObject(with: request.decodedBody) as? [String: Any])
         let key = try #require(request.headers["idempotency-key"])
         #expect(request.headers["x-bracelet-signature"] == "sha256=" + HMACSHA256.hex(key: Array("k".utf8), message: Array(request.body)))
         users[key] = (body["user"] as? String) ?? (body["user"] is NSNull ? "null" : "missing")

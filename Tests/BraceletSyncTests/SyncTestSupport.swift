@@ -126,3 +126,14 @@ func enqueueSleep(_ store: Store, device: String, date: String, start: Int64) th
     guard case let .changed(_, key) = change else { throw StoreError.invalidInput("expected a change") }
     return key
 }
+
+extension TestHTTPServer.Request {
+    /// The body as a receiver reads it once the signature checked out: gunzipped when it came with
+    /// `Content-Encoding: gzip`.
+    var decodedBody: Data {
+        get throws {
+            guard headers["content-encoding"] == "gzip" else { return body }
+            return Data(try Deflate.decompress([UInt8](body)))
+        }
+    }
+}

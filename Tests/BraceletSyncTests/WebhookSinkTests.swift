@@ -9,7 +9,7 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     return (store, try #require(try store.outboxEntries().first))
 }
 
-@Test func webhookPostsSignedJSONWithTheIdempotencyKey() async throws {
+@Test func webhookPostsSignedGzipJSONWithTheIdempotencyKey() async throws {
     let folder = try TemporaryFolder()
     let (_, entry) = try oneEntry(folder)
     let server = try TestHTTPServer { _, _ in .respond(status: 200, body: "ok") }
@@ -20,14 +20,53 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(request.method == "POST")
     #expect(request.path == "/bracelet")
     #expect(request.headers["content-type"] == "application/json")
+    #expect(request.headers["content-encoding"] == "gzip")
     #expect(request.headers["idempotency-key"] == "SN1/2024-03-01/daily/v1")
-    #expect(request.body == entry.deliveryBody)
+    #expect(Array(request.body.prefix(2)) == [0x1F, 0x8B])
+    #expect(try request.decodedBody == entry.deliveryBody)
     #expect(request.headers["x-bracelet-user"] == nil)
-    // The receiver's check: HMAC-SHA256 of the exact body bytes with the shared secret.
+    // The receiver's check: HMAC-SHA256 of the exact bytes on the wire (here the gzip bytes) with the
+    // shared secret, made before anything is decompressed.
     #expect(request.headers["x-bracelet-signature"] == "sha256=" + HMACSHA256.hex(key: Array("s3cret".utf8), message: Array(request.body)))
+    #expect(request.headers["x-bracelet-signature"] != "sha256=" + HMACSHA256.hex(key: Array("s3cret".utf8), message: Array(entry.deliveryBody)))
     #expect(request.headers["x-bracelet-signature"] != "sha256=" + HMACSHA256.hex(key: Array("other".utf8), message: Array(request.body)))
-    let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+    let body = try #require(try JSONSerialization.jsonObject(with: request.decodedBody) as? [String: Any])
     #expect((body["summary"] as? [String: Any])?["value"] as? Int == 42)
+}
+
+@Test func webhookIdentityPostsTheJSONAsItIsSignedOverItsBytes() async throws {
+    let folder = try TemporaryFolder()
+    let (_, entry) = try oneEntry(folder)
+    let server = try TestHTTPServer { _, _ in .respond(status: 200, body: "ok") }
+    defer { server.stop() }
+    let sink = try WebhookSink(url: server.url, secret: "s3cret", timeoutSeconds: 5, encoding: .identity)
+    #expect(try await sink.deliver(entry) == .delivered(httpStatus: 200))
+    let request = try #require(server.requests.first)
+    #expect(request.headers["content-encoding"] == nil)
+    #expect(request.body == entry.deliveryBody)
+    #expect(request.headers["x-bracelet-signature"] == "sha256=" + HMACSHA256.hex(key: Array("s3cret".utf8), message: Array(request.body)))
+}
+
+@Test func aReceiverAnswering415GetsTheSameEntryUncompressedAtOnceAndEveryLaterOneToo() async throws {
+    let folder = try TemporaryFolder()
+    let (store, entry) = try oneEntry(folder)
+    try enqueue(store, device: "SN1", date: "2024-03-02", value: 43)
+    let second = try #require(try store.outboxEntries().last)
+    // A receiver without gzip, answering as HTTP says it should.
+    let server = try TestHTTPServer { request, _ in
+        request.headers["content-encoding"] == nil ? .respond(status: 200, body: "") : .respond(status: 415, body: "no gzip here")
+    }
+    defer { server.stop() }
+    let sink = try WebhookSink(url: server.url, secret: "k", timeoutSeconds: 5)
+    #expect(sink.currentEncoding == .gzip)
+    #expect(try await sink.deliver(entry) == .delivered(httpStatus: 200))
+    #expect(sink.currentEncoding == .identity)
+    #expect(try await sink.deliver(second) == .delivered(httpStatus: 200))
+    let requests = server.requests
+    #expect(requests.map { $0.headers["content-encoding"] ?? "identity" } == ["gzip", "identity", "identity"])
+    #expect(requests.map { $0.headers["idempotency-key"] } == [entry.key, entry.key, second.key])
+    #expect(requests[1].body == entry.deliveryBody)
+    #expect(requests[1].headers["x-bracelet-signature"] == "sha256=" + HMACSHA256.hex(key: Array("k".utf8), message: Array(entry.deliveryBody)))
 }
 
 @Test func webhookStatusesMapToOutcomes() async throws {

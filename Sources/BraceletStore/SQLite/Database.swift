@@ -51,6 +51,7 @@ public final class Database {
         sqlite3_extended_result_codes(db, 1)
         RowCheck.register(on: db)
         BeatChunkFunction.register(on: db)
+        DocumentFunctions.register(on: db)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         do {
             // Reading the schema is the first access to the file: a non-database fails here.

@@ -8,6 +8,12 @@
 /// fault for every page of every new mapping. Returns 1 when glibc took both settings, 0 otherwise.
 int bracelet_keep_freed_heap(void);
 
+/// Bounds what glibc's malloc keeps beyond what is in use, for a process whose peak must stay small
+/// (a backfill on a gateway): one arena for every thread (each thread's own arena keeps its freed
+/// blocks apart from the others', about 25 MB more in a 30-day backfill whose two summary threads
+/// come and go) and free heap given back above 8 MiB. Returns 1 when glibc took both settings.
+int bracelet_bound_heap(void);
+
 /// Bytes malloc holds right now in blocks mapped on their own (outside the heap), from mallinfo2:
 /// what bracelet_keep_freed_heap is meant to keep at zero for blocks of up to 32 MiB.
 unsigned long bracelet_separately_mapped_bytes(void);
