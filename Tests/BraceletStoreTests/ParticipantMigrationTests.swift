@@ -5,19 +5,41 @@ import Testing
 /// A database from before the participant record gets one from the settings stamped beside its
 /// stored summaries (their basis), so no command falls back to UTC or forgets the age.
 @Suite struct ParticipantMigrationTests {
-    /// A stored day summary of `date` computed with `basis`, and its vitality row with `age`.
-    static func storeDay(_ store: Store, device: String, date: String, basis: String, age: Int?) throws {
-        let document = CanonicalDocument(canonical: Array(#"{"date":"\#(date)"}"#.utf8))
-        _ = try store.upsertDailySummary(device: device, localDate: date, kind: "daily", document: document,
-                                         stamp: SummaryStamp(basis: basis, computedAt: 1_800_000_000))
-        _ = try store.upsertVitalityMetrics(device: device, localDate: date, json: Data(#"{"age":\#(age.map(String.init) ?? "null")}"#.utf8))
+    /// A stored day summary of `date` computed with `basis`, and its vitality row with `age`, written
+    /// as schema 10 wrote them (the summary's JSON in its row: today's store keeps it in `documents`).
+    static func storeDay(_ db: Database, device: String, date: String, basis: String, age: Int?) throws {
+        let json = #"{"date":"\#(date)"}"#
+        let deviceRow = try db.prepare("INSERT OR IGNORE INTO devices (serial, first_seen_at, last_seen_at) VALUES (?1, 0, 0)")
+        deviceRow.bind(device, at: 1)
+        try deviceRow.run()
+        let summary = try db.prepare("""
+            INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at, basis, computed_at)
+            VALUES ((SELECT id FROM devices WHERE serial = ?1), ?2, 'daily', 1, ?3, ?4, 0, ?5, 1800000000)
+            """)
+        summary.bind(device, at: 1)
+        summary.bind(date, at: 2)
+        summary.bind(json, at: 3)
+        summary.bind(SHA256.hex(Array(json.utf8)), at: 4)
+        summary.bind(basis, at: 5)
+        try summary.run()
+        let vitality = Data(#"{"age":\#(age.map(String.init) ?? "null")}"#.utf8)
+        let metrics = try db.prepare("""
+            INSERT INTO vitality_metrics (device_id, local_date, json, content_hash, updated_at)
+            VALUES ((SELECT id FROM devices WHERE serial = ?1), ?2, ?3, ?4, 0)
+            """)
+        metrics.bind(device, at: 1)
+        metrics.bind(date, at: 2)
+        metrics.bind(String(decoding: vitality, as: UTF8.self), at: 3)
+        metrics.bind(SHA256.hex(Array(vitality)), at: 4)
+        try metrics.run()
     }
 
     @Test func theRecordOfAnOlderFileComesFromTheBasesOfItsStoredDays() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("old.db")
         do {
-            let old = try Store(path: path, migratingTo: 10)
+            let old = try Database(path: path)
+            try Migrations.migrate(old, upTo: 10)
             let newYork = "tz=America/New_York;slot=60;quality=2;hrmax=180.0;height=170.0;goal=10000"
             // Age 40 (208 - 0.7 x 40 = 220 - 40 = 180: the default formula), then a move to Amsterdam on the 18th.
             try Self.storeDay(old, device: "SN1", date: "2026-06-16", basis: newYork, age: 40)
