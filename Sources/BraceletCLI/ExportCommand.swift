@@ -8,7 +8,7 @@ extension ExportFormat: ExpressibleByArgument {}
 extension CSVExport.Table: ExpressibleByArgument {}
 
 /// `bracelet export`: the stored summaries in a standard health format.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the stored summaries as Open mHealth, IEEE 1752, FHIR, ROOK or CSV.",
@@ -63,6 +63,8 @@ struct ExportCommand: ParsableCommand {
         if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to)") }
         if user != nil && format != .fhir { throw ValidationError("--user applies to --format fhir only") }
     }
+
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
 
     func run() throws {
         let dataset = try loadExportDataset(db: db, device: device, from: from, to: to, tz: tz)

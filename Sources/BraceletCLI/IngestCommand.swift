@@ -7,7 +7,7 @@ import BraceletVitality
 import Foundation
 
 /// `bracelet ingest`: store captures in the database and recompute the days they touch.
-struct IngestCommand: ParsableCommand {
+struct IngestCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Store captured sessions in the database and recompute the summaries of the days they touch.",
@@ -38,6 +38,8 @@ struct IngestCommand: ParsableCommand {
         guard !captures.isEmpty else { throw ValidationError("name at least one capture") }
     }
 
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
     func run() throws {
         keepFreedHeapForWrites()
         // Opening the database (creating and migrating a new one, checking an old one's structure)
@@ -48,7 +50,7 @@ struct IngestCommand: ParsableCommand {
         let store = try opening.value()
         let (files, configuration, damaged) = try loaded.get()
         if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: db) {
-            printError("warning: \(warning)")
+            Log.warning("warning: \(warning)")
         }
         // All captures in one call: their rows, the days they touch and the outbox entries commit
         // together, and a day touched by two captures is recomputed once.
@@ -58,7 +60,7 @@ struct IngestCommand: ParsableCommand {
             print("\(device): recomputed \(recomputed.dates.count) days; \(recomputed.changedSummaries) daily summaries and \(recomputed.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on \(recomputed.changedVitalityDays) days")
             for date in recomputed.dates.sorted() {
                 let missing = recomputed.missingVitalityFields[date] ?? []
-                if !missing.isEmpty { printError("note: \(device) \(date): vitality fields left empty: " + missing.map { "\($0)" }.joined(separator: "; ")) }
+                if !missing.isEmpty { Log.info("note: \(device) \(date): vitality fields left empty: " + missing.map { "\($0)" }.joined(separator: "; ")) }
             }
         }
         let counts = try store.outboxCounts()
@@ -76,12 +78,12 @@ struct IngestCommand: ParsableCommand {
         for path in captures {
             let replayed = try loadCapture(path).capture
             if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
-                printError("warning: \(path) holds no bracelet file transfer; skipped")
+                Log.warning("warning: \(path) holds no bracelet file transfer; skipped")
                 continue
             }
             if replayed.isIncomplete {
                 damaged = true
-                printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
+                Log.warning("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
             }
             configuration = try configuration ?? person.configuration(recordedOffsetSeconds: replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 })
             files += VerifiedFile.files(of: replayed)

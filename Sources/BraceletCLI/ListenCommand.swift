@@ -14,7 +14,7 @@ import Synchronization
 private let listenSignal = Atomic<Int32>(0)
 
 /// `bracelet listen`: sync a bracelet (or a simulated one) and print live samples.
-struct ListenCommand: ParsableCommand {
+struct ListenCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
         abstract: "Connect to a bracelet, transfer and save its files, then print live heart rate.",
@@ -90,8 +90,10 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "Exit once the transfer is done instead of printing live samples.")
     var exitAfterSync = false
 
-    @Flag(help: "Do not print progress on standard error.")
-    var quiet = false
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
+    /// `--quiet` or `--log-level error`: progress and notes are not written.
+    var quiet: Bool { log.level < .info }
 
     func run() throws {
         keepFreedHeapForWrites()
@@ -106,7 +108,7 @@ struct ListenCommand: ParsableCommand {
         } else if let device {
             guard let address = BluetoothAddress(device) else { throw ValidationError(BluetoothError.invalidAddress(device).description) }
             do { try LEScanner.checkKernelSupport() } catch {
-                printError("bracelet listen: \(error)")
+                Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
             let type: LEAddressType
@@ -122,18 +124,18 @@ struct ListenCommand: ParsableCommand {
             if standardSensor, link.security == .auto {
                 // A device without the bracelet's service data is a standard sensor (a heart-rate
                 // strap); those serve their measurements without pairing.
-                if !quiet { printError("listen: \(address) is not a bracelet; connecting without pairing (--security to require it)") }
+                if !quiet { Log.info("listen: \(address) is not a bracelet; connecting without pairing (--security to require it)") }
                 connector = plain
             } else {
                 do { connector = try link.connector(base: plain, pairingState: pairingState, quiet: quiet, onSecured: securedHandler()) } catch {
-                    printError("bracelet listen: \(error)")
+                    Log.error("bracelet listen: \(error)")
                     throw ExitCode(2)
                 }
             }
         } else {
             // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
             do { try LEScanner.checkKernelSupport() } catch {
-                printError("bracelet listen: \(error)")
+                Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
             throw ValidationError("give --device ADDR (find it with `bracelet scan`) or --via unix:PATH")
@@ -150,7 +152,7 @@ struct ListenCommand: ParsableCommand {
         configuration.liveDuration = exitAfterSync ? .zero : .seconds(365 * 86_400)
         if saveDir == nil && db == nil {
             configuration.kinds = []
-            if !quiet { printError("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
+            if !quiet { Log.info("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
         var serial = ""
         // A secure connector hands over only encrypted links: the capture says so after each connection.
@@ -164,12 +166,12 @@ struct ListenCommand: ParsableCommand {
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if case .device(_, let s, _) = event { serial = s }
             if case .heartRateSensor = event, let storing, !quiet {
-                printError("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
+                Log.info("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
                            + "keep its samples with --record FILE (bracelet replay reads them back)")
             }
             if case .erased(let kind, _) = event, let pipeline {
                 do { try pipeline.recordErased(serial: serial, fileKind: kind.description) } catch {
-                    printError("warning: could not record the erase of \(kind) in the database: \(error)")
+                    Log.warning("warning: could not record the erase of \(kind) in the database: \(error)")
                 }
             }
             if case .heartRate(let m) = event {
@@ -183,24 +185,24 @@ struct ListenCommand: ParsableCommand {
         }
         defer {
             if let recorder, let record {
-                do { try CaptureFile.write(recorder.bytes, to: record) } catch { printError("bracelet listen: cannot write \(record): \(error)") }
+                do { try CaptureFile.write(recorder.bytes, to: record) } catch { Log.error("bracelet listen: cannot write \(record): \(error)") }
             }
         }
         let report: BraceletSession.Report
         do { report = try session.run() } catch {
-            printError("bracelet listen: \(error)")
+            Log.error("bracelet listen: \(error)")
             _ = Self.recomputePending(pipeline)
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
         guard Self.recomputePending(pipeline) else { throw ExitCode(1) }
         if !quiet {
-            printError("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
+            Log.info("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
                        + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
         }
         if let status = Self.interruptedStatus(signal: listenSignal.load(ordering: .relaxed), exitAfterSync: exitAfterSync,
                                                syncCompleted: report.syncCompleted) {
-            if !quiet { printError("listen: ended by \(status == 130 ? "SIGINT" : "SIGTERM") before the run finished; exit status \(status)") }
+            if !quiet { Log.info("listen: ended by \(status == 130 ? "SIGINT" : "SIGTERM") before the run finished; exit status \(status)") }
             throw ExitCode(status)
         }
     }
@@ -213,16 +215,16 @@ extension ListenCommand {
         let configuration = try person.configuration(recordedOffsetSeconds: TimeZone.current.secondsFromGMT())
         // Said before anything is transferred: the bracelet erases what the database committed.
         if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: database) {
-            printError("warning: \(warning)")
+            Log.warning("warning: \(warning)")
         }
         let quiet = self.quiet
         return IngestPipeline(store: try openStore(database, mustExist: false), configuration: configuration, age: person.age) { report in
             guard !quiet else { return }
             if report.recomputed.isEmpty {
-                printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")
+                Log.info("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")
             } else {
                 let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
-                printError("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
+                Log.info("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
             }
         }
     }
@@ -234,7 +236,7 @@ extension ListenCommand {
     static func recomputePending(_ pipeline: IngestPipeline?) -> Bool {
         guard let pipeline else { return true }
         do { _ = try pipeline.recomputePending() } catch {
-            printError("bracelet listen: the stored files are kept, but recomputing their days failed: \(error). "
+            Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(error). "
                        + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
             return false
         }
@@ -289,10 +291,10 @@ extension ListenCommand {
     /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
     static func advertised(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
                            shouldStop: @escaping @Sendable () -> Bool) throws -> HeardAdvertiser {
-        if !quiet { printError("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
+        if !quiet { Log.info("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
         let heard: HeardAdvertiser?
         do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).advertised(address, seconds: addressTypeScanSeconds) } catch {
-            printError("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
+            Log.error("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
                        + "Or give --address-type public|random (what `bracelet scan` shows).")
             throw ExitCode(2)
         }
@@ -300,11 +302,11 @@ extension ListenCommand {
             throw ExitCode(status)
         }
         guard let heard else {
-            printError("bracelet listen: \(address) was not heard advertising in \(Int(addressTypeScanSeconds)) s. "
+            Log.error("bracelet listen: \(address) was not heard advertising in \(Int(addressTypeScanSeconds)) s. "
                        + "Check that it is near and advertising (`bracelet scan`), or give --address-type public|random.")
             throw ExitCode(2)
         }
-        if !quiet { printError("listen: \(address) advertises with a \(heard.addressType) address") }
+        if !quiet { Log.info("listen: \(address) advertises with a \(heard.addressType) address") }
         return heard
     }
 }

@@ -4,7 +4,7 @@ import BraceletVitality
 import Foundation
 
 /// `bracelet recompute`: recompute every stored day with the wearer's age (or max HR) given now.
-struct RecomputeCommand: ParsableCommand {
+struct RecomputeCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "recompute",
         abstract: "Recompute the stored summaries, sleep sessions and vitality metrics of every stored day.",
@@ -26,6 +26,8 @@ struct RecomputeCommand: ParsableCommand {
 
     @OptionGroup var person: PersonOptions
 
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
     func run() throws {
         // Recomputing writes: the database must exist, but is opened for writing (and checked).
         guard FileManager.default.fileExists(atPath: db) else {
@@ -35,7 +37,7 @@ struct RecomputeCommand: ParsableCommand {
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
         guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet; store data with bracelet ingest or listen first", exitCode: 2) }
         let recomputer = SummaryRecomputer(configuration: try person.configuration(recordedOffsetSeconds: nil), age: person.age)
-        if let warning = recomputer.missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
+        if let warning = recomputer.missingZoneInputWarning(database: db) { Log.warning("warning: \(warning)") }
         for serial in devices {
             let dates: [String]
             let report: RecomputeReport

@@ -5,7 +5,7 @@ import BraceletStore
 import Foundation
 
 /// `bracelet report`: one day (and its week) as a self-contained HTML page.
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Write a day (and its week) as one self-contained HTML page that prints on A4.",
@@ -44,6 +44,8 @@ struct ReportCommand: ParsableCommand {
         guard LocalDates.isValid(day) else { throw ValidationError("--day \(day) is not a date written YYYY-MM-DD") }
         guard (1...31).contains(days) else { throw ValidationError("--days must be 1-31, not \(days)") }
     }
+
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
 
     func run() throws {
         let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day

@@ -159,13 +159,13 @@ struct PersonOptions: ParsableArguments {
                 zone = tz
             } else if let offset = recordedOffsetSeconds, let fixed = TimeZone(secondsFromGMT: offset) {
                 zone = fixed
-                printError("note: no --tz given; using the offset the bracelet recorded (\(offset / 60) min). Pass --tz ZONE for correct days across daylight-saving changes.")
+                Log.info("note: no --tz given; using the offset the bracelet recorded (\(offset / 60) min). Pass --tz ZONE for correct days across daylight-saving changes.")
             } else {
                 zone = TimeZone(identifier: "UTC") ?? .current
-                printError("note: no --tz given; days run in UTC")
+                Log.info("note: no --tz given; days run in UTC")
             }
             if age == nil && hrMax == nil {
-                printError("note: no --age or --hr-max given: heart-rate zones assume age \(SummaryConfiguration.defaultAge); pass your own for zones that mean something")
+                Log.info("note: no --age or --hr-max given: heart-rate zones assume age \(SummaryConfiguration.defaultAge); pass your own for zones that mean something")
             }
             return try SummaryConfiguration(summarySlotSeconds: slotSeconds, qualityThreshold: minQuality, age: age, hrMax: hrMax,
                                             hrMaxFormula: hrMaxFormula, heightCm: height, stepGoal: stepGoal, timeZone: zone)
@@ -173,4 +173,9 @@ struct PersonOptions: ParsableArguments {
             throw CLIError("\(error)")
         }
     }
+}
+
+/// Writes one of ``SampleInput``'s notes: as a warning when it is one, else as information.
+func logNote(_ note: String) {
+    if note.hasPrefix("warning:") { Log.warning(note) } else { Log.info(note) }
 }

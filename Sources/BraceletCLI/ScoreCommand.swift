@@ -6,7 +6,7 @@ import BraceletStore
 import BraceletVitality
 
 /// `bracelet score`: average the last 7-30 days of vitality metrics and score them.
-struct ScoreCommand: ParsableCommand {
+struct ScoreCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "score",
         abstract: "Average 7-30 days of vitality metrics, report coverage and score sleep, movement and stress/recovery.",
@@ -73,6 +73,8 @@ struct ScoreCommand: ParsableCommand {
         }
     }
 
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
     func run() throws {
         let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays,
                                             includeIncompleteDays: includeIncomplete)
@@ -85,7 +87,7 @@ struct ScoreCommand: ParsableCommand {
             let bytes: [UInt8]
             do { bytes = try InputFile.read(path: rook, what: "ROOK JSON file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
             do { file = try ROOKInputFile.decode(Data(bytes)) } catch { throw ScoreReportError.input(error) }
-            for warning in file.warnings { printError("warning: \(rook): \(warning)") }
+            for warning in file.warnings { Log.warning("warning: \(rook): \(warning)") }
             report = try ScoreReport.make(rook: file, age: age, builder: builder, source: "rook:\(rook)")
         } else {
             let path = db ?? ""
@@ -104,7 +106,7 @@ struct ScoreCommand: ParsableCommand {
             }
             report = try ScoreReport.make(days: days, age: age, builder: builder, source: "db:\(path) device \(serial)")
         }
-        for warning in report.window.warnings { printError("warning: \(warning)") }
+        for warning in report.window.warnings { Log.warning("warning: \(warning)") }
         print(format == .json ? report.json() : report.table())
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 
 /// `bracelet sync`: forwards the outbox to a webhook or a JSON Lines file, shows its status, and
 /// manages it (requeue dead letters, resend a date range, assign a device to a participant).
-struct SyncCommand: AsyncParsableCommand {
+struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Deliver changed summaries from the database's outbox to a webhook or a JSON Lines file.",
@@ -120,8 +120,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The bracelet serial for --set-user.", valueName: "serial"))
     var device: String?
 
-    @Flag(name: .long, help: "Print nothing on stderr except errors.")
-    var quiet = false
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
 
     enum StatusFormat: String, ExpressibleByArgument, CaseIterable {
         case json, table
@@ -205,7 +205,7 @@ struct SyncCommand: AsyncParsableCommand {
         if requeueDead || resend { do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") } }
         if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
         if webhook == nil && jsonl == nil { return }
-        if let note = postgresEnvironmentNote, !quiet { Self.stderrLine(note) }
+        if let note = postgresEnvironmentNote { Log.info(note) }
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
@@ -219,12 +219,11 @@ struct SyncCommand: AsyncParsableCommand {
             do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz) } catch { throw CLIError("--payload: \(error)") }
         }
         let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
-        let quiet = quiet
         let forwarder = Forwarder(store: store, sink: sink, policy: policy, filter: filter, onEvent: { event in
-            if !quiet { SyncCommand.progress(event) }
+            SyncCommand.progress(event)
         })
         let before = try store.outboxStatus(filter: filter).counts
-        if !quiet { Self.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
+        Log.info("sync: \(before.pending) pending entries -> \(sink.name)")
         if follow {
             try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
             return
@@ -237,15 +236,15 @@ struct SyncCommand: AsyncParsableCommand {
     func manage(_ store: Store) throws {
         if let setUser, let device {
             let stamped = try store.setUser(setUser, device: device)
-            Self.stderrLine("sync: device \(device) is assigned to user \(setUser); \(stamped) pending entries now carry it.")
+            Log.info("sync: device \(device) is assigned to user \(setUser); \(stamped) pending entries now carry it.")
         }
         if requeueDead {
             let count = try store.requeueDeadEntries(keys: key.isEmpty ? nil : key, fromDate: from, toDate: to ?? from)
-            Self.stderrLine("sync: \(count) dead entries are pending again.")
+            Log.info("sync: \(count) dead entries are pending again.")
         }
         if resend, let from {
             let count = try store.resendDeliveredEntries(fromDate: from, toDate: to ?? from, filter: filter)
-            Self.stderrLine("sync: \(count) delivered entries of \(from)..\(to ?? from) are pending again (same keys).")
+            Log.info("sync: \(count) delivered entries of \(from)..\(to ?? from) are pending again (same keys).")
         }
     }
 
@@ -256,29 +255,28 @@ struct SyncCommand: AsyncParsableCommand {
         let names = Set(present + present.map(OutboxEntry.shortKind(of:)))
         for kind in wanted where !names.contains(kind) {
             let known = Set(present.map(OutboxEntry.shortKind(of:))).sorted().joined(separator: ", ")
-            Self.stderrLine("sync: warning: no outbox entry has kind \"\(kind)\" (kinds in the outbox: \(known.isEmpty ? "none yet" : known)).")
+            Log.warning("sync: warning: no outbox entry has kind \"\(kind)\" (kinds in the outbox: \(known.isEmpty ? "none yet" : known)).")
         }
     }
 
     /// The closing lines and the exit status of a `--once` or draining run.
     func finish(_ report: ForwarderReport, store: Store, sink: any OutboxSink) throws {
         let after = try store.outboxStatus(filter: filter).counts
-        if !quiet {
-            Self.stderrLine("sync: done: \(report.delivered) delivered, \(report.retried) failed attempts to retry, \(report.dead) new dead letters; "
-                + "outbox now \(after.pending) pending, \(after.delivered) delivered, \(after.dead) dead")
-        }
+        Log.info("sync: done: \(report.delivered) delivered, \(report.retried) failed attempts to retry, \(report.dead) new dead letters; "
+            + "outbox now \(after.pending) pending, \(after.delivered) delivered, \(after.dead) dead")
         if let reason = report.pausedReason {
-            Self.stderrLine("sync: PAUSED: \(sink.name) cannot take entries: \(reason). Nothing was given up: "
+            Log.error("sync: PAUSED: \(sink.name) cannot take entries: \(reason). Nothing was given up: "
                 + "\(after.pending) entries stay pending. Fix the setup and run sync again.")
             throw ExitCode(78)
         }
         if report.dead > 0 {
-            Self.stderrLine("sync: \(report.dead) entries became dead letters; see `bracelet sync --db \(db) --status`, "
+            Log.error("sync: \(report.dead) entries became dead letters; see `bracelet sync --db \(db) --status`, "
                 + "then `--requeue-dead` once the receiver takes them.")
             throw ExitCode(3)
         }
         if after.pending > 0 {
-            Self.stderrLine("sync: " + (try pendingExplanation(store, pending: after.pending)))
+            let explanation = try pendingExplanation(store, pending: after.pending)
+            Log.error("sync: " + explanation)
             throw ExitCode(75)
         }
     }
@@ -303,23 +301,18 @@ struct SyncCommand: AsyncParsableCommand {
     static func progress(_ event: ForwarderEvent) {
         switch event {
         case let .delivered(key, attempt, outcome):
-            stderrLine("sync: \(outcome) \(key) (attempt \(attempt))")
+            Log.info("sync: \(outcome) \(key) (attempt \(attempt))")
         case let .retryScheduled(key, attempt, retryAt, reason):
             let seconds = Double(Forwarder.milliseconds(until: retryAt, now: SystemClock().nowMilliseconds())) / 1000
-            stderrLine("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
+            Log.warning("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
         case let .dead(key, attempt, reason):
-            stderrLine("sync: DEAD \(key) after attempt \(attempt): \(reason)")
+            Log.warning("sync: DEAD \(key) after attempt \(attempt): \(reason)")
         case let .paused(sink, reason):
-            stderrLine("sync: PAUSED \(sink): \(reason)")
+            Log.warning("sync: PAUSED \(sink): \(reason)")
         case let .rescheduled(count):
-            stderrLine("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
+            Log.warning("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
         case let .waiting(milliseconds, pending):
-            stderrLine("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
+            Log.info("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
         }
-    }
-
-    /// Writes one progress line to stderr.
-    static func stderrLine(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

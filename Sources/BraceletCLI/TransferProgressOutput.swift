@@ -61,7 +61,7 @@ final class TransferProgressOutput {
     private func emit(event: SessionEvent) {
         switch style {
         case .quiet: return
-        case .human: printError("listen: \(event)")
+        case .human: Log.info("listen: \(event)")
         case .json: writeLine(Self.json(event))
         }
     }
@@ -69,7 +69,7 @@ final class TransferProgressOutput {
     private func emitProgress() {
         switch style {
         case .quiet: return
-        case .human: printError("listen: " + Self.humanLine(progress))
+        case .human: Log.info("listen: " + Self.humanLine(progress))
         case .json: writeLine(Self.jsonProgress(progress))
         }
     }

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// `bracelet`'s diagnostics as journald reads them: the process run as systemd runs a service.
+@Suite struct JournalPrefixTests {
+    /// Runs `bracelet arguments` with `environment` added; returns its standard error.
+    static func standardError(_ arguments: [String], environment: [String: String]) throws -> String {
+        let process = Process()
+        process.executableURL = try builtBracelet()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func underSystemdEachLineStartsWithItsPriorityAndTheLevelFilters() throws {
+        let capture = Bundled.captures.appendingPathComponent("v1-day.btsnoop").path
+        // Without --tz, summarize writes an info note about the days' zone; its data goes to stdout.
+        let journal = try Self.standardError(["summarize", capture], environment: ["JOURNAL_STREAM": "8:12345"])
+        let lines = journal.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("<6>") || $0.hasPrefix("<4>") }, "\(journal)")
+        #expect(journal.contains("<6>note: no --tz given"))
+        // On a terminal (JOURNAL_STREAM empty or unset) the same line has no prefix.
+        let terminal = try Self.standardError(["summarize", capture], environment: ["JOURNAL_STREAM": ""])
+        #expect(terminal.hasPrefix("note: no --tz given"), "\(terminal)")
+        let warnings = try Self.standardError(["summarize", capture, "--log-level", "warning"], environment: ["JOURNAL_STREAM": "8:12345"])
+        #expect(!warnings.contains("note:"), "\(warnings)")
+        let failed = try Self.standardError(["summarize", "/nonexistent.btsnoop", "--quiet"], environment: ["JOURNAL_STREAM": "8:12345"])
+        #expect(failed.hasPrefix("<3>Error: "), "\(failed)")
+    }
+}
