@@ -23,8 +23,10 @@ struct ExportCommand: ParsableCommand, LoggingCommand {
 
             Examples:
               bracelet export --db bracelet.db --format fhir --user alice -o bundle.json
-              bracelet export --db bracelet.db --format csv --table sleep --from 2026-03-07 --to 2026-03-09
-              bracelet export --db bracelet.db --format rook -o rook.json && bracelet score --rook rook.json --age 35
+              bracelet export --db bracelet.db --format csv --table sleep \\
+                --from 2026-03-07 --to 2026-03-09
+              bracelet export --db bracelet.db \\
+                --format rook -o rook.json && bracelet score --rook rook.json --age 35
             """
     )
 

@@ -22,7 +22,8 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
             bracelet data, 1 when a capture or the database cannot be used.
 
             Example:
-              bracelet ingest captures/v2-three-days.btsnoop --db bracelet.db --tz America/New_York --age 35
+              bracelet ingest captures/v2-three-days.btsnoop --db bracelet.db \\
+                --tz America/New_York --age 35
             """
     )
 
@@ -45,10 +46,17 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         // Opening the database (creating and migrating a new one, checking an old one's structure)
         // and reading the captures need nothing from each other: the store opens meanwhile.
         let database = db
+        let existed = FileManager.default.fileExists(atPath: database)
         let opening = Background { try openStore(database, mustExist: false) }
         let loaded = Result { try loadCaptures() }
-        let store = try opening.value()
+        if case .failure = loaded, !existed {
+            // Nothing to store: the database this run created is removed again, so a failed ingest of a
+            // file that is no capture leaves no empty database behind.
+            _ = try? opening.value()
+            Self.removeDatabaseFiles(database)
+        }
         let (files, configuration, damaged) = try loaded.get()
+        let store = try opening.value()
         if let warning = SummaryRecomputer(configuration: configuration, age: person.age).missingZoneInputWarning(database: db) {
             Log.warning("warning: \(warning)")
         }
@@ -60,7 +68,7 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
             print("\(device): recomputed \(recomputed.dates.count) days; \(recomputed.changedSummaries) daily summaries and \(recomputed.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on \(recomputed.changedVitalityDays) days")
             for date in recomputed.dates.sorted() {
                 let missing = recomputed.missingVitalityFields[date] ?? []
-                if !missing.isEmpty { Log.info("note: \(device) \(date): vitality fields left empty: " + missing.map { "\($0)" }.joined(separator: "; ")) }
+                if !missing.isEmpty { Log.info("note: \(device) \(date): " + Self.emptyVitalityLine(missing)) }
             }
         }
         let counts = try store.outboxCounts()
@@ -95,5 +103,20 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
     /// Runs a store call, turning its error into one line that says what to do.
     func storeCall<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as StoreError { throw CLIError("\(db): \(error)") }
+    }
+
+    /// The vitality metrics a day left empty, in the words of `bracelet score`'s table: those whose
+    /// inputs the bracelet did not record that day together, each that needs a setting with what to give.
+    static func emptyVitalityLine(_ missing: [MissingField]) -> String {
+        let unrecorded = missing.filter { $0.reason.hasSuffix(" is missing") }.map(\.field.label)
+        var parts: [String] = []
+        if !unrecorded.isEmpty { parts.append("not recorded that day, left empty (never 0): " + unrecorded.joined(separator: ", ")) }
+        for field in missing where !field.reason.hasSuffix(" is missing") { parts.append("\(field.field.label) left empty: \(field.reason)") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// Removes a database file and the journal files SQLite keeps beside it.
+    static func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

@@ -25,10 +25,11 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             Heart Rate samples until Ctrl-C (or exits with --exit-after-sync). Ctrl-C stops at the next \
             safe point: nothing committed is lost and nothing uncommitted is erased.
 
-            Files are saved by the sink: --save-dir DIR writes each verified file durably as \
-            DIR/SERIAL-KIND-SIZE-CRC.bin (the SQLite store plugs in through the same TransferSink protocol); \
-            without --save-dir no file is transferred or erased and only live samples are printed. \
-            --record FILE writes a btsnoop capture that `bracelet replay` and tshark read.
+            Where each verified file goes: --db PATH stores it in the database (slots, beats, transfer \
+            progress; the days it touches are recomputed once the sync ends, as `bracelet ingest` does); \
+            --save-dir DIR instead writes it durably as DIR/SERIAL-KIND-SIZE-CRC.bin. With neither, no \
+            file is transferred or erased and only live samples are printed. --record FILE writes a \
+            btsnoop capture that `bracelet replay` and tshark read.
 
             Progress through the whole backlog (files, bytes, rate, time left) goes to standard error; \
             with --format json it goes instead to standard output as JSON Lines, next to the live samples \

@@ -73,8 +73,7 @@ enum Log {
 
 /// `--log-level LEVEL` and `--quiet`, for `@OptionGroup`; `apply()` sets the process's threshold.
 struct LogOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Diagnostics written on standard error: error, warning, info (the default) or debug.",
-                               valueName: "level"))
+    @Option(help: ArgumentHelp("The least severe diagnostics written on standard error (default: info).", valueName: "level"))
     var logLevel: LogLevel?
 
     @Flag(help: "Write only errors on standard error (the same as --log-level error).")

@@ -20,7 +20,8 @@ struct ReplayCommand: ParsableCommand, LoggingCommand {
             valid range is printed as recorded and listed under out_of_range.
 
             CSV (--format csv) starts each row with its Unix time in milliseconds (timestamp_ms) and \
-            names the other columns like the keys above, so `bracelet summarize --csv FILE` reads it back.
+            names the other columns like the keys above, so summarize reads it back:
+              bracelet summarize --csv FILE
 
             Exit status: 0 when everything was recovered, 3 when the capture is damaged or a transfer \
             is incomplete (the good data is still printed), 2 when the capture holds no bracelet data, \

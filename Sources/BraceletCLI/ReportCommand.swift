@@ -17,7 +17,8 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
             pillars. Times are local, in the zone the days were cut in.
 
             Example:
-              bracelet report --db bracelet.db --day 2026-06-17 --days 7 --tz America/New_York -o day.html
+              bracelet report --db bracelet.db --day 2026-06-17 --days 7 \\
+                --tz America/New_York -o day.html
             """
     )
 

@@ -26,7 +26,7 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             --profile heart-rate serves a plain SIG heart-rate sensor instead (a chest strap: Heart Rate \
             0x180D with Heart Rate Measurement notifications carrying RR intervals and Body Sensor \
             Location chest, Device Information, Battery; no bracelet service, no files), advertising the \
-            0x180D service UUID; `bracelet listen` listens to it like any strap. Its samples come from the \
+            0x180D service UUID; listen listens to it like any strap. Its samples come from the \
             same physiological model (--seed, --days); --model, --serial and --fault do not apply.
 
             Faults (repeatable): drop-link-at:BYTES, lose-packet:N, repeat-packet:N, corrupt-crc:N, \

@@ -29,11 +29,15 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             pending after transient failures; 78 the sink is paused by a configuration failure.
 
             Examples:
-              bracelet sync --db bracelet.db --webhook https://example.org/in --secret s3cret --once
-              bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow --kinds daily,sleep
-              bracelet sync --db bracelet.db --postgres "postgresql://gw@db.example.org/fleet?sslmode=verify-full"
+              bracelet sync --db bracelet.db --webhook https://example.org/in \\
+                --secret s3cret --once
+              bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow \\
+                --kinds daily,sleep
+              bracelet sync --db bracelet.db \\
+                --postgres "postgresql://gw@db.example.org/fleet?sslmode=verify-full"
               bracelet sync --db bracelet.db --status --format json
-              bracelet sync --db bracelet.db --requeue-dead --from 2024-03-01 --to 2024-03-07
+              bracelet sync --db bracelet.db --requeue-dead --from 2024-03-01 \\
+                --to 2024-03-07
               bracelet sync --db bracelet.db --resend --from 2024-03-01 --to 2024-03-07
               bracelet sync --db bracelet.db --set-user P-0042 --device SN12345
             """
@@ -71,8 +75,8 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     var maxAttempts: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Deliver each entry in this standard format instead of bracelet's own JSON (not csv).", valueName: "format"))
-    var payload: ExportFormat?
+        "Deliver each entry in this standard format instead of bracelet's own JSON.", valueName: "format"))
+    var payload: PayloadFormat?
 
     @Option(name: .long, help: ArgumentHelp(
         "With --payload: the time zone the days were cut in (the --tz given to ingest); default: each summary's own offset.",
@@ -216,7 +220,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             sink = try JSONLinesSink(path: jsonl ?? "")
         }
         if let payload {
-            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz) } catch { throw CLIError("--payload: \(error)") }
+            do { sink = try ExportingSink(inner: sink, format: payload.exportFormat, timeZone: tz) } catch { throw CLIError("--payload: \(error)") }
         }
         let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
         let forwarder = Forwarder(store: store, sink: sink, policy: policy, filter: filter, onEvent: { event in
@@ -313,6 +317,22 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             Log.warning("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
         case let .waiting(milliseconds, pending):
             Log.info("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
+        }
+    }
+}
+
+/// The standard formats `sync --payload` delivers: the JSON ones (a CSV table is not a delivery body;
+/// `bracelet export --format csv` writes one).
+enum PayloadFormat: String, ExpressibleByArgument, CaseIterable {
+    case omh, ieee1752, fhir, rook
+
+    /// The export format of the same name.
+    var exportFormat: ExportFormat {
+        switch self {
+        case .omh: .omh
+        case .ieee1752: .ieee1752
+        case .fhir: .fhir
+        case .rook: .rook
         }
     }
 }

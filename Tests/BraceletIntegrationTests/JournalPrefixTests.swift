@@ -35,3 +35,33 @@ import Testing
         #expect(failed.hasPrefix("<3>Error: "), "\(failed)")
     }
 }
+
+/// What `bracelet ingest` tells a person, run as a person runs it.
+@Suite struct IngestDiagnosticsTests {
+    @Test func emptyVitalityFieldsAreNamedAsScoreNamesThemNotByInternalNames() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-notes-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let capture = Bundled.captures.appendingPathComponent("v2-three-days.btsnoop").path
+        let errors = try JournalPrefixTests.standardError(["ingest", capture, "--db", folder + "/b.db", "--tz", "America/New_York", "--age", "35"],
+                                                          environment: ["JOURNAL_STREAM": ""])
+        // The first day of the capture starts after its night: its sleep metrics are not recorded.
+        #expect(errors.contains("2026-06-16: not recorded that day, left empty (never 0): Sleep duration (h)"), "\(errors)")
+        #expect(!errors.contains("BraceletDay."), "\(errors)")
+    }
+
+    @Test func aFailedIngestOfANonCaptureLeavesNoDatabaseBehind() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-none-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("date,bpm\n2026-01-01,60\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.csv"))
+        let errors = try JournalPrefixTests.standardError(["ingest", folder + "/notes.csv", "--db", folder + "/new.db"], environment: ["JOURNAL_STREAM": ""])
+        #expect(errors.contains("Error: "), "\(errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["notes.csv"])
+        // A database that existed before is never removed.
+        let existing = Bundled.captures.appendingPathComponent("v1-day.btsnoop").path
+        _ = try JournalPrefixTests.standardError(["ingest", existing, "--db", folder + "/kept.db", "--tz", "UTC"], environment: [:])
+        _ = try JournalPrefixTests.standardError(["ingest", folder + "/notes.csv", "--db", folder + "/kept.db"], environment: [:])
+        #expect(FileManager.default.fileExists(atPath: folder + "/kept.db"))
+    }
+}
