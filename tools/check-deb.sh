@@ -31,8 +31,15 @@ lintian --fail-on error,warning --info --display-level '>=warning' "$deb" >"$wor
 step "lintian: 0 errors, 0 warnings"
 echo "check-deb: Depends: $(dpkg-deb -f "$deb" Depends)"
 
-dpkg -i "$deb" >"$work/dpkg-i.txt" 2>&1 || { cat "$work/dpkg-i.txt" >&2; fail "dpkg -i"; }
-step "dpkg -i"
+# Installed as README.md's "sh package" block says (apt install ./FILE.deb, then --version and the
+# man page), run as root with this package's file name: the README cannot drift from the package.
+awk '/^```sh package$/ {on=1; next} on && /^```/ {on=0} on' README.md |
+  sed -e 's/^sudo //' -e "s|\./bracelet_[^ ]*\.deb|$deb|" >"$work/install.sh"
+grep -q "apt install $deb" "$work/install.sh" || fail "README.md has no sh package block installing the package"
+(cd "$work" && DEBIAN_FRONTEND=noninteractive MANPAGER=cat bash -euo pipefail install.sh) >"$work/install.txt" 2>&1 ||
+  { cat "$work/install.txt" >&2; fail "README.md's install commands"; }
+dpkg -s bracelet >/dev/null 2>&1 || fail "the package is not installed after README.md's install commands"
+step "installed by README.md's commands (apt install, --version, man)"
 
 # Every library resolves from the system: none from the Swift toolchain, none missing.
 libs=$(env -u LD_LIBRARY_PATH ldd /usr/bin/bracelet)
