@@ -228,6 +228,11 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         })
         let before = try store.outboxStatus(filter: filter).counts
         Log.info("sync: \(before.pending) pending entries -> \(sink.name)")
+        if before.pending == 0 && before.delivered > 0 && !follow {
+            // Said, so that an empty output is not taken for a failure: each entry goes out once per database.
+            Log.info("sync: nothing to deliver: the \(before.delivered) entries of this database were delivered before "
+                + "(to any sink); `--resend --from DATE --to DATE` sends them again")
+        }
         if follow {
             try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
             return

@@ -53,3 +53,18 @@ import Testing
         #expect(help.contains("With neither, no file is transferred"))
     }
 }
+
+/// Messages that advise a person name only what the command in front of them has.
+@Suite struct AdviceTests {
+    @Test func reportOfADayWithoutDataAdvisesNoOptionReportLacks() throws {
+        let db = try scratchFolder() + "/r.db"
+        try IngestCommand.parse([capturesFolder + "/v1-day.btsnoop", "--db", db, "--tz", "UTC"]).run()
+        let error = #expect(throws: CLIError.self) {
+            try ReportCommand.parse(["--db", db, "--day", "2020-01-01", "-o", db + ".html"]).run()
+        }
+        #expect(error?.exitCode == 2)
+        #expect(error?.description.contains("no daily summary") == true, "\(error?.description ?? "")")
+        #expect(error?.description.contains("--from") == false, "\(error?.description ?? "")")
+        #expect(!ReportCommand.helpMessage().contains("--from"))
+    }
+}
