@@ -40,7 +40,7 @@ final class TransferProgressOutput {
         var milestone = false
         switch event {
         case .transferProgress:
-            break
+            if style == .human { Log.debug("listen: \(event)") }
         case .committed:
             milestone = true
             emit(event: event)
