@@ -16,9 +16,10 @@ fail() { echo "check-deb: FAIL: $*" >&2; exit 1; }
 need=()
 for pkg in lintian man-db bash-completion; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
 [ ${#need[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+# A bracelet installed before is left alone: the check refuses to run rather than purge it.
+if dpkg -s bracelet >/dev/null 2>&1; then fail "bracelet is installed on this machine already; dpkg --purge bracelet first"; fi
 work=$(mktemp -d)
 trap 'dpkg --purge bracelet >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-if dpkg -s bracelet >/dev/null 2>&1; then fail "bracelet is installed on this machine already; dpkg --purge bracelet first"; fi
 
 deb=${1:-}
 if [ -z "$deb" ]; then deb=$(tools/make-deb.sh "$work/out"); step "built $(basename "$deb")"; fi
