@@ -39,7 +39,7 @@ struct BenchCommand: ParsableCommand, LoggingCommand {
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         if !replayOnly { try benchDecoder() }

@@ -44,7 +44,7 @@ struct Bracelet: AsyncParsableCommand {
 /// Prints the version of this tool.
 struct VersionCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(commandName: "version", abstract: "Print the version of bracelet.")
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() { print(Bracelet.configuration.version) }
 }

@@ -28,7 +28,7 @@ struct DbCheckCommand: ParsableCommand, LoggingCommand {
     @Flag(help: "Run SQLite's full integrity_check (also compares every index with its table) instead of quick_check.")
     var full = false
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let store: Store
@@ -84,7 +84,7 @@ struct DbBackupCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The new backup file.")
     var to: String
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let store = try openStore(db, mustExist: true)

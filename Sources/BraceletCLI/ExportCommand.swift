@@ -66,7 +66,7 @@ struct ExportCommand: ParsableCommand, LoggingCommand {
         if user != nil && format != .fhir { throw ValidationError("--user applies to --format fhir only") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let dataset = try loadExportDataset(db: db, device: device, from: from, to: to, tz: tz)

@@ -39,7 +39,7 @@ struct FleetStatusCommand: ParsableCommand, LoggingCommand {
     @Option(name: .long, help: "Output format: table or json.")
     var format: SyncCommand.StatusFormat = .table
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let reader = try fleetReader(postgres)

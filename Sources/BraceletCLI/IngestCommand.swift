@@ -39,7 +39,7 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         guard !captures.isEmpty else { throw ValidationError("name at least one capture") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         keepFreedHeapForWrites()

@@ -91,7 +91,7 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
     @Flag(help: "Exit once the transfer is done instead of printing live samples.")
     var exitAfterSync = false
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     /// `--quiet` or `--log-level error`: progress and notes are not written.
     var quiet: Bool { log.level < .info }

@@ -26,7 +26,7 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var person: PersonOptions
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         // Recomputing writes: the database must exist, but is opened for writing (and checked).

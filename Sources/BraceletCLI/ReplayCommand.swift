@@ -38,7 +38,7 @@ struct ReplayCommand: ParsableCommand, LoggingCommand {
     @Option(name: .shortAndLong, help: "Write records to this file instead of standard output.")
     var output: String?
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
 
     func run() throws {

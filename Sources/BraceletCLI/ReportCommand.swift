@@ -46,7 +46,7 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
         guard (1...31).contains(days) else { throw ValidationError("--days must be 1-31, not \(days)") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day

@@ -41,7 +41,7 @@ struct ScanCommand: ParsableCommand, LoggingCommand {
         guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let found: [DiscoveredBracelet]

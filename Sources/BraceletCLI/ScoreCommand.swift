@@ -73,7 +73,7 @@ struct ScoreCommand: ParsableCommand, LoggingCommand {
         }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays,

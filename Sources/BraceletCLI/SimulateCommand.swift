@@ -61,7 +61,7 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup(title: "Pairing (hci: only)") var security: SimulatorPairingOptions
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     /// `--quiet` or `--log-level error`: progress and notes are not written.
     var quiet: Bool { log.level < .info }

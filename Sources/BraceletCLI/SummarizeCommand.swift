@@ -54,7 +54,7 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
         guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE, --db PATH or --postgres URL") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         if let postgres { return try write(fleetDocument(postgres)) }
@@ -160,7 +160,7 @@ struct HRVCommand: ParsableCommand, LoggingCommand {
         guard (capture == nil) != (csv == nil) else { throw ValidationError("give exactly one input: CAPTURE or --csv FILE") }
     }
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let input = try capture.map { try SampleInput.capture($0) } ?? SampleInput.csv(csv ?? "", intervalSeconds: nil)

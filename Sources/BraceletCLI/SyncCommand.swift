@@ -124,7 +124,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .long, help: ArgumentHelp("The bracelet serial for --set-user.", valueName: "serial"))
     var device: String?
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
 
     enum StatusFormat: String, ExpressibleByArgument, CaseIterable {

@@ -23,7 +23,7 @@ struct UnpairCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Address type of ADDR (default: both).")
     var addressType: AddressTypeArgument?
 
-    @OptionGroup(title: "Diagnostics") var log: LogOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         guard let device = BluetoothAddress(address) else { throw ValidationError(BluetoothError.invalidAddress(address).description) }
