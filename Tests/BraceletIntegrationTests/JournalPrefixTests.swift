@@ -1,21 +1,30 @@
 import Foundation
 import Testing
 
+/// Runs the built `bracelet` with `environment` added to this process's: its exit status, standard
+/// output, and standard error (kept in a file, so a child writing much to both never blocks).
+func runBuiltBracelet(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: Data, err: String) {
+    let process = Process()
+    process.executableURL = try builtBracelet()
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("bracelet-stderr-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errors) }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = try FileHandle(forWritingTo: errors)
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, out, String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+}
+
 /// `bracelet`'s diagnostics as journald reads them: the process run as systemd runs a service.
 @Suite struct JournalPrefixTests {
     /// Runs `bracelet arguments` with `environment` added; returns its standard error.
     static func standardError(_ arguments: [String], environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = try builtBracelet()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runBuiltBracelet(arguments, environment: environment).err
     }
 
     @Test func underSystemdEachLineStartsWithItsPriorityAndTheLevelFilters() throws {
