@@ -38,9 +38,18 @@ for file in sorted(os.listdir(raw)):
             if line.startswith(".Xr bracelet.help "):
                 continue
             line = re.sub(r"^\.Xr (bracelet\.\S+)", lambda m: ".Xr " + debian_name(m.group(1)), line)
-        elif line == "" or line.startswith(" "):
-            # mdoc breaks paragraphs with .Pp, not blank lines; an indented line is an example: kept as is.
-            line = ".Pp" if line == "" else ".Bd -literal -offset indent\n" + line.strip() + "\n.Ed"
+        elif line == "":
+            line = ".Pp"  # mdoc breaks paragraphs with .Pp, not blank lines
+        elif line.startswith(" "):
+            # An indented line is an example, kept as written; consecutive ones share one literal block
+            # (a continuation line keeps its extra indent).
+            text = line[2:] if line.startswith("  ") else line.lstrip()
+            if lines and lines[-1] == ".Ed":
+                lines[-1] = text
+                lines.append(".Ed")
+                continue
+            lines += [".Bd -literal -offset indent", text, ".Ed"]
+            continue
         elif line.startswith("'") or (line.startswith(".") and line[1:3].strip() and not re.match(r"^\.[A-Z][a-z]|^\.\\\"", line)):
             line = "\\&" + line  # text that would read as a request
         lines.append(line)
