@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process benchmarks on a generated history, as a table (README, section Measuring).
+# Whole-process benchmarks on a generated history, as a table (docs/performance.md).
 #
 # usage: tools/bench.sh [DAYS] [MODEL]        (default: 30 v2; `tools/bench.sh 365` for a year)
 #

@@ -11,7 +11,7 @@
 #                                     (e.g. -runs=10000000, -max_total_time=600)
 #   tools/fuzz.sh campaign NAME [RUNS] fuzz one harness RUNS executions (default 10,000,000) under
 #                                     nice -n 10 (CAMPAIGN_NICE), continuing from its corpus; prints the
-#                                     README table figures (executions, wall and CPU time, exec/s,
+#                                     docs/fuzzing.md table figures (executions, wall and CPU time, exec/s,
 #                                     coverage, corpus, load average, commit of the binary)
 #   tools/fuzz.sh list                the harness names
 #
@@ -116,7 +116,7 @@ run() {
     -print_final_stats=1 "$@" "$SCRATCH/corpus/$h" $(inputs "$h")
 }
 
-# One campaign: RUNS executions of harness NAME from its stored corpus, then the figures the README
+# One campaign: RUNS executions of harness NAME from its stored corpus, then the figures docs/fuzzing.md
 # table records: executions, wall and CPU time, exec/s, coverage, corpus, the load average (sampled
 # every minute: the machine is shared, so CPU time is the figure to compare) and the commit the
 # binary was built from. CAMPAIGN_NICE sets the niceness (default 10); CAMPAIGN_SECONDS, when set,

@@ -4,7 +4,7 @@ import BraceletDecoder
 import BraceletProtocol
 
 /// `bracelet bench`: decoder throughput against the plain memory-read rate of the same buffer.
-struct BenchCommand: ParsableCommand {
+struct BenchCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure decoder throughput against this machine's memory-read rate.",
@@ -39,6 +39,8 @@ struct BenchCommand: ParsableCommand {
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1") }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         if !replayOnly { try benchDecoder() }
         try benchReplay()
@@ -48,7 +50,7 @@ struct BenchCommand: ParsableCommand {
         let path = capture ?? "captures/v2-three-days.btsnoop"
         guard let bytes = try? CaptureFile.read(path: path) else {
             if capture != nil { throw CLIError("cannot read \(path)") }
-            printError("replay: skipped (no \(path) here; pass --capture FILE)")
+            Log.warning("replay: skipped (no \(path) here; pass --capture FILE)")
             return
         }
         // One untimed replay checks that the capture replays at all; failures are not timed.
@@ -68,7 +70,7 @@ struct BenchCommand: ParsableCommand {
     func benchDecoder() throws {
         let models = model.models
         #if DEBUG
-        printError("note: this is a debug build; numbers are far below a release build's")
+        Log.info("note: this is a debug build; numbers are far below a release build's")
         #endif
         for model in models {
             let buffer = try BenchmarkBuffer(model: model, bytes: sizeMiB << 20)

@@ -7,8 +7,15 @@ struct Bracelet: AsyncParsableCommand {
         commandName: "bracelet",
         abstract: "Talk to V1 and V2 wrist bracelets, decode what they record, and forward summaries.",
         discussion: """
-            Start with `bracelet replay captures/v1-day.btsnoop` to see what a bracelet records, then \
-            `bracelet summarize` for daily and nightly summaries.
+            Start with a bracelet nearby: find it, sync it into a database, see its days:
+              bracelet scan
+              bracelet listen --device ADDR --db bracelet.db --exit-after-sync
+              bracelet summarize --db bracelet.db --format table
+
+            Without a bracelet, a source checkout's recordings show the same:
+              bracelet summarize captures/v2-three-days.btsnoop --format table
+
+            Every command has --help, and a man page when installed (man bracelet-listen).
             """,
         version: "0.1.0",
         subcommands: [
@@ -36,7 +43,9 @@ struct Bracelet: AsyncParsableCommand {
 }
 
 /// Prints the version of this tool.
-struct VersionCommand: ParsableCommand {
+struct VersionCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(commandName: "version", abstract: "Print the version of bracelet.")
+    @OptionGroup var log: LogOptions
+
     func run() { print(Bracelet.configuration.version) }
 }

@@ -49,7 +49,7 @@ enum DayByDayCaptureSummary {
         let (nightlyHRV, droppedBeats) = hrv.finish()
 
         // 3. The days.
-        if replayed.isIncomplete { printError("warning: \(path) is damaged or incomplete; summarising what was recovered (see bracelet replay \(path))") }
+        if replayed.isIncomplete { Log.warning("warning: \(path) is damaged or incomplete; summarising what was recovered (see bracelet replay \(path))") }
         let offset = replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 }
         let configuration = try command.person.configuration(recordedOffsetSeconds: offset)
         var days = DayByDaySummarizer(configuration: configuration, now: now, sourceOffsetSeconds: offset, nightlyHRV: nightlyHRV)
@@ -61,8 +61,8 @@ enum DayByDayCaptureSummary {
             slots.removeAll(keepingCapacity: true)
         }, beats: { _, _, _ in })
         let diagnostics = days.finish(beatTally: droppedBeats, finished: printDay)
-        for diagnostic in diagnostics.prefix(20) { printError("note: \(diagnostic)") }
-        if diagnostics.count > 20 { printError("note: \(diagnostics.count - 20) more diagnostics not shown") }
+        for diagnostic in diagnostics.prefix(20) { Log.info("note: \(diagnostic)") }
+        if diagnostics.count > 20 { Log.info("note: \(diagnostics.count - 20) more diagnostics not shown") }
         guard !days.outOfOrder, !days.missingNightlyHRV else {
             throw CLIError("the capture read differently on its third pass than on its first two (was \(path) changed meanwhile?); run the command again")
         }

@@ -12,7 +12,7 @@ struct DbCommand: ParsableCommand {
 
 /// `bracelet db check`: the checksum of every page, SQLite's structure check, the row checks of slots
 /// and beats, and the content hashes of stored summaries and outbox payloads.
-struct DbCheckCommand: ParsableCommand {
+struct DbCheckCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check the database: the checksum of every page, page structure, every slot and beat, and the content hash of every stored summary and outbox entry.",
@@ -27,6 +27,8 @@ struct DbCheckCommand: ParsableCommand {
 
     @Flag(help: "Run SQLite's full integrity_check (also compares every index with its table) instead of quick_check.")
     var full = false
+
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let store: Store
@@ -54,7 +56,7 @@ struct DbCheckCommand: ParsableCommand {
     /// Prints each finding and what to do, then ends with exit status 3.
     private func report(_ findings: [IntegrityFinding]) throws -> Never {
         for finding in findings { print("\(db): damaged: \(finding)") }
-        printError("""
+        Log.error("""
             \(db) is damaged: summarize, score, sync and ingest refuse it. Keep this file, then restore the \
             latest backup (`bracelet db backup` makes one), or re-ingest the captures into a new database; \
             `sqlite3 \(db) .recover` salvages what SQLite can still read.
@@ -64,7 +66,7 @@ struct DbCheckCommand: ParsableCommand {
 }
 
 /// `bracelet db backup`: a consistent copy of a database in use.
-struct DbBackupCommand: ParsableCommand {
+struct DbBackupCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy the database into a new file, consistent even while sync or ingest write to it.",
@@ -81,6 +83,8 @@ struct DbBackupCommand: ParsableCommand {
 
     @Option(help: "The new backup file.")
     var to: String
+
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let store = try openStore(db, mustExist: true)

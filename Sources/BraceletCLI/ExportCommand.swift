@@ -9,7 +9,7 @@ extension ExportFormat: ExpressibleByArgument {}
 extension CSVExport.Table: ExpressibleByArgument {}
 
 /// `bracelet export`: the stored summaries in a standard health format.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the stored summaries as Open mHealth, IEEE 1752, FHIR, ROOK or CSV.",
@@ -24,8 +24,10 @@ struct ExportCommand: ParsableCommand {
 
             Examples:
               bracelet export --db bracelet.db --format fhir --user alice -o bundle.json
-              bracelet export --db bracelet.db --format csv --table sleep --from 2026-03-07 --to 2026-03-09
-              bracelet export --db bracelet.db --format rook -o rook.json && bracelet score --rook rook.json --age 35
+              bracelet export --db bracelet.db --format csv --table sleep \\
+                --from 2026-03-07 --to 2026-03-09
+              bracelet export --db bracelet.db \\
+                --format rook -o rook.json && bracelet score --rook rook.json --age 35
             """
     )
 
@@ -65,6 +67,8 @@ struct ExportCommand: ParsableCommand {
         if user != nil && format != .fhir { throw ValidationError("--user applies to --format fhir only") }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         let (dataset, recordedUser) = try loadExportDataset(db: db, device: device, from: from, to: to, tz: tz)
         let data: Data
@@ -88,9 +92,9 @@ func loadExportDataset(db: String, device: String?, from: String?, to: String?, 
     let (profile, overridden) = try participantCall(db) {
         try Participants.reading(ParticipantProfile(timeZone: tz), record: record, on: to ?? "9999-12-31")
     }
-    for override in overridden { printError("note: " + override.note(database: db, device: serial)) }
+    for override in overridden { Log.info("note: " + override.note(database: db, device: serial)) }
     if tz == nil, let from, let to, record.text(.timeZone, on: from) != record.text(.timeZone, on: to) {
-        printError("note: \(serial) changed time zone between \(from) and \(to); times carry the offsets of \(profile.timeZone?.identifier ?? "the stored days"), the zone on \(to)")
+        Log.info("note: \(serial) changed time zone between \(from) and \(to); times carry the offsets of \(profile.timeZone?.identifier ?? "the stored days"), the zone on \(to)")
     }
     do {
         return (try ExportDataset.load(store: store, device: serial, from: from, to: to, timeZone: profile.timeZone), record.user)

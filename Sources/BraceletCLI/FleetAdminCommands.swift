@@ -38,12 +38,14 @@ struct FleetDatabaseOptions: ParsableArguments {
 }
 
 /// `bracelet fleet migrate`: create or upgrade the fleet schema, as the database owner.
-struct FleetMigrateCommand: ParsableCommand {
+struct FleetMigrateCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Create or upgrade the fleet schema, its group roles and row-level security (the database owner's URL).",
         discussion: "Only the owner changes the schema; gateway and reader roles cannot. The owner needs CREATEROLE for the group roles."
     )
+
+    @OptionGroup var log: LogOptions
 
     @OptionGroup var database: FleetDatabaseOptions
 
@@ -55,7 +57,7 @@ struct FleetMigrateCommand: ParsableCommand {
 }
 
 /// `bracelet fleet add-gateway NAME`: a login role for one gateway.
-struct FleetAddGatewayCommand: ParsableCommand {
+struct FleetAddGatewayCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-gateway",
         abstract: "Create the login role of one gateway and print its password once (the server keeps only a SCRAM verifier).",
@@ -65,17 +67,21 @@ struct FleetAddGatewayCommand: ParsableCommand {
             """
     )
 
+    @OptionGroup var log: LogOptions
+
     @OptionGroup var role: NewRoleOptions
 
     func run() throws { try role.create(kind: "gateway") { try $0.addGateway($1) } }
 }
 
 /// `bracelet fleet add-reader NAME`: a read-only login role.
-struct FleetAddReaderCommand: ParsableCommand {
+struct FleetAddReaderCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-reader",
         abstract: "Create a read-only login role (for score, summarize and fleet status) and print its password once."
     )
+
+    @OptionGroup var log: LogOptions
 
     @OptionGroup var role: NewRoleOptions
 
@@ -101,17 +107,19 @@ struct NewRoleOptions: ParsableArguments {
             return
         }
         print("role: \(credentials.role)\npassword: \(credentials.password)")
-        SyncCommand.stderrLine("fleet: the \(kind)'s password is shown only now; store it in a 0600 file (e.g. a libpq passfile) on the \(kind)")
+        Log.warning("fleet: the \(kind)'s password is shown only now; store it in a 0600 file (e.g. a libpq passfile) on the \(kind)")
     }
 }
 
 /// `bracelet fleet assign SERIAL --gateway NAME`: the only way a device moves between gateways.
-struct FleetAssignCommand: ParsableCommand {
+struct FleetAssignCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "assign",
         abstract: "Give a device to a gateway: from then on only that gateway writes and reads its rows.",
         discussion: "A device moves only by this command; its rows already delivered move with it."
     )
+
+    @OptionGroup var log: LogOptions
 
     @Argument(help: "The bracelet serial.")
     var device: String

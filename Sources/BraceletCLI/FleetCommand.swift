@@ -23,7 +23,7 @@ struct FleetCommand: ParsableCommand {
 }
 
 /// `bracelet fleet status`: per device the last delivered day, the oldest gap and the last sync.
-struct FleetStatusCommand: ParsableCommand {
+struct FleetStatusCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "List every device in the fleet database: participant, last delivered day, oldest gap, last sync time.",
@@ -38,6 +38,8 @@ struct FleetStatusCommand: ParsableCommand {
 
     @Option(name: .long, help: "Output format: table or json.")
     var format: SyncCommand.StatusFormat = .table
+
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let server = try database.server()
@@ -64,7 +66,7 @@ func fleetServer(_ option: String?, fromCommandLine: Bool = true) throws -> Flee
     let server: FleetServer
     do { server = try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
     if option != nil && fromCommandLine && server.hasPassword {
-        SyncCommand.stderrLine("warning: the password in --postgres is visible to every user of this host (ps, /proc): "
+        Log.warning("warning: the password in --postgres is visible to every user of this host (ps, /proc): "
             + "give the URL in $BRACELET_POSTGRES_URL or --postgres-file, or the password in a libpq passfile")
     }
     return server
@@ -89,16 +91,14 @@ extension SyncCommand {
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
         let sink = PostgresSink(server: server)
-        let quiet = quiet
         let forwarder = FleetForwarder(store: store, sink: sink, policy: try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay),
                                        filter: filter, onEvent: { event in
-            if quiet { return }
             // One line per batch outcome, not per entry: a backfill is tens of thousands.
             if case .delivered = event { return }
             SyncCommand.progress(event)
         })
         let before = try store.outboxStatus(filter: filter).counts
-        if !quiet { Self.stderrLine("sync: \(before.pending) pending entries -> \(sink.name)") }
+        Log.info("sync: \(before.pending) pending entries -> \(sink.name)")
         if follow {
             try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
             return

@@ -7,7 +7,7 @@ import BraceletVitality
 import Foundation
 
 /// `bracelet ingest`: store captures in the database and recompute the days they touch.
-struct IngestCommand: ParsableCommand {
+struct IngestCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Store captured sessions in the database and recompute the summaries of the days they touch.",
@@ -22,7 +22,8 @@ struct IngestCommand: ParsableCommand {
             bracelet data, 1 when a capture or the database cannot be used.
 
             Example:
-              bracelet ingest captures/v2-three-days.btsnoop --db bracelet.db --tz America/New_York --age 35
+              bracelet ingest captures/v2-three-days.btsnoop --db bracelet.db \\
+                --tz America/New_York --age 35
             """
     )
 
@@ -38,15 +39,24 @@ struct IngestCommand: ParsableCommand {
         guard !captures.isEmpty else { throw ValidationError("name at least one capture") }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         keepFreedHeapForWrites()
         // Opening the database (creating and migrating a new one, checking an old one's structure)
         // and reading the captures need nothing from each other: the store opens meanwhile.
         let database = db
+        let existed = FileManager.default.fileExists(atPath: database)
         let opening = Background { try openStore(database, mustExist: false) }
         let loaded = Result { try loadCaptures() }
-        let store = try opening.value()
+        if case .failure = loaded, !existed {
+            // Nothing to store: the database this run created is removed again, so a failed ingest of a
+            // file that is no capture leaves no empty database behind.
+            _ = try? opening.value()
+            Self.removeDatabaseFiles(database)
+        }
         let (files, recordedZone, damaged) = try loaded.get()
+        let store = try opening.value()
         // All captures in one call: their rows, the days they touch and the outbox entries commit
         // together, and a day touched by two captures is recomputed once. Each device's days are
         // computed with its participant record; the flags create or complete it, never contradict it.
@@ -55,7 +65,7 @@ struct IngestCommand: ParsableCommand {
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
         for (device, change) in report.recordChanges {
             if change.before.hasNoSettings, person.tz == nil, let zone = change.after.text(.timeZone, on: "9999-12-31") {
-                printError("note: no --tz given for the new device \(device); its days are cut in the offset the bracelet recorded (\(zone)), now "
+                Log.info("note: no --tz given for the new device \(device); its days are cut in the offset the bracelet recorded (\(zone)), now "
                            + "in its participant record. For correct days across daylight-saving changes: "
                            + "`bracelet person set --db \(db) --device \(device) --tz ZONE`")
             }
@@ -65,10 +75,10 @@ struct IngestCommand: ParsableCommand {
             print("\(device): recomputed \(recomputed.dates.count) days; \(recomputed.changedSummaries) daily summaries and \(recomputed.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on \(recomputed.changedVitalityDays) days")
             for date in recomputed.dates.sorted() {
                 let missing = recomputed.missingVitalityFields[date] ?? []
-                if !missing.isEmpty { printError("note: \(device) \(date): vitality fields left empty: " + missing.map { "\($0)" }.joined(separator: "; ")) }
+                if !missing.isEmpty { Log.info("note: \(device) \(date): " + Self.emptyVitalityLine(missing)) }
             }
             let record = try participantCall(db) { try ParticipantRecord.load(device: device, from: store) }
-            if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
+            if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { Log.warning("warning: \(warning)") }
         }
         let counts = try store.outboxCounts()
         print("outbox: \(counts.pending) pending, \(counts.delivered) delivered, \(counts.dead) dead; forward them with `bracelet sync --db \(db) ...`")
@@ -86,12 +96,12 @@ struct IngestCommand: ParsableCommand {
         for path in captures {
             let replayed = try loadCapture(path).capture
             if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
-                printError("warning: \(path) holds no bracelet file transfer; skipped")
+                Log.warning("warning: \(path) holds no bracelet file transfer; skipped")
                 continue
             }
             if replayed.isIncomplete {
                 damaged = true
-                printError("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
+                Log.warning("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
             }
             if !found {
                 found = true
@@ -101,5 +111,20 @@ struct IngestCommand: ParsableCommand {
         }
         guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
         return (files, recordedZone, damaged)
+    }
+
+    /// The vitality metrics a day left empty, in the words of `bracelet score`'s table: those whose
+    /// inputs the bracelet did not record that day together, each that needs a setting with what to give.
+    static func emptyVitalityLine(_ missing: [MissingField]) -> String {
+        let unrecorded = missing.filter { $0.reason.hasSuffix(" is missing") }.map(\.field.label)
+        var parts: [String] = []
+        if !unrecorded.isEmpty { parts.append("not recorded that day, left empty (never 0): " + unrecorded.joined(separator: ", ")) }
+        for field in missing where !field.reason.hasSuffix(" is missing") { parts.append("\(field.field.label) left empty: \(field.reason)") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// Removes a database file and the journal files SQLite keeps beside it.
+    static func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

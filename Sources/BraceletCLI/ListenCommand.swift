@@ -14,7 +14,7 @@ import Synchronization
 private let listenSignal = Atomic<Int32>(0)
 
 /// `bracelet listen`: sync a bracelet (or a simulated one) and print live samples.
-struct ListenCommand: ParsableCommand {
+struct ListenCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
         abstract: "Connect to a bracelet, transfer and save its files, then print live heart rate.",
@@ -25,10 +25,11 @@ struct ListenCommand: ParsableCommand {
             Heart Rate samples until Ctrl-C (or exits with --exit-after-sync). Ctrl-C stops at the next \
             safe point: nothing committed is lost and nothing uncommitted is erased.
 
-            Files are saved by the sink: --save-dir DIR writes each verified file durably as \
-            DIR/SERIAL-KIND-SIZE-CRC.bin (the SQLite store plugs in through the same TransferSink protocol); \
-            without --save-dir no file is transferred or erased and only live samples are printed. \
-            --record FILE writes a btsnoop capture that `bracelet replay` and tshark read.
+            Where each verified file goes: --db PATH stores it in the database (slots, beats, transfer \
+            progress; the days it touches are recomputed once the sync ends, as `bracelet ingest` does); \
+            --save-dir DIR instead writes it durably as DIR/SERIAL-KIND-SIZE-CRC.bin. With neither, no \
+            file is transferred or erased and only live samples are printed. --record FILE writes a \
+            btsnoop capture that `bracelet replay` and tshark read.
 
             Progress through the whole backlog (files, bytes, rate, time left) goes to standard error; \
             with --format json it goes instead to standard output as JSON Lines, next to the live samples \
@@ -90,8 +91,10 @@ struct ListenCommand: ParsableCommand {
     @Flag(help: "Exit once the transfer is done instead of printing live samples.")
     var exitAfterSync = false
 
-    @Flag(help: "Do not print progress on standard error.")
-    var quiet = false
+    @OptionGroup var log: LogOptions
+
+    /// `--quiet` or `--log-level error`: progress and notes are not written.
+    var quiet: Bool { log.level < .info }
 
     func run() throws {
         boundHeapForBackfill()
@@ -106,7 +109,7 @@ struct ListenCommand: ParsableCommand {
         } else if let device {
             guard let address = BluetoothAddress(device) else { throw ValidationError(BluetoothError.invalidAddress(device).description) }
             do { try LEScanner.checkKernelSupport() } catch {
-                printError("bracelet listen: \(error)")
+                Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
             let type: LEAddressType
@@ -122,18 +125,18 @@ struct ListenCommand: ParsableCommand {
             if standardSensor, link.security == .auto {
                 // A device without the bracelet's service data is a standard sensor (a heart-rate
                 // strap); those serve their measurements without pairing.
-                if !quiet { printError("listen: \(address) is not a bracelet; connecting without pairing (--security to require it)") }
+                if !quiet { Log.info("listen: \(address) is not a bracelet; connecting without pairing (--security to require it)") }
                 connector = plain
             } else {
                 do { connector = try link.connector(base: plain, pairingState: pairingState, quiet: quiet, onSecured: securedHandler()) } catch {
-                    printError("bracelet listen: \(error)")
+                    Log.error("bracelet listen: \(error)")
                     throw ExitCode(2)
                 }
             }
         } else {
             // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
             do { try LEScanner.checkKernelSupport() } catch {
-                printError("bracelet listen: \(error)")
+                Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
             throw ValidationError("give --device ADDR (find it with `bracelet scan`) or --via unix:PATH")
@@ -150,7 +153,7 @@ struct ListenCommand: ParsableCommand {
         configuration.liveDuration = exitAfterSync ? .zero : .seconds(365 * 86_400)
         if saveDir == nil && db == nil {
             configuration.kinds = []
-            if !quiet { printError("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
+            if !quiet { Log.info("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
         var serial = ""
         // A secure connector hands over only encrypted links: the capture says so after each connection.
@@ -164,12 +167,12 @@ struct ListenCommand: ParsableCommand {
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if case .device(_, let s, _) = event { serial = s }
             if case .heartRateSensor = event, let storing, !quiet {
-                printError("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
+                Log.info("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
                            + "keep its samples with --record FILE (bracelet replay reads them back)")
             }
             if case .erased(let kind, _) = event, let pipeline {
                 do { try pipeline.recordErased(serial: serial, fileKind: kind.description) } catch {
-                    printError("warning: could not record the erase of \(kind) in the database: \(error)")
+                    Log.warning("warning: could not record the erase of \(kind) in the database: \(error)")
                 }
             }
             if case .heartRate(let m) = event {
@@ -183,24 +186,24 @@ struct ListenCommand: ParsableCommand {
         }
         defer {
             if let recorder, let record {
-                do { try CaptureFile.write(recorder.bytes, to: record) } catch { printError("bracelet listen: cannot write \(record): \(error)") }
+                do { try CaptureFile.write(recorder.bytes, to: record) } catch { Log.error("bracelet listen: cannot write \(record): \(error)") }
             }
         }
         let report: BraceletSession.Report
         do { report = try session.run() } catch {
-            printError("bracelet listen: \(error)")
+            Log.error("bracelet listen: \(error)")
             _ = Self.recomputePending(pipeline)
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
         guard Self.recomputePending(pipeline) else { throw ExitCode(1) }
         if !quiet {
-            printError("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
+            Log.info("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
                        + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
         }
         if let status = Self.interruptedStatus(signal: listenSignal.load(ordering: .relaxed), exitAfterSync: exitAfterSync,
                                                syncCompleted: report.syncCompleted) {
-            if !quiet { printError("listen: ended by \(status == 130 ? "SIGINT" : "SIGTERM") before the run finished; exit status \(status)") }
+            if !quiet { Log.info("listen: ended by \(status == 130 ? "SIGINT" : "SIGTERM") before the run finished; exit status \(status)") }
             throw ExitCode(status)
         }
     }
@@ -215,23 +218,23 @@ extension ListenCommand {
         if person.age == nil && person.hrMax == nil {
             let records = try participantCall(database) { try store.devices().map { try ParticipantRecord.load(device: $0.serial, from: store) } }
             if !records.contains(where: { (try? $0.current()).map { $0.age != nil || $0.hrMax != nil } ?? false }) {
-                printError("warning: no --age or --hr-max given and no participant record in \(database) has one: a new bracelet's zones "
+                Log.warning("warning: no --age or --hr-max given and no participant record in \(database) has one: a new bracelet's zones "
                            + "assume age \(SummaryConfiguration.defaultAge) and its vitality metrics are stored without movement minutes. "
                            + "Set them with `bracelet person set --db \(database) --device SERIAL --age N`.")
             }
         }
         if person.tz == nil {
-            printError("note: no --tz given; a bracelet without a time zone in its participant record gets this machine's zone "
+            Log.info("note: no --tz given; a bracelet without a time zone in its participant record gets this machine's zone "
                        + "(\(TimeZone.current.identifier)); set it with `bracelet person set --db \(database) --device SERIAL --tz ZONE`")
         }
         let quiet = self.quiet
         return IngestPipeline(store: store, given: person.given, defaultTimeZone: TimeZone.current) { report in
             guard !quiet else { return }
             if report.recomputed.isEmpty {
-                printError("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")
+                Log.info("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")
             } else {
                 let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
-                printError("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
+                Log.info("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
             }
         }
     }
@@ -243,7 +246,7 @@ extension ListenCommand {
     static func recomputePending(_ pipeline: IngestPipeline?) -> Bool {
         guard let pipeline else { return true }
         do { _ = try pipeline.recomputePending() } catch {
-            printError("bracelet listen: the stored files are kept, but recomputing their days failed: \(error). "
+            Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(error). "
                        + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
             return false
         }
@@ -298,10 +301,10 @@ extension ListenCommand {
     /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
     static func advertised(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
                            shouldStop: @escaping @Sendable () -> Bool) throws -> HeardAdvertiser {
-        if !quiet { printError("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
+        if !quiet { Log.info("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
         let heard: HeardAdvertiser?
         do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).advertised(address, seconds: addressTypeScanSeconds) } catch {
-            printError("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
+            Log.error("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
                        + "Or give --address-type public|random (what `bracelet scan` shows).")
             throw ExitCode(2)
         }
@@ -309,11 +312,11 @@ extension ListenCommand {
             throw ExitCode(status)
         }
         guard let heard else {
-            printError("bracelet listen: \(address) was not heard advertising in \(Int(addressTypeScanSeconds)) s. "
+            Log.error("bracelet listen: \(address) was not heard advertising in \(Int(addressTypeScanSeconds)) s. "
                        + "Check that it is near and advertising (`bracelet scan`), or give --address-type public|random.")
             throw ExitCode(2)
         }
-        if !quiet { printError("listen: \(address) advertises with a \(heard.addressType) address") }
+        if !quiet { Log.info("listen: \(address) advertises with a \(heard.addressType) address") }
         return heard
     }
 }

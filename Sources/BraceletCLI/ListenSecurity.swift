@@ -43,7 +43,7 @@ struct ListenSecurityOptions: ParsableArguments {
     func connector(base: L2CAPConnector, pairingState: UInt8?, quiet: Bool,
                    onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void) throws(BluetoothError) -> BraceletConnector {
         guard let level = level(pairingState: pairingState) else {
-            if !quiet { printError("listen: --security none: the link is not encrypted; health data travels in clear") }
+            if !quiet { Log.info("listen: --security none: the link is not encrypted; health data travels in clear") }
             return base
         }
         // KeyboardOnly on both sides makes the pairing passkey entry with a typed passkey; a
@@ -51,7 +51,7 @@ struct ListenSecurityOptions: ParsableArguments {
         let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
         let settings = PairingAgent.Settings(adapter: base.adapter, ioCapability: capability, passkey: passkey, bondable: true)
         let agent = try PairingAgent(settings: settings) { event in
-            if !quiet { printError("listen: pairing: \(event)") }
+            if !quiet { Log.info("listen: pairing: \(event)") }
         }
         if Self.bluetoothdIsRunning() {
             // bluetoothd sees the same passkey request and, without an agent, refuses it (often
@@ -61,11 +61,11 @@ struct ListenSecurityOptions: ParsableArguments {
                 let bluez = try BluezAgent(settings: agentSettings)
                 agent.answerPasskeysThroughBluetoothd(bluez)
                 if !quiet {
-                    printError("listen: bluetoothd is running: the passkey is given through its agent API "
+                    Log.info("listen: bluetoothd is running: the passkey is given through its agent API "
                                + "(default agent \(bluez.objectPath), \(capability == .keyboardOnly ? "KeyboardOnly" : "NoInputNoOutput"))")
                 }
             } catch {
-                printError("warning: bluetoothd is running, but listen could not register its pairing agent: \(error). Without an agent "
+                Log.warning("warning: bluetoothd is running, but listen could not register its pairing agent: \(error). Without an agent "
                            + "bluetoothd refuses the bracelet's passkey request and a new pairing fails as if the passkey were wrong "
                            + "(a bonded bracelet still syncs). Fix that, or pair once with bluetoothctl (agent KeyboardOnly, "
                            + "default-agent, pair \(base.address), passkey \(passkey)).")
@@ -89,7 +89,7 @@ extension ListenCommand {
     func securedHandler() -> @Sendable (LinkSecurity, Bool) -> Void {
         let quiet = self.quiet
         return { security, newlyPaired in
-            if !quiet { printError("listen: link \(security)" + (newlyPaired ? "; paired and bonded now" : "; bonded before, no pairing")) }
+            if !quiet { Log.info("listen: link \(security)" + (newlyPaired ? "; paired and bonded now" : "; bonded before, no pairing")) }
         }
     }
 }

@@ -5,10 +5,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Writes a line to standard error (progress, warnings, errors), keeping stdout for data. A standard
-/// error that cannot be written to loses the line rather than stopping the command.
-func printError(_ message: String) {
-    try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
+/// Writes text to standard error, keeping stdout for data: the one writer beneath ``Log`` (commands
+/// write their diagnostics through ``Log``, which filters them by level). A standard error that cannot
+/// be written to loses the line rather than stopping the command.
+func printError(_ message: String, terminated terminator: String = "\n") {
+    try? FileHandle.standardError.write(contentsOf: Data((message + terminator).utf8))
 }
 
 /// A buffered writer to standard output or a file: records are appended as text and written in
@@ -133,13 +134,14 @@ extension Bracelet {
     static func main() async {
         do {
             var command = try await asyncParseAsRoot(nil)
+            (command as? any LoggingCommand)?.log.apply()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
         } catch let error as CLIError {
-            printError("Error: \(error.description)")
+            Log.error("Error: \(error.description)")
             Foundation.exit(error.exitCode)
         } catch {
             exit(withError: error)

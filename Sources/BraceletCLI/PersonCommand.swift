@@ -20,7 +20,7 @@ struct PersonCommand: ParsableCommand {
 }
 
 /// `bracelet person set`: change a device's participant record.
-struct PersonSetCommand: ParsableCommand {
+struct PersonSetCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: "Set the user id or settings of the person wearing a bracelet, and recompute the days that change.",
@@ -38,6 +38,8 @@ struct PersonSetCommand: ParsableCommand {
               bracelet person set --db bracelet.db --device SN12345 --no-user
             """
     )
+
+    @OptionGroup var log: LogOptions
 
     @Option(help: "The bracelet database (created with mode 0600 when missing).")
     var db: String
@@ -76,17 +78,19 @@ struct PersonSetCommand: ParsableCommand {
         for line in describe(report, device: device) { print(line) }
         if let warning = ParticipantRecomputer(record: report.after).missingZoneInputWarning(database: db),
            report.after.rows.contains(where: { $0.name == .timeZone }) {
-            printError("note: \(warning)")
+            Log.info("note: \(warning)")
         }
     }
 }
 
 /// `bracelet person show`: print the participant records.
-struct PersonShowCommand: ParsableCommand {
+struct PersonShowCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print the participant record of a bracelet (or of every one): user id and each setting with the dates it holds from."
     )
+
+    @OptionGroup var log: LogOptions
 
     @Option(help: "The bracelet database.")
     var db: String

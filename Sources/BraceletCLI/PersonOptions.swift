@@ -47,14 +47,14 @@ struct PersonOptions: ParsableArguments {
         if profile.timeZone == nil {
             if let offset = recordedOffsetSeconds, let fixed = TimeZone(secondsFromGMT: offset) {
                 profile.timeZone = fixed
-                printError("note: no --tz given; using the offset the bracelet recorded (\(offset / 60) min). Pass --tz ZONE for correct days across daylight-saving changes.")
+                Log.info("note: no --tz given; using the offset the bracelet recorded (\(offset / 60) min). Pass --tz ZONE for correct days across daylight-saving changes.")
             } else {
                 profile.timeZone = TimeZone(identifier: "UTC")
-                printError("note: no --tz given; days run in UTC")
+                Log.info("note: no --tz given; days run in UTC")
             }
         }
         if age == nil && hrMax == nil {
-            printError("note: no --age or --hr-max given: heart-rate zones assume age \(SummaryConfiguration.defaultAge); pass your own for zones that mean something")
+            Log.info("note: no --age or --hr-max given: heart-rate zones assume age \(SummaryConfiguration.defaultAge); pass your own for zones that mean something")
         }
         do { return try profile.configuration(device: "the input") } catch { throw CLIError("\(error)") }
     }
@@ -66,7 +66,7 @@ struct PersonOptions: ParsableArguments {
         try participantCall(database) {
             let record = try ParticipantRecord.load(device: device, from: store)
             let (profile, overridden) = try Participants.reading(given, record: record, on: date)
-            for override in overridden { printError("note: " + override.note(database: database, device: device)) }
+            for override in overridden { Log.info("note: " + override.note(database: database, device: device)) }
             return profile
         }
     }

@@ -4,7 +4,7 @@ import BraceletVitality
 import Foundation
 
 /// `bracelet recompute`: recompute every stored day with the wearer's age (or max HR) given now.
-struct RecomputeCommand: ParsableCommand {
+struct RecomputeCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "recompute",
         abstract: "Recompute the stored summaries, sleep sessions and vitality metrics of every stored day.",
@@ -27,6 +27,8 @@ struct RecomputeCommand: ParsableCommand {
     var device: String?
 
     @OptionGroup var person: PersonOptions
+
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         boundHeapForBackfill()
@@ -55,7 +57,7 @@ struct RecomputeCommand: ParsableCommand {
                     return (record, report, dates)
                 }
             }
-            if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { printError("warning: \(warning)") }
+            if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { Log.warning("warning: \(warning)") }
             print("\(serial): recomputed \(report.dates.count) of \(dates.count) stored days; \(report.changedSummaries) daily summaries "
                   + "and \(report.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on "
                   + "\(report.changedVitalityDays) days")

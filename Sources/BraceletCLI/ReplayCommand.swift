@@ -5,7 +5,7 @@ import BraceletProtocol
 import Foundation
 
 /// `bracelet replay`: decode a recorded session and print what the bracelet measured.
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Decode a recorded Bluetooth session (btsnoop) and print one record per slot.",
@@ -20,7 +20,8 @@ struct ReplayCommand: ParsableCommand {
             valid range is printed as recorded and listed under out_of_range.
 
             CSV (--format csv) starts each row with its Unix time in milliseconds (timestamp_ms) and \
-            names the other columns like the keys above, so `bracelet summarize --csv FILE` reads it back.
+            names the other columns like the keys above, so summarize reads it back:
+              bracelet summarize --csv FILE
 
             Exit status: 0 when everything was recovered, 3 when the capture is damaged or a transfer \
             is incomplete (the good data is still printed), 2 when the capture holds no bracelet data, \
@@ -37,12 +38,11 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write records to this file instead of standard output.")
     var output: String?
 
-    @Flag(help: "Do not print progress and warnings on standard error.")
-    var quiet = false
+    @OptionGroup var log: LogOptions
+
 
     func run() throws {
         let started = ContinuousClock.now
-        let quiet = self.quiet
         // Records are written as each file's transfer ends, straight from the decoder's batches; the
         // output is created at the first record.
         let output = ReplayOutput(path: output)
@@ -52,7 +52,7 @@ struct ReplayCommand: ParsableCommand {
         case .table: ReplayWriter(format: .table, output: output)
         }
         let (replayed, size) = try streamCapture(capture, beatsLast: true, progress: { done, total in
-            if total >= 8 << 20 && !quiet { printError("reading capture: \(done >> 20) of \(total >> 20) MiB") }
+            if total >= 8 << 20 { Log.info("reading capture: \(done >> 20) of \(total >> 20) MiB") }
         }, metrics: { _, header, batch in writer.slots(batch, header: header) },
            beats: { _, header, batch in writer.beats(batch, header: header) })
         guard replayed.hasData else {
@@ -65,7 +65,7 @@ struct ReplayCommand: ParsableCommand {
         }
         for hr in replayed.heartRates { writer.heartRate(hr) }
         try writer.finish()
-        if !quiet { report(replayed, bytes: size, elapsed: ContinuousClock.now - started) }
+        report(replayed, bytes: size, elapsed: ContinuousClock.now - started)
         if replayed.isIncomplete { throw ExitCode(3) }
     }
 
@@ -74,13 +74,13 @@ struct ReplayCommand: ParsableCommand {
         let beats = r.beatsFiles.reduce(0) { $0 + $1.records }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let devices = Set(r.metricsFiles.map { "\($0.header.serial) (\($0.header.model))" }).sorted().joined(separator: ", ")
-        printError("\(capture): \(r.metricsFiles.count) metrics files (\(slots) slots), \(r.beatsFiles.count) beats files (\(beats) beats), \(r.heartRates.count) heart-rate notifications from \(devices.isEmpty ? "a heart-rate sensor" : devices); \(bytes / 1024) KiB in \(Int(seconds * 1000)) ms")
-        if r.duplicateFiles > 0 { printError("note: \(r.duplicateFiles) file(s) were transferred twice with identical content and are printed once") }
-        for fault in r.captureFaults { printError("warning: \(fault)") }
-        for fault in r.transferFaults { printError("note: \(fault)") }
-        for file in r.metricsFiles { for fault in file.faults { printError("warning: metrics file of \(file.header.serial): \(fault)") } }
-        for file in r.beatsFiles { for fault in file.faults { printError("warning: beats file of \(file.header.serial): \(fault)") } }
-        for problem in r.undecodableFiles { printError("warning: could not decode \(problem)") }
+        Log.info("\(capture): \(r.metricsFiles.count) metrics files (\(slots) slots), \(r.beatsFiles.count) beats files (\(beats) beats), \(r.heartRates.count) heart-rate notifications from \(devices.isEmpty ? "a heart-rate sensor" : devices); \(bytes / 1024) KiB in \(Int(seconds * 1000)) ms")
+        if r.duplicateFiles > 0 { Log.info("note: \(r.duplicateFiles) file(s) were transferred twice with identical content and are printed once") }
+        for fault in r.captureFaults { Log.warning("warning: \(fault)") }
+        for fault in r.transferFaults { Log.info("note: \(fault)") }
+        for file in r.metricsFiles { for fault in file.faults { Log.warning("warning: metrics file of \(file.header.serial): \(fault)") } }
+        for file in r.beatsFiles { for fault in file.faults { Log.warning("warning: beats file of \(file.header.serial): \(fault)") } }
+        for problem in r.undecodableFiles { Log.warning("warning: could not decode \(problem)") }
     }
 }
 

@@ -5,7 +5,7 @@ import BraceletStore
 import Foundation
 
 /// `bracelet report`: one day (and its week) as a self-contained HTML page.
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Write a day (and its week) as one self-contained HTML page that prints on A4.",
@@ -17,7 +17,8 @@ struct ReportCommand: ParsableCommand {
             pillars. Times are local, in the zone the days were cut in.
 
             Example:
-              bracelet report --db bracelet.db --day 2026-06-17 --days 7 --tz America/New_York -o day.html
+              bracelet report --db bracelet.db --day 2026-06-17 --days 7 \\
+                --tz America/New_York -o day.html
             """
     )
 
@@ -44,6 +45,8 @@ struct ReportCommand: ParsableCommand {
         guard LocalDates.isValid(day) else { throw ValidationError("--day \(day) is not a date written YYYY-MM-DD") }
         guard (1...31).contains(days) else { throw ValidationError("--days must be 1-31, not \(days)") }
     }
+
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day

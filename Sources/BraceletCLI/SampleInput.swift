@@ -104,6 +104,7 @@ func openStore(_ path: String, mustExist: Bool) throws -> Store {
         let store = try Store(path: path, readOnly: mustExist)
         // A command that writes must not append to a damaged file.
         if !mustExist { try store.requireIntactStructure() }
+        Log.debug("database \(path) open \(mustExist ? "read-only" : "for writing, its structure checked")")
         return store
     } catch { throw CLIError("cannot open \(path): \(error)", cause: error) }
 }
@@ -111,6 +112,7 @@ func openStore(_ path: String, mustExist: Bool) throws -> Store {
 /// The device to work on: `requested`, or the only one in the database.
 func chooseDevice(_ store: Store, path: String, requested: String?) throws -> String {
     let devices = try store.devices().map(\.serial)
+    Log.debug("devices in \(path): \(devices.isEmpty ? "none" : devices.joined(separator: ", "))")
     if let requested {
         guard devices.contains(requested) else {
             throw CLIError("device \(requested) is not in \(path); it holds: \(devices.joined(separator: ", "))")
@@ -122,4 +124,9 @@ func chooseDevice(_ store: Store, path: String, requested: String?) throws -> St
         throw CLIError("\(path) holds several devices (\(devices.joined(separator: ", "))); choose one with --device")
     }
     return only
+}
+
+/// Writes one of ``SampleInput``'s notes: as a warning when it is one, else as information.
+func logNote(_ note: String) {
+    if note.hasPrefix("warning:") { Log.warning(note) } else { Log.info(note) }
 }

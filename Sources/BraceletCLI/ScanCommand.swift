@@ -9,7 +9,7 @@ import Synchronization
 private let scanInterrupted = Atomic<Bool>(false)
 
 /// `bracelet scan`: list the bracelets advertising nearby.
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Scan for V1/V2 bracelets over Bluetooth LE and list them.",
@@ -41,12 +41,14 @@ struct ScanCommand: ParsableCommand {
         guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         let found: [DiscoveredBracelet]
         signal(SIGINT) { _ in scanInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in scanInterrupted.store(true, ordering: .relaxed) }
         do { found = try LEScanner(adapter: adapter, shouldStop: { scanInterrupted.load(ordering: .relaxed) }).scan(seconds: timeout) } catch {
-            printError("bracelet scan: \(error)")
+            Log.error("bracelet scan: \(error)")
             throw ExitCode(2)
         }
         if json {
@@ -54,7 +56,7 @@ struct ScanCommand: ParsableCommand {
             return
         }
         if found.isEmpty {
-            printError("no bracelet heard in \(timeout) s; check that it is charged and near, and not connected to a phone")
+            Log.warning("no bracelet heard in \(timeout) s; check that it is charged and near, and not connected to a phone")
             return
         }
         print("address            type    rssi  model  serial    pairing        name")

@@ -6,7 +6,7 @@ import BraceletStore
 import BraceletVitality
 
 /// `bracelet score`: average the last 7-30 days of vitality metrics and score them.
-struct ScoreCommand: ParsableCommand {
+struct ScoreCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "score",
         abstract: "Average 7-30 days of vitality metrics, report coverage and score sleep, movement and stress/recovery.",
@@ -81,6 +81,8 @@ struct ScoreCommand: ParsableCommand {
         }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays,
                                             includeIncompleteDays: includeIncomplete)
@@ -93,7 +95,7 @@ struct ScoreCommand: ParsableCommand {
             let bytes: [UInt8]
             do { bytes = try InputFile.read(path: rook, what: "ROOK JSON file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
             do { file = try ROOKInputFile.decode(Data(bytes)) } catch { throw ScoreReportError.input(error) }
-            for warning in file.warnings { printError("warning: \(rook): \(warning)") }
+            for warning in file.warnings { Log.warning("warning: \(rook): \(warning)") }
             report = try ScoreReport.make(rook: file, age: try requiredAge(), builder: builder, source: "rook:\(rook)")
         } else {
             let path = db ?? ""
@@ -113,13 +115,13 @@ struct ScoreCommand: ParsableCommand {
             let other = days.filter { $0.metrics.age != age }
             if !other.isEmpty {
                 let ages = Set(other.map(\.metrics.age)).sorted().map(String.init).joined(separator: ", ")
-                printError("note: \(other.count) of \(days.count) stored days were computed for age \(ages) (their movement minutes count "
+                Log.info("note: \(other.count) of \(days.count) stored days were computed for age \(ages) (their movement minutes count "
                            + "that age's heart-rate zones); scoring uses the reference ranges of age \(age). To recompute them for age \(age): "
                            + "`bracelet person set --db \(path) --device \(serial) --age \(age)`")
             }
             report = try ScoreReport.make(days: days, age: age, builder: builder, source: "db:\(path) device \(serial)")
         }
-        for warning in report.window.warnings { printError("warning: \(warning)") }
+        for warning in report.window.warnings { Log.warning("warning: \(warning)") }
         print(format == .json ? report.json() : report.table())
     }
 }
@@ -132,7 +134,7 @@ extension ScoreCommand {
         let recorded = try participantCall(database) { try record.current().age }
         if let age {
             if let recorded, recorded != age {
-                printError("note: --age \(age) applies to this run only: the participant record of \(device) says age \(recorded) "
+                Log.info("note: --age \(age) applies to this run only: the participant record of \(device) says age \(recorded) "
                            + "(change it with `bracelet person set --db \(database) --device \(device) --age \(age)`)")
             }
             return age

@@ -9,7 +9,7 @@ import Synchronization
 private let simulateInterrupted = Atomic<Bool>(false)
 
 /// `bracelet simulate`: serve a simulated bracelet on a Unix socket or as an LE peripheral.
-struct SimulateCommand: ParsableCommand {
+struct SimulateCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Serve a simulated V1/V2 bracelet (GATT server) on a Unix socket or as an LE peripheral.",
@@ -26,7 +26,7 @@ struct SimulateCommand: ParsableCommand {
             --profile heart-rate serves a plain SIG heart-rate sensor instead (a chest strap: Heart Rate \
             0x180D with Heart Rate Measurement notifications carrying RR intervals and Body Sensor \
             Location chest, Device Information, Battery; no bracelet service, no files), advertising the \
-            0x180D service UUID; `bracelet listen` listens to it like any strap. Its samples come from the \
+            0x180D service UUID; listen listens to it like any strap. Its samples come from the \
             same physiological model (--seed, --days); --model, --serial and --fault do not apply.
 
             Faults (repeatable): drop-link-at:BYTES, lose-packet:N, repeat-packet:N, corrupt-crc:N, \
@@ -61,8 +61,10 @@ struct SimulateCommand: ParsableCommand {
 
     @OptionGroup(title: "Pairing (hci: only)") var security: SimulatorPairingOptions
 
-    @Flag(help: "Do not log commands and connections on standard error.")
-    var quiet = false
+    @OptionGroup var log: LogOptions
+
+    /// `--quiet` or `--log-level error`: progress and notes are not written.
+    var quiet: Bool { log.level < .info }
 
     func run() throws {
         let deviceModel = model.deviceModel
@@ -92,7 +94,7 @@ struct SimulateCommand: ParsableCommand {
                                      requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil, onEvent: { event in
                                          if quiet { return }
                                          if case .heartRate = event { return }
-                                         printError("simulate: \(event)")
+                                         Log.info("simulate: \(event)")
                                      })
         signal(SIGINT) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
@@ -117,23 +119,23 @@ struct SimulateCommand: ParsableCommand {
                         : try LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
                                            scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
                 } catch {
-                    printError("bracelet simulate: \(error)")
+                    Log.error("bracelet simulate: \(error)")
                     throw ExitCode(2)
                 }
                 defer { peripheral.close() }
                 peripheral.onAdvertisingRestored = {
-                    printError("simulate: another program (bluetoothd, when it starts managing \(adapter)) removed the advertisement; advertising again")
+                    Log.info("simulate: another program (bluetoothd, when it starts managing \(adapter)) removed the advertisement; advertising again")
                 }
-                printError("simulate: \(description) advertising on \(adapter) as \(peripheral.address) (public)")
+                Log.info("simulate: \(description) advertising on \(adapter) as \(peripheral.address) (public)")
                 try server.serve(listener: peripheral)
             } else {
                 let path = String(serve.dropFirst(5))
                 let listener = try SeqPacketListener(unixPath: path)
-                printError("simulate: \(description) serving on unix:\(path)")
+                Log.info("simulate: \(description) serving on unix:\(path)")
                 try server.serve(listener: listener)
             }
         } catch let error as LinkError {
-            printError("bracelet simulate: \(error)")
+            Log.error("bracelet simulate: \(error)")
             throw ExitCode(1)
         }
     }

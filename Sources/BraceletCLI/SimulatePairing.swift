@@ -30,12 +30,12 @@ struct SimulatorPairingOptions: ParsableArguments {
                                              bondable: pairing.bondable, bonds: bonds)
         let agent = try PairingAgent(settings: settings) { event in
             if case let .newLongTermKey(key, storeHint) = event, storeHint, let directory {
-                do { try directory.save(key) } catch { printError("simulate: cannot keep the bond: \(error)") }
+                do { try directory.save(key) } catch { Log.warning("simulate: cannot keep the bond: \(error)") }
             }
-            if !quiet { printError("simulate: pairing: \(event)") }
+            if !quiet { Log.info("simulate: pairing: \(event)") }
         }
         if !quiet {
-            printError("simulate: pairing \(pairing.rawValue) on \(agent.adapter.name) (\(agent.secureConnections ? "LE Secure Connections" : "legacy pairing"))"
+            Log.info("simulate: pairing \(pairing.rawValue) on \(agent.adapter.name) (\(agent.secureConnections ? "LE Secure Connections" : "legacy pairing"))"
                        + (bonds.map { ", \($0.count) bond(s) loaded from \(bondDir ?? "")" } ?? ""))
         }
         Thread.detachNewThread {

@@ -7,7 +7,7 @@ import BraceletVitality
 import Foundation
 
 /// `bracelet summarize`: daily summaries and sleep sessions.
-struct SummarizeCommand: ParsableCommand {
+struct SummarizeCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "summarize",
         abstract: "Daily summaries (heart-rate zones, breath, steps, temperatures, SpO2, EDA) and sleep sessions.",
@@ -17,7 +17,8 @@ struct SummarizeCommand: ParsableCommand {
             Sources/BraceletSummaries/BraceletSummaries.docc/Definitions.md.
 
             Examples:
-              bracelet summarize captures/v2-three-days.btsnoop --tz America/New_York --age 35
+              bracelet summarize captures/v2-three-days.btsnoop \\
+                --tz America/New_York --age 35
               bracelet summarize --csv export.csv --tz Europe/Amsterdam --format table
               bracelet summarize --db bracelet.db --day 2026-06-17
             """
@@ -54,6 +55,8 @@ struct SummarizeCommand: ParsableCommand {
         guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE, --db PATH or --postgres URL") }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         if let postgres { return try write(fleetDocument(postgres)) }
         // A database's settings are the device's participant record (each flag given replacing
@@ -79,15 +82,15 @@ struct SummarizeCommand: ParsableCommand {
         }
         if let capture {
             if try DayByDayCaptureSummary.summarize(capture: capture, command: self) { return }
-            printError("note: the records of \(capture) are not in time order (one comes more than an hour after a later one); summarising it in memory, which grows with the capture")
+            Log.info("note: the records of \(capture) are not in time order (one comes more than an hour after a later one); summarising it in memory, which grows with the capture")
         }
         let input = try loadSamples()
-        for note in input.notes { printError(note) }
+        for note in input.notes { logNote(note) }
         let configuration = try databaseConfiguration ?? person.configuration(recordedOffsetSeconds: input.recordedOffsetSeconds)
         let (document, diagnostics) = SummaryEngine.summarize(slots: input.slots, beats: input.beats, configuration: configuration,
                                                               date: day, sourceOffsetSeconds: input.recordedOffsetSeconds)
-        for diagnostic in diagnostics.prefix(20) { printError("note: \(diagnostic)") }
-        if diagnostics.count > 20 { printError("note: \(diagnostics.count - 20) more diagnostics not shown") }
+        for diagnostic in diagnostics.prefix(20) { Log.info("note: \(diagnostic)") }
+        if diagnostics.count > 20 { Log.info("note: \(diagnostics.count - 20) more diagnostics not shown") }
         if let day, document.days.isEmpty { throw CLIError("no data on \(day) in \(input.source)", exitCode: 2) }
         try write(document)
     }
@@ -117,7 +120,7 @@ struct SummarizeCommand: ParsableCommand {
         case let .success(document):
             return document
         case let .failure(reason):
-            printError("note: \(reason); summarising the raw rows instead (`bracelet person set --db \(path) --device \(serial)` with these options stores summaries that are read directly)")
+            Log.info("note: \(reason); summarising the raw rows instead (`bracelet person set --db \(path) --device \(serial)` with these options stores summaries that are read directly)")
             return nil
         }
     }
@@ -147,7 +150,7 @@ enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// `bracelet hrv`: heart-rate variability over all beats of the input.
-struct HRVCommand: ParsableCommand {
+struct HRVCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "hrv",
         abstract: "Heart-rate variability (mean NN, SDNN, RMSSD, pNN50, mean HR) from beat-to-beat intervals.",
@@ -174,9 +177,11 @@ struct HRVCommand: ParsableCommand {
         guard (capture == nil) != (csv == nil) else { throw ValidationError("give exactly one input: CAPTURE or --csv FILE") }
     }
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         let input = try capture.map { try SampleInput.capture($0) } ?? SampleInput.csv(csv ?? "", intervalSeconds: nil)
-        for note in input.notes { printError(note) }
+        for note in input.notes { logNote(note) }
         guard !input.beats.isEmpty else { throw CLIError("\(input.source) holds no beat-to-beat intervals", exitCode: 2) }
         let result = HRVAnalysis.analyze(input.beats, filter: filter)
         switch format {

@@ -9,7 +9,7 @@ import Foundation
 
 /// `bracelet sync`: forwards the outbox to a webhook or a JSON Lines file, shows its status, and
 /// manages it (requeue dead letters, resend a date range, assign a device to a participant).
-struct SyncCommand: AsyncParsableCommand {
+struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Deliver changed summaries from the database's outbox to a webhook or a JSON Lines file.",
@@ -30,11 +30,15 @@ struct SyncCommand: AsyncParsableCommand {
             pending after transient failures; 78 the sink is paused by a configuration failure.
 
             Examples:
-              bracelet sync --db bracelet.db --webhook https://example.org/in --secret s3cret --once
-              bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow --kinds daily,sleep
-              bracelet sync --db bracelet.db --postgres "postgresql://gw@db.example.org/fleet?sslmode=verify-full"
+              bracelet sync --db bracelet.db --webhook https://example.org/in \\
+                --secret s3cret --once
+              bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow \\
+                --kinds daily,sleep
+              bracelet sync --db bracelet.db \\
+                --postgres "postgresql://gw@db.example.org/fleet?sslmode=verify-full"
               bracelet sync --db bracelet.db --status --format json
-              bracelet sync --db bracelet.db --requeue-dead --from 2024-03-01 --to 2024-03-07
+              bracelet sync --db bracelet.db --requeue-dead --from 2024-03-01 \\
+                --to 2024-03-07
               bracelet sync --db bracelet.db --resend --from 2024-03-01 --to 2024-03-07
               bracelet sync --db bracelet.db --set-user P-0042 --device SN12345
             """
@@ -80,8 +84,8 @@ struct SyncCommand: AsyncParsableCommand {
     var maxAttempts: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Deliver each entry in this standard format instead of bracelet's own JSON (not csv).", valueName: "format"))
-    var payload: ExportFormat?
+        "Deliver each entry in this standard format instead of bracelet's own JSON.", valueName: "format"))
+    var payload: PayloadFormat?
 
     @Option(name: .long, help: ArgumentHelp(
         "With --payload: the time zone of the local times, for this run (default: each device's participant record's).",
@@ -130,8 +134,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The bracelet serial for --set-user.", valueName: "serial"))
     var device: String?
 
-    @Flag(name: .long, help: "Print nothing on stderr except errors.")
-    var quiet = false
+    @OptionGroup var log: LogOptions
+
 
     enum StatusFormat: String, ExpressibleByArgument, CaseIterable {
         case json, table
@@ -217,7 +221,7 @@ struct SyncCommand: AsyncParsableCommand {
         if requeueDead || resend { do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") } }
         if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
         if webhook == nil && jsonl == nil { return }
-        if let note = postgresEnvironmentNote, !quiet { Self.stderrLine(note) }
+        if let note = postgresEnvironmentNote { Log.info(note) }
         try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
@@ -235,22 +239,24 @@ struct SyncCommand: AsyncParsableCommand {
             }
             for record in records.values.sorted(by: { $0.device < $1.device }) where tz != nil {
                 let overridden = try participantCall(db) { try Participants.reading(ParticipantProfile(timeZone: tz), record: record).overridden }
-                for override in overridden { Self.stderrLine("sync: note: " + override.note(database: db, device: record.device)) }
+                for override in overridden { Log.info("sync: note: " + override.note(database: db, device: record.device)) }
             }
-            do { sink = try ExportingSink(inner: sink, format: payload, timeZone: tz, records: records) } catch { throw CLIError("--payload: \(error)") }
+            do { sink = try ExportingSink(inner: sink, format: payload.exportFormat, timeZone: tz, records: records) } catch { throw CLIError("--payload: \(error)") }
         }
         let policy = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
-        let quiet = quiet
         let forwarder = Forwarder(store: store, sink: sink, policy: policy, filter: filter, onEvent: { event in
-            if !quiet { SyncCommand.progress(event) }
+            SyncCommand.progress(event)
         })
         let before = try store.outboxStatus(filter: filter).counts
-        if !quiet {
-            var taken = ""
-            if let kinds = filter.kinds {
-                taken = " of kinds \(kinds.joined(separator: ",")) (\(try store.outboxStatus().counts.pending) pending in all)"
-            }
-            Self.stderrLine("sync: \(before.pending) pending entries\(taken) -> \(sink.name)")
+        var taken = ""
+        if let kinds = filter.kinds {
+            taken = " of kinds \(kinds.joined(separator: ",")) (\(try store.outboxStatus().counts.pending) pending in all)"
+        }
+        Log.info("sync: \(before.pending) pending entries\(taken) -> \(sink.name)")
+        if before.pending == 0 && before.delivered > 0 && !follow {
+            // Said, so that an empty output is not taken for a failure: each entry goes out once per database.
+            Log.info("sync: nothing to deliver: the \(before.delivered) entries of this database were delivered before "
+                + "(to any sink); `--resend --from DATE --to DATE` sends them again")
         }
         if follow {
             try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
@@ -265,16 +271,16 @@ struct SyncCommand: AsyncParsableCommand {
         if let setUser, let device {
             // The shorthand of `bracelet person set --user`: the participant record's user id.
             let change = try participantCall(db) { try Participants.set(ParticipantChange(user: .set(setUser)), device: device, store: store) }
-            Self.stderrLine("sync: device \(device) is assigned to user \(setUser); \(change.pendingEntriesWithUser ?? 0) pending entries now carry it, "
+            Log.info("sync: device \(device) is assigned to user \(setUser); \(change.pendingEntriesWithUser ?? 0) pending entries now carry it, "
                 + "and so does every later delivery and re-send.")
         }
         if requeueDead {
             let count = try store.requeueDeadEntries(keys: key.isEmpty ? nil : key, fromDate: from, toDate: to ?? from)
-            Self.stderrLine("sync: \(count) dead entries are pending again.")
+            Log.info("sync: \(count) dead entries are pending again.")
         }
         if resend, let from {
             let count = try store.resendDeliveredEntries(fromDate: from, toDate: to ?? from, filter: filter)
-            Self.stderrLine("sync: \(count) delivered entries of \(from)..\(to ?? from) are pending again (same keys).")
+            Log.info("sync: \(count) delivered entries of \(from)..\(to ?? from) are pending again (same keys).")
         }
     }
 
@@ -285,30 +291,29 @@ struct SyncCommand: AsyncParsableCommand {
         let names = Set(present + present.map(OutboxEntry.shortKind(of:)))
         for kind in wanted where !names.contains(kind) {
             let known = Set(present.map(OutboxEntry.shortKind(of:))).sorted().joined(separator: ", ")
-            Self.stderrLine("sync: warning: no outbox entry has kind \"\(kind)\" (kinds in the outbox: \(known.isEmpty ? "none yet" : known)).")
+            Log.warning("sync: warning: no outbox entry has kind \"\(kind)\" (kinds in the outbox: \(known.isEmpty ? "none yet" : known)).")
         }
     }
 
     /// The closing lines and the exit status of a `--once` or draining run.
     func finish(_ report: ForwarderReport, store: Store, sink: any OutboxSink) throws {
         let after = try store.outboxStatus(filter: filter).counts
-        if !quiet {
-            let whole = filter.kinds == nil ? nil : try store.outboxStatus()
-            Self.stderrLine("sync: done: \(report.delivered) delivered, \(report.retried) failed attempts to retry, \(report.dead) new dead letters; "
-                + Self.outboxLine(taken: after, kinds: filter.kinds, whole: whole))
-        }
+        let whole = filter.kinds == nil ? nil : try store.outboxStatus()
+        Log.info("sync: done: \(report.delivered) delivered, \(report.retried) failed attempts to retry, \(report.dead) new dead letters; "
+            + Self.outboxLine(taken: after, kinds: filter.kinds, whole: whole))
         if let reason = report.pausedReason {
-            Self.stderrLine("sync: PAUSED: \(sink.name) cannot take entries: \(reason). Nothing was given up: "
+            Log.error("sync: PAUSED: \(sink.name) cannot take entries: \(reason). Nothing was given up: "
                 + "\(after.pending) entries stay pending. Fix the setup and run sync again.")
             throw ExitCode(78)
         }
         if report.dead > 0 {
-            Self.stderrLine("sync: \(report.dead) entries became dead letters; see `bracelet sync --db \(db) --status`, "
+            Log.error("sync: \(report.dead) entries became dead letters; see `bracelet sync --db \(db) --status`, "
                 + "then `--requeue-dead` once the receiver takes them.")
             throw ExitCode(3)
         }
         if after.pending > 0 {
-            Self.stderrLine("sync: " + (try pendingExplanation(store, pending: after.pending)))
+            let explanation = try pendingExplanation(store, pending: after.pending)
+            Log.error("sync: " + explanation)
             throw ExitCode(75)
         }
     }
@@ -344,24 +349,35 @@ struct SyncCommand: AsyncParsableCommand {
     static func progress(_ event: ForwarderEvent) {
         switch event {
         case let .delivered(key, attempt, outcome):
-            stderrLine("sync: \(outcome) \(key) (attempt \(attempt))")
+            Log.info("sync: \(outcome) \(key) (attempt \(attempt))")
         case let .retryScheduled(key, attempt, retryAt, reason):
             let seconds = Double(Forwarder.milliseconds(until: retryAt, now: SystemClock().nowMilliseconds())) / 1000
-            stderrLine("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
+            Log.warning("sync: attempt \(attempt) of \(key) failed: \(reason); retry in \(String(format: "%.1f", max(0, seconds))) s")
         case let .dead(key, attempt, reason):
-            stderrLine("sync: DEAD \(key) after attempt \(attempt): \(reason)")
+            Log.warning("sync: DEAD \(key) after attempt \(attempt): \(reason)")
         case let .paused(sink, reason):
-            stderrLine("sync: PAUSED \(sink): \(reason)")
+            Log.warning("sync: PAUSED \(sink): \(reason)")
         case let .rescheduled(count):
-            stderrLine("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
+            Log.warning("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
         case let .waiting(milliseconds, pending):
-            stderrLine("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
+            Log.info("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
         }
     }
+}
 
-    /// Writes one progress line to stderr.
-    static func stderrLine(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+/// The standard formats `sync --payload` delivers: the JSON ones (a CSV table is not a delivery body;
+/// `bracelet export --format csv` writes one).
+enum PayloadFormat: String, ExpressibleByArgument, CaseIterable {
+    case omh, ieee1752, fhir, rook
+
+    /// The export format of the same name.
+    var exportFormat: ExportFormat {
+        switch self {
+        case .omh: .omh
+        case .ieee1752: .ieee1752
+        case .fhir: .fhir
+        case .rook: .rook
+        }
     }
 }
 

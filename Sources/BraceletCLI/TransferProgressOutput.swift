@@ -40,7 +40,7 @@ final class TransferProgressOutput {
         var milestone = false
         switch event {
         case .transferProgress:
-            break
+            if style == .human { Log.debug("listen: \(event)") }
         case .committed:
             milestone = true
             emit(event: event)
@@ -61,7 +61,7 @@ final class TransferProgressOutput {
     private func emit(event: SessionEvent) {
         switch style {
         case .quiet: return
-        case .human: printError("listen: \(event)")
+        case .human: Log.info("listen: \(event)")
         case .json: writeLine(Self.json(event))
         }
     }
@@ -69,7 +69,7 @@ final class TransferProgressOutput {
     private func emitProgress() {
         switch style {
         case .quiet: return
-        case .human: printError("listen: " + Self.humanLine(progress))
+        case .human: Log.info("listen: " + Self.humanLine(progress))
         case .json: writeLine(Self.jsonProgress(progress))
         }
     }

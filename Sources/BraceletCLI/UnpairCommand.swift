@@ -2,7 +2,7 @@ import ArgumentParser
 import BraceletTransport
 
 /// `bracelet unpair`: forget a bracelet's bond on this gateway.
-struct UnpairCommand: ParsableCommand {
+struct UnpairCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "unpair",
         abstract: "Remove this gateway's bond with a bracelet (its keys), so the next sync pairs anew.",
@@ -23,6 +23,8 @@ struct UnpairCommand: ParsableCommand {
     @Option(help: "Address type of ADDR (default: both).")
     var addressType: AddressTypeArgument?
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         guard let device = BluetoothAddress(address) else { throw ValidationError(BluetoothError.invalidAddress(address).description) }
         let types = addressType.map { [$0.addressType] } ?? [.public, .random]
@@ -35,7 +37,7 @@ struct UnpairCommand: ParsableCommand {
                 if result.removed { removed.append(type) }
             }
         } catch {
-            printError("bracelet unpair: \(error)")
+            Log.error("bracelet unpair: \(error)")
             throw ExitCode(2)
         }
         if removed.isEmpty {

@@ -217,3 +217,17 @@ enum UTCTimeText {
     let badList = try runBracelet(["sync", "--db", path, "--jsonl", dailyFile, "--kinds", "daily,,x/y"])
     #expect(badList.status == 64)
 }
+
+@Test func aSecondSyncWithNothingPendingSaysWhyItsOutputIsEmpty() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("s.db")
+    let store = try Store(path: path)
+    _ = try (1...3).map { try enqueue(store, device: "A", date: "2024-03-0\($0)", value: $0) }
+    #expect(try runBracelet(["sync", "--db", path, "--jsonl", folder.path("first.jsonl"), "--once", "--quiet"]).status == 0)
+    let second = try runBracelet(["sync", "--db", path, "--jsonl", folder.path("second.jsonl"), "--once"])
+    #expect(second.status == 0)
+    #expect(second.err.contains("nothing to deliver: the 3 entries of this database were delivered before"), "stderr: \(second.err)")
+    #expect(second.err.contains("--resend --from DATE --to DATE"))
+    let quiet = try runBracelet(["sync", "--db", path, "--jsonl", folder.path("third.jsonl"), "--once", "--quiet"])
+    #expect(quiet.err.isEmpty, "stderr: \(quiet.err)")
+}
