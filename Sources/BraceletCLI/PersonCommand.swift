@@ -32,9 +32,11 @@ struct PersonSetCommand: ParsableCommand, LoggingCommand {
             delivery and re-send; --no-user removes it.
 
             Examples:
-              bracelet person set --db bracelet.db --device SN12345 --user P-0042 --tz Europe/Amsterdam --age 35
-              bracelet person set --db bracelet.db --device SN12345 --age 36 --from 2026-09-14
-              bracelet person set --db bracelet.db --device SN12345 --tz America/New_York --from 2026-07-01
+              bracelet person set --db bracelet.db --device SN12345 \\
+                --user P-0042 --tz Europe/Amsterdam --age 35
+              bracelet person set --db bracelet.db --device SN1 --age 36 --from 2026-09-14
+              bracelet person set --db bracelet.db --device SN1 \\
+                --tz America/New_York --from 2026-07-01
               bracelet person set --db bracelet.db --device SN12345 --no-user
             """
     )

@@ -127,7 +127,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     var to: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Assign --device to this study participant id (the participant record's, as `bracelet person set --user`): every later delivery and re-send carries it.",
+        "Assign --device to this study participant id (the participant record's user id, as person set --user sets it): every later delivery and re-send carries it.",
         valueName: "id"))
     var setUser: String?
 
