@@ -117,6 +117,10 @@ let package = Package(
             dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries", "BraceletTransport", "CHeapTuning",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .testTarget(
+            name: "BraceletGatewayTests",
+            dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol"]
+        ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
     ]
 )

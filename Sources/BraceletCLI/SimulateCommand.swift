@@ -61,6 +61,8 @@ struct SimulateCommand: ParsableCommand {
 
     @OptionGroup(title: "Pairing (hci: only)") var security: SimulatorPairingOptions
 
+    @OptionGroup(title: "A bracelet that lives on (unix: only)") var life: SimulatorLifeOptions
+
     @Flag(help: "Do not log commands and connections on standard error.")
     var quiet = false
 
@@ -78,8 +80,12 @@ struct SimulateCommand: ParsableCommand {
         }
         let history: PhysiologyModel
         do {
+            // A bracelet that lives on holds a model running --live-days past now: its firmware
+            // seals what it recorded up to the (scaled) current time at each size request.
+            let clock = life.clock
             history = try PhysiologyModel.simulatedHistory(model: deviceModel, serial: serial ?? (deviceModel == .v1 ? "V1SIM001" : "V2SIM001"),
-                                                           days: days, seed: seed, endingAt: Int64(Date().timeIntervalSince1970))
+                                                           days: days + life.liveDays, seed: seed,
+                                                           endingAt: clock.nowSeconds() + Int64(life.liveDays) * 86_400)
         } catch {
             throw ValidationError("cannot build the simulated history: \(error)")
         }
@@ -88,8 +94,10 @@ struct SimulateCommand: ParsableCommand {
         let quiet = self.quiet
         let gattServer = isSensor ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
         // A standard heart-rate sensor serves without pairing, as straps do; a bracelet requires what its pairing state says.
-        let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history),
-                                     requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil, onEvent: { event in
+        let life = self.life, clock = life.clock
+        let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
+                                     requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil,
+                                     isAvailable: { !life.isAway(at: clock.nowSeconds()) }, onEvent: { event in
                                          if quiet { return }
                                          if case .heartRate = event { return }
                                          printError("simulate: \(event)")
@@ -97,7 +105,16 @@ struct SimulateCommand: ParsableCommand {
         signal(SIGINT) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
         Thread.detachNewThread {
-            while !simulateInterrupted.load(ordering: .relaxed) { usleep(100_000) }
+            var reboots = life.reboots(until: clock.nowSeconds())
+            while !simulateInterrupted.load(ordering: .relaxed) {
+                usleep(50_000)
+                let due = life.reboots(until: clock.nowSeconds())
+                if due > reboots {
+                    reboots = due
+                    server.reboot()
+                    if !quiet { printError("simulate: rebooted (clock lost, files kept)") }
+                }
+            }
             server.stop()
         }
         let description = isSensor ? "heart-rate sensor \(HeartRateSensorAdvertisement.localName) (seed \(seed))"
@@ -128,9 +145,15 @@ struct SimulateCommand: ParsableCommand {
                 try server.serve(listener: peripheral)
             } else {
                 let path = String(serve.dropFirst(5))
-                let listener = try SeqPacketListener(unixPath: path)
                 printError("simulate: \(description) serving on unix:\(path)")
-                try server.serve(listener: listener)
+                // Out of range: no socket at all, so a client's connect fails as it would over the air.
+                while !server.isStopped {
+                    if life.isAway(at: clock.nowSeconds()) { usleep(20_000); continue }
+                    let listener = try SeqPacketListener(unixPath: path)
+                    try server.serve(listener: listener)
+                    listener.close()
+                    if !quiet, !server.isStopped { printError("simulate: out of range") }
+                }
             }
         } catch let error as LinkError {
             printError("bracelet simulate: \(error)")

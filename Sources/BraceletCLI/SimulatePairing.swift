@@ -82,3 +82,60 @@ struct BondDirectory: Sendable {
         }
     }
 }
+
+/// `simulate` options for a bracelet that lives on while it serves: it keeps recording past now,
+/// time can run faster than real time, it goes out of range and reboots on a schedule (all in
+/// simulated hours from --time-origin).
+struct SimulatorLifeOptions: ParsableArguments {
+    @Option(help: "Keep recording this many days past now while serving (0: only the --days of history).")
+    var liveDays: Int = 0
+
+    @Option(help: "Simulated seconds per real second (the gateway's --time-scale must match).")
+    var timeScale: Double = 1
+
+    @Option(help: "Unix time at which simulated and real time agree (default: now).")
+    var timeOrigin: Int64?
+
+    @Option(help: "Out of range (no connections) every this many simulated hours...")
+    var awayEvery: Double?
+
+    @Option(help: "...for this many simulated hours...")
+    var awayFor: Double = 0
+
+    @Option(help: "...starting this many simulated hours after --time-origin.")
+    var awayPhase: Double = 0
+
+    @Option(help: "Reboot (clock lost, files kept) every this many simulated hours.")
+    var rebootEvery: Double?
+
+    /// The clock fixed at parse time, so every use agrees on the origin.
+    private static let startSeconds = Int64(Date().timeIntervalSince1970)
+
+    func validate() throws {
+        guard (0...400).contains(liveDays) else { throw ValidationError("--live-days must be 0-400") }
+        guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0") }
+        if let awayEvery, !(awayEvery > 0 && awayFor >= 0 && awayFor < awayEvery) {
+            throw ValidationError("--away-every must be above 0 and --away-for below it")
+        }
+        if let rebootEvery, rebootEvery <= 0 { throw ValidationError("--reboot-every must be above 0") }
+    }
+
+    /// The simulated clock.
+    var clock: ScaledClock { ScaledClock(scale: timeScale, originMilliseconds: (timeOrigin ?? Self.startSeconds) * 1_000) }
+
+    private func hours(at seconds: Int64) -> Double { Double(seconds - (timeOrigin ?? Self.startSeconds)) / 3_600 }
+
+    /// Whether the bracelet is out of range at simulated time `seconds`.
+    func isAway(at seconds: Int64) -> Bool {
+        guard let awayEvery, awayFor > 0 else { return false }
+        let h = hours(at: seconds) - awayPhase
+        guard h >= 0 else { return false }
+        return h.truncatingRemainder(dividingBy: awayEvery) < awayFor
+    }
+
+    /// Reboots due by simulated time `seconds`.
+    func reboots(until seconds: Int64) -> Int {
+        guard let rebootEvery else { return 0 }
+        return max(0, Int(hours(at: seconds) / rebootEvery))
+    }
+}

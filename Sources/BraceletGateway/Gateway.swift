@@ -208,6 +208,7 @@ public final class Gateway: @unchecked Sendable {
             e.lastAttemptAt = attempt.at
             if attempt.completed { e.lastSyncAt = attempt.at; e.failures = 0 } else { e.failures += 1 }
             if attempt.heard { e.lastHeardAt = attempt.at }
+            e.offsetMinutes = attempt.offsetMinutes ?? e.offsetMinutes
             e.serial = attempt.serial.flatMap { $0.isEmpty ? nil : $0 } ?? e.serial
             if !attempt.completed {
                 let shift = min(e.failures - 1, 20)

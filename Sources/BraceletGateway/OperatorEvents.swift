@@ -51,9 +51,9 @@ public struct OperatorEvents: Sendable {
             raise("battery_low", e, occurrence: today.description, at: now, zone: zone,
                   detail: "battery at \(battery) %: charge the bracelet", onEvent: onEvent)
         }
-        if let bytes = state?.currentTime, let local = Self.localSeconds(bytes) {
-            let offset = Int64(previousOffsetMinutes ?? zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(now / 1_000))) / 60)
-            let error = local - offset * 60 - now / 1_000
+        // Current Time is local time in the offset set last; before the gateway set one it is unknown.
+        if let bytes = state?.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes {
+            let error = local - Int64(previousOffsetMinutes) * 60 - now / 1_000
             if abs(error) > thresholds.clockCorrectionSeconds {
                 raise("clock_corrected", e, occurrence: "\(now)", at: now, zone: zone,
                       detail: "its clock was \(abs(error)) s \(error > 0 ? "ahead" : "behind"); set to the gateway's time", onEvent: onEvent)

@@ -191,6 +191,13 @@ public struct SimulatedFirmware: Sendable {
         }
     }
 
+    /// A restart: the clock is lost until the client sets it again, the active file is forgotten,
+    /// sealed files and what is recorded stay (flash).
+    public mutating func reboot() {
+        isTimeSet = false
+        activeKind = nil
+    }
+
     /// The link went down (or the client disconnected): the active file is forgotten, files stay.
     public mutating func linkDown() {
         activeKind = nil
