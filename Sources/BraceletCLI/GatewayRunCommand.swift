@@ -67,6 +67,7 @@ struct GatewayRunCommand: AsyncParsableCommand {
     // (Unix s), the same on the simulator (`simulate --time-scale`), so weeks pass in minutes.
     @Option(help: .hidden) var timeScale: Double = 1
     @Option(help: .hidden) var timeOrigin: Int64?
+    @Option(help: .hidden) var timeStart: Int64?
     @Option(help: .hidden) var retryBaseSeconds: Int64 = 60
     @Option(help: .hidden) var retryCapSeconds: Int64 = 3_600
 
@@ -107,7 +108,8 @@ struct GatewayRunCommand: AsyncParsableCommand {
         settings.retryCapSeconds = retryCapSeconds
         settings.events.notHeardSeconds = Int64(notHeardHours * 3_600)
         settings.events.batteryLowPercent = batteryLow
-        settings.clock = ScaledClock(scale: timeScale, originMilliseconds: (timeOrigin ?? Int64(Date().timeIntervalSince1970)) * 1_000)
+        let origin = timeOrigin ?? Int64(Date().timeIntervalSince1970)
+        settings.clock = ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
         let gateway = Gateway(store: store, settings: settings) { event in
             if event.isWarning { Log.warning("gateway: \(event)") } else if case .reloaded = event { Log.debug("gateway: \(event)") } else { Log.info("gateway: \(event)") }
         }

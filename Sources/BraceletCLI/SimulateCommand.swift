@@ -95,9 +95,13 @@ struct SimulateCommand: ParsableCommand {
         let gattServer = isSensor ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
         // A standard heart-rate sensor serves without pairing, as straps do; a bracelet requires what its pairing state says.
         let life = self.life, clock = life.clock
+        let erased = ErasedRecords()
+        // Said on exit: what the bracelet handed over and erased, for a soak to compare with the store.
+        defer { printError("simulate: erased \(history.serial): \(erased.line)") }
         let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
                                      requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil,
                                      isAvailable: { !life.isAway(at: clock.nowSeconds()) }, onEvent: { event in
+                                         if case let .erased(kind, file) = event { erased.count(kind, file) }
                                          if quiet { return }
                                          if case .heartRate = event { return }
                                          printError("simulate: \(event)")
@@ -106,8 +110,14 @@ struct SimulateCommand: ParsableCommand {
         signal(SIGTERM) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
         Thread.detachNewThread {
             var reboots = life.reboots(until: clock.nowSeconds())
+            var stepped = life.clockStepDue(at: clock.nowSeconds())
             while !simulateInterrupted.load(ordering: .relaxed) {
                 usleep(50_000)
+                if !stepped, life.clockStepDue(at: clock.nowSeconds()), let step = life.parsedClockStep {
+                    stepped = true
+                    server.stepClock(seconds: step.seconds)
+                    if !quiet { printError("simulate: clock stepped by \(step.seconds) s") }
+                }
                 let due = life.reboots(until: clock.nowSeconds())
                 if due > reboots {
                     reboots = due
@@ -173,4 +183,22 @@ enum SimulatedModel: String, ExpressibleByArgument, CaseIterable {
 
     /// The protocol's model.
     var deviceModel: DeviceModel { self == .v1 ? .v1 : .v2 }
+}
+
+/// Records in the files a simulated bracelet erased (a client committed them), per kind.
+final class ErasedRecords: Sendable {
+    private let counts = Mutex((files: 0, slots: 0, beats: 0))
+
+    /// Counts the records of an erased file.
+    func count(_ kind: FileKind, _ file: [UInt8]) {
+        guard let sealed = try? file.withUnsafeBytes({ (raw) throws(FileFormatError) in try SealedFile(bytes: raw) }) else { return }
+        counts.withLock { c in
+            c.files += 1
+            if kind == .metrics { c.slots += sealed.header.recordCount }
+            if kind == .beats { c.beats += sealed.header.recordCount }
+        }
+    }
+
+    /// `files=N slots=N beats=N`.
+    var line: String { counts.withLock { "files=\($0.files) slots=\($0.slots) beats=\($0.beats)" } }
 }

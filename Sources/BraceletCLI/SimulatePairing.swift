@@ -96,6 +96,12 @@ struct SimulatorLifeOptions: ParsableArguments {
     @Option(help: "Unix time at which simulated and real time agree (default: now).")
     var timeOrigin: Int64?
 
+    @Option(help: "What the simulated clock reads at --time-origin (Unix time; default: the origin).")
+    var timeStart: Int64?
+
+    @Option(help: "At this many simulated hours after the start, the bracelet's clock jumps by SECONDS (HOURS:SECONDS).")
+    var clockStep: String?
+
     @Option(help: "Out of range (no connections) every this many simulated hours...")
     var awayEvery: Double?
 
@@ -118,12 +124,28 @@ struct SimulatorLifeOptions: ParsableArguments {
             throw ValidationError("--away-every must be above 0 and --away-for below it")
         }
         if let rebootEvery, rebootEvery <= 0 { throw ValidationError("--reboot-every must be above 0") }
+        if clockStep != nil, parsedClockStep == nil { throw ValidationError("--clock-step must be HOURS:SECONDS, e.g. 30:-300") }
     }
 
     /// The simulated clock.
-    var clock: ScaledClock { ScaledClock(scale: timeScale, originMilliseconds: (timeOrigin ?? Self.startSeconds) * 1_000) }
+    var clock: ScaledClock {
+        let origin = timeOrigin ?? Self.startSeconds
+        return ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
+    }
 
-    private func hours(at seconds: Int64) -> Double { Double(seconds - (timeOrigin ?? Self.startSeconds)) / 3_600 }
+    private func hours(at seconds: Int64) -> Double { Double(seconds - (timeStart ?? timeOrigin ?? Self.startSeconds)) / 3_600 }
+
+    /// `--clock-step HOURS:SECONDS` read.
+    var parsedClockStep: (hours: Double, seconds: Int)? {
+        guard let parts = clockStep?.split(separator: ":"), parts.count == 2, let h = Double(parts[0]), let s = Int(parts[1]) else { return nil }
+        return (h, s)
+    }
+
+    /// Whether the clock step is due by simulated time `seconds`.
+    func clockStepDue(at seconds: Int64) -> Bool {
+        guard let step = parsedClockStep else { return false }
+        return hours(at: seconds) >= step.hours
+    }
 
     /// Whether the bracelet is out of range at simulated time `seconds`.
     func isAway(at seconds: Int64) -> Bool {

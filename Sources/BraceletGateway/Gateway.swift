@@ -161,6 +161,7 @@ public final class Gateway: @unchecked Sendable {
         var attempt = GatewayAttempt(at: 0, completed: false, heard: false)
         var outcome: LiveSync.Outcome?
         var zone = TimeZone.current
+        var stateReadAt: Int64?
         do {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.configuration.timeZone
@@ -180,6 +181,8 @@ public final class Gateway: @unchecked Sendable {
             var connections = 0
             let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { event in
                 if case .connected = event { connections += 1 }
+                // The bracelet's clock is compared with the gateway's at the moment it was read.
+                if case .deviceState = event { stateReadAt = clock.nowMilliseconds() }
             }
             outcome = result
             attempt.heard = connections > 0
@@ -226,7 +229,7 @@ public final class Gateway: @unchecked Sendable {
         if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))
         }
-        events.afterSync(updated, previousOffsetMinutes: enrolment.offsetMinutes, state: outcome?.deviceState, zone: zone,
+        events.afterSync(updated, previousOffsetMinutes: enrolment.offsetMinutes, state: outcome?.deviceState, stateReadAt: stateReadAt, zone: zone,
                          completed: attempt.completed, onEvent: note)
     }
 

@@ -43,7 +43,7 @@ public struct OperatorEvents: Sendable {
 
     /// The events a sync can show: battery, clock, failures, and (after a completed sync) the
     /// previous local day not worn.
-    func afterSync(_ e: GatewayEnrolment, previousOffsetMinutes: Int?, state: DeviceState?, zone: TimeZone, completed: Bool,
+    func afterSync(_ e: GatewayEnrolment, previousOffsetMinutes: Int?, state: DeviceState?, stateReadAt: Int64?, zone: TimeZone, completed: Bool,
                    onEvent: (GatewayEvent) -> Void) {
         let now = clock.nowMilliseconds()
         let today = Self.localDate(now / 1_000, zone: zone)
@@ -52,9 +52,12 @@ public struct OperatorEvents: Sendable {
                   detail: "battery at \(battery) %: charge the bracelet", onEvent: onEvent)
         }
         // Current Time is local time in the offset set last; before the gateway set one it is unknown.
-        if let bytes = state?.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes {
-            let error = local - Int64(previousOffsetMinutes) * 60 - now / 1_000
-            if abs(error) > thresholds.clockCorrectionSeconds {
+        // The read and its report are a quarter of a real second apart at most: on a clock running
+        // faster than real time that quarter second is allowed for too.
+        if let bytes = state?.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes, let stateReadAt {
+            let error = local - Int64(previousOffsetMinutes) * 60 - stateReadAt / 1_000
+            let slack = Int64((clock.scale * 0.25).rounded(.up))
+            if abs(error) > thresholds.clockCorrectionSeconds + (clock.scale > 1 ? slack : 0) {
                 raise("clock_corrected", e, occurrence: "\(now)", at: now, zone: zone,
                       detail: "its clock was \(abs(error)) s \(error > 0 ? "ahead" : "behind"); set to the gateway's time", onEvent: onEvent)
             }

@@ -87,6 +87,8 @@ public struct SimulatedFirmware: Sendable {
     public private(set) var isTimeSet: Bool
     /// The time-zone offset the client last set, minutes.
     public private(set) var timeZoneOffsetMinutes: Int?
+    /// How far the bracelet's own clock is off (Current Time shows it); set time makes it 0.
+    public var clockErrorSeconds: Int64 = 0
     /// The active plan.
     public private(set) var plan = MeasurementPlan.typical
     /// Sealed files waiting to be read, per kind, oldest first.
@@ -149,6 +151,7 @@ public struct SimulatedFirmware: Sendable {
                 for kind in [FileKind.metrics, .beats] { seal(kind, until: now) }
             }
             isTimeSet = true
+            clockErrorSeconds = 0
             timeZoneOffsetMinutes = Int(offset)
             recordingOffsetMinutes = Int(offset)
             return FirmwareReply(response: Response.timeSet.encode())

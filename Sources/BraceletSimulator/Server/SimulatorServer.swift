@@ -53,6 +53,9 @@ public final class SimulatorServer: Sendable {
     /// set it again), its files are kept.
     public func reboot() { state.withLock { $0.server.firmware.reboot() } }
 
+    /// Makes the bracelet's clock read `seconds` off (Current Time) until a client sets it again.
+    public func stepClock(seconds: Int) { state.withLock { $0.server.firmware.clockErrorSeconds += Int64(seconds) } }
+
     /// Accepts clients one after another until ``stop()``, or until the bracelet goes out of range
     /// (`isAvailable` false).
     public func serve(listener: some SeqPacketAcceptor) throws(LinkError) {

@@ -1,22 +1,26 @@
 import Glibc
 
 /// Wall-clock time that may run faster than real time, for simulated bracelets and a gateway tested
-/// over weeks in minutes: `origin + (real now - origin) x scale`. Two processes given the same
-/// origin and scale agree on the time; a scale of 1 is the wall clock. Only calendar time is scaled:
-/// protocol timeouts stay real.
+/// over weeks in minutes: `start + (real now - origin) x scale`. Two processes given the same
+/// origin, start and scale agree on the time; scale 1 with start = origin is the wall clock. Only
+/// calendar time is scaled: protocol timeouts stay real.
 public struct ScaledClock: Sendable, Equatable {
     /// How many seconds pass per real second (1: real time).
     public var scale: Double
-    /// The real Unix time (ms) at which scaled and real time agree.
+    /// The real Unix time (ms) at which this clock reads ``startMilliseconds``.
     public var originMilliseconds: Int64
+    /// What this clock reads at the origin (Unix ms).
+    public var startMilliseconds: Int64
 
     /// The wall clock (scale 1).
     public static let wall = ScaledClock(scale: 1, originMilliseconds: 0)
 
-    /// A clock running `scale` times real time from `originMilliseconds`.
-    public init(scale: Double, originMilliseconds: Int64) {
+    /// A clock running `scale` times real time, reading `startMilliseconds` (default: the origin)
+    /// at real time `originMilliseconds`.
+    public init(scale: Double, originMilliseconds: Int64, startMilliseconds: Int64? = nil) {
         self.scale = scale
         self.originMilliseconds = originMilliseconds
+        self.startMilliseconds = startMilliseconds ?? originMilliseconds
     }
 
     /// Now, Unix milliseconds on this clock.
@@ -24,8 +28,8 @@ public struct ScaledClock: Sendable, Equatable {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let real = Int64(spec.tv_sec) * 1_000 + Int64(spec.tv_nsec) / 1_000_000
-        guard scale != 1 else { return real }
-        return originMilliseconds + Int64((Double(real - originMilliseconds) * scale).rounded(.down))
+        guard scale != 1 || startMilliseconds != originMilliseconds else { return real }
+        return startMilliseconds + Int64((Double(real - originMilliseconds) * scale).rounded(.down))
     }
 
     /// Now, Unix seconds on this clock.
