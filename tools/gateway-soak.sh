@@ -80,8 +80,8 @@ start_gateway() {
     --log-level warning "${clock[@]}" 2>>"$OUT/gateway.log" &
   gateway=$!
 }
-sample() { # RSS KiB and open files of the running gateway
-  echo "$(awk '/VmRSS/ {print $2}' /proc/"$gateway"/status) $(ls /proc/"$gateway"/fd | wc -l)"
+sample() { # RSS KiB, open files and CPU time (clock ticks, user + system) of the running gateway
+  echo "$(awk '/VmRSS/ {print $2}' /proc/"$gateway"/status) $(ls /proc/"$gateway"/fd | wc -l) $(awk '{print $14 + $15}' /proc/"$gateway"/stat)"
 }
 start_receiver
 start_gateway
@@ -133,9 +133,12 @@ for pid in "${simulators[@]}"; do wait "$pid" || true; done
 simulators=()
 kill "$receiver"; wait "$receiver" 2>/dev/null || true; receiver=""
 
-python3 - "$OUT" "$N" "$DAYS" "$START" "$baseline" "$final" "$(( $(date +%s) - began ))" <<'EOF'
+python3 - "$OUT" "$N" "$DAYS" "$START" "$baseline" "$final" "$(( $(date +%s) - began ))" "$baseline_hour" "$(getconf CLK_TCK)" <<'EOF'
 import collections, datetime, glob, re, sqlite3, sys, zoneinfo
 out, n, days, start, baseline, final, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(), sys.argv[6].split(), int(sys.argv[7])
+baseline_hour, ticks = float(sys.argv[8]), int(sys.argv[9])
+bracelet_days = n * (days * 24 - baseline_hour) / 24
+cpu = (int(final[2]) - int(baseline[2])) / ticks / bracelet_days if bracelet_days > 0 else float("nan")
 db = sqlite3.connect(f"file:{out}/gateway.db?mode=ro", uri=True)
 zone = zoneinfo.ZoneInfo("Europe/Amsterdam")
 accepted = collections.Counter(m.group(1) for m in (re.match(r"accepted (\S+) ", line) for line in open(f"{out}/received.log")) if m)
@@ -169,7 +172,8 @@ growth = lambda a, b: round(100.0 * (int(b) - int(a)) / int(a), 1)
 for p in problems[:20]:
     print("gateway-soak:", p, file=sys.stderr)
 print(f"gateway-soak: {len(expected)} complete local days per bracelet ({first}..{last}); operator events {dict(events)}; "
-      f"gateway RSS {baseline[0]} -> {final[0]} KiB, open files {baseline[1]} -> {final[1]}; {seconds} s", file=sys.stderr)
+      f"gateway RSS {baseline[0]} -> {final[0]} KiB, open files {baseline[1]} -> {final[1]}, "
+      f"CPU {cpu:.3f} s per bracelet-day (hour {baseline_hour:g} to the end); {seconds} s", file=sys.stderr)
 print(f"soak: bracelets={n} days={days} summarized={summarized}/{n} lost_beats={lost} duplicate_final_versions={duplicates} "
       f"rss_growth={growth(baseline[0], final[0])}% fds_growth={growth(baseline[1], final[1])}%")
 sys.exit(0 if summarized == n and lost == 0 and duplicates == 0 else 1)
