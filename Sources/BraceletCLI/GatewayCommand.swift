@@ -85,7 +85,9 @@ struct GatewayEnrollCommand: ParsableCommand {
         if which.via != nil && (addressType != nil || passkey != nil) {
             throw ValidationError("--address-type and --passkey apply to --device only")
         }
-        if let user, user.isEmpty { throw ValidationError("--user must not be empty") }
+        if let user, !OutboxEntry.isValidUser(user) {
+            throw ValidationError("--user \(user) is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042)")
+        }
     }
 
     func run() throws {

@@ -11,6 +11,8 @@ public struct DeviceSettings: Sendable {
     public var configuration: SummaryConfiguration
     /// Age in years, when given (vitality metrics are stored only with it).
     public var age: Int?
+    /// The study participant, when given: every delivery of the bracelet's data carries it.
+    public var user: String?
 
     /// The settings of `enrolment`; a missing time zone is the machine's own.
     ///
@@ -23,5 +25,14 @@ public struct DeviceSettings: Sendable {
             throw GatewayError.invalidSettings(endpoint: enrolment.endpoint, reason: "\(error)")
         }
         age = enrolment.age
+        user = enrolment.user
+    }
+
+    /// Assigns the bracelet `serial` to the participant, when one was given and it is not assigned
+    /// already: called as soon as a sync learns the serial, before its first file is stored, so
+    /// that every entry of its data carries the participant.
+    public func assignParticipant(serial: String, in store: Store) throws {
+        guard let user, !serial.isEmpty, try store.user(ofDevice: serial) != user else { return }
+        try store.setUser(user, device: serial)
     }
 }

@@ -56,7 +56,7 @@ public final class Gateway: @unchecked Sendable {
     private var enrolments: [GatewayEnrolment] = []
     private var active: Set<String> = []
     private var retryAt: [String: Int64] = [:]
-    private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?)] = [:]
+    private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
     private var reloadRequested = true
     private let stopping = Atomic<Bool>(false)
     private let running = DispatchGroup()
@@ -177,10 +177,15 @@ public final class Gateway: @unchecked Sendable {
             configuration.maximumReconnects = 3
             configuration.initialBackoff = .milliseconds(500)
             configuration.maximumBackoff = .seconds(4)
-                        configuration.shouldStop = { [self] in isStopping }
+            configuration.shouldStop = { [self] in isStopping }
             var connections = 0
-            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { event in
+            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
                 if case .connected = event { connections += 1 }
+                if case .device(_, let serial, _) = event {
+                    do { try device.assignParticipant(serial: serial, in: store) } catch {
+                        onEvent(.problem("\(endpoint): cannot assign \(serial) to its participant: \(error)"))
+                    }
+                }
                 // The bracelet's clock is compared with the gateway's at the moment it was read.
                 if case .deviceState = event { stateReadAt = clock.nowMilliseconds() }
             }
@@ -249,6 +254,9 @@ public final class Gateway: @unchecked Sendable {
             let type: LEAddressType = enrolment.addressType.map { $0 == "public" ? .public : .random } ?? seen?.addressType ?? .random
                         let base = L2CAPConnector(address: address, addressType: type, adapter: settings.adapter,
                                       shouldStop: { [self] in isStopping })
+            // A device advertising without the bracelet's service data is a standard sensor (a
+            // heart-rate strap): it is connected at the security it asks for, none to begin with.
+            if let seen, !seen.isBracelet { return base }
             let level = BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
             let passkey = UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey))
             // Passkey entry needs a keyboard on both sides; anything less pairs Just Works.
@@ -270,7 +278,8 @@ public final class Gateway: @unchecked Sendable {
                     guard wanted.contains(key) else { return false }
                     let isNew = lock.withLock {
                         let fresh = heard[key].map { $0.at.duration(to: .now) > .milliseconds(Int(settings.heardWindowSeconds * 1_000)) } ?? true
-                        heard[key] = (.now, report.addressType, report.bracelet?.pairingState ?? heard[key]?.pairingState)
+                        heard[key] = (.now, report.addressType, report.bracelet?.pairingState ?? heard[key]?.pairingState,
+                                      report.bracelet != nil || heard[key]?.isBracelet == true)
                         return fresh
                     }
                     if isNew {
