@@ -172,6 +172,7 @@ public final class Gateway: @unchecked Sendable {
             configuration.now = { clock.nowSeconds() }
             let nowSeconds = clock.nowSeconds()
             configuration.timeZoneOffsetMinutes = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(nowSeconds))) / 60
+            let offset = configuration.timeZoneOffsetMinutes
             configuration.readDeviceState = true
             configuration.liveHeartRate = false
             configuration.maximumReconnects = 3
@@ -187,7 +188,13 @@ public final class Gateway: @unchecked Sendable {
                     }
                 }
                 // The bracelet's clock is compared with the gateway's at the moment it was read.
-                if case .deviceState = event { stateReadAt = clock.nowMilliseconds() }
+                if case .deviceState = event {
+                    stateReadAt = clock.nowMilliseconds()
+                    // Set time follows at once: the offset it sets is recorded first (see setEnrolmentOffset).
+                    do { try store.setEnrolmentOffset(endpoint: endpoint, minutes: offset) } catch {
+                        onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
+                    }
+                }
             }
             outcome = result
             attempt.heard = connections > 0
