@@ -203,7 +203,8 @@ public final class Gateway: @unchecked Sendable {
             attempt.battery = result.deviceState?.batteryPercent
             attempt.wearing = result.deviceState?.wearing
             attempt.backlogBytes = result.backlogBytes
-            if attempt.heard { attempt.offsetMinutes = configuration.timeZoneOffsetMinutes }
+            // Only a session that got as far as reading the clock went on to set it.
+            if stateReadAt != nil { attempt.offsetMinutes = offset }
             attempt.error = result.error.map { "\($0)" } ?? result.recomputeError
             if attempt.error == nil, !attempt.completed { attempt.error = "stopped before the end of the sync" }
             for warning in result.eraseRecordErrors { onEvent(.problem("\(endpoint): \(warning)")) }
