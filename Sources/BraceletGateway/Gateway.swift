@@ -162,6 +162,7 @@ public final class Gateway: @unchecked Sendable {
         var outcome: LiveSync.Outcome?
         var zone = TimeZone.current
         var stateReadAt: Int64?
+        var serialRead: String?
         do {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.configuration.timeZone
@@ -183,13 +184,20 @@ public final class Gateway: @unchecked Sendable {
             let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
                 if case .connected = event { connections += 1 }
                 if case .device(_, let serial, _) = event {
+                    serialRead = serial.isEmpty ? nil : serial
                     do { try device.assignParticipant(serial: serial, in: store) } catch {
                         onEvent(.problem("\(endpoint): cannot assign \(serial) to its participant: \(error)"))
                     }
                 }
-                // The bracelet's clock is compared with the gateway's at the moment it was read.
-                if case .deviceState = event {
-                    stateReadAt = clock.nowMilliseconds()
+                // The first reading of a session is the clock as the bracelet kept it (a reconnect
+                // reads it again after set time); it is compared with the gateway's at that moment.
+                if case .deviceState(let state) = event, stateReadAt == nil {
+                    let readAt = clock.nowMilliseconds()
+                    stateReadAt = readAt
+                    var known = enrolment
+                    known.serial = serialRead ?? enrolment.serial
+                    events.deviceRead(known, previousOffsetMinutes: enrolment.offsetMinutes, state: state, readAt: readAt, zone: zone,
+                                      onEvent: note)
                     // Set time follows at once: the offset it sets is recorded first (see setEnrolmentOffset).
                     do { try store.setEnrolmentOffset(endpoint: endpoint, minutes: offset) } catch {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
@@ -242,8 +250,7 @@ public final class Gateway: @unchecked Sendable {
         if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))
         }
-        events.afterSync(updated, previousOffsetMinutes: enrolment.offsetMinutes, state: outcome?.deviceState, stateReadAt: stateReadAt, zone: zone,
-                         completed: attempt.completed, onEvent: note)
+        events.afterSync(updated, zone: zone, completed: attempt.completed, onEvent: note)
     }
 
     /// Counts and reports an operator event.
