@@ -17,6 +17,8 @@
 //   BraceletIngest     the one ingest pipeline: verified files (capture, live link, CSV) -> store,
 //                      transfer progress, recomputed summaries, outbox
 //   BraceletFleet      the fleet database on PostgreSQL (libpq): batched sink, fleet queries
+//   BraceletGateway    the always-on service: enrolled bracelets synced on a schedule (LiveSync), the outbox
+//                      delivered in the same process, operator events, status, metrics, sd_notify
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
 // Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CZlib, CZstd, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
@@ -65,6 +67,11 @@ let package = Package(
         ),
         .target(name: "BraceletFleet", dependencies: ["BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality", "CLibPQ"]),
         .target(
+            name: "BraceletGateway",
+            dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletStore", "BraceletSummaries",
+                           "BraceletIngest", "BraceletSync", "BraceletFleet"]
+        ),
+        .target(
             name: "BraceletExport",
             dependencies: ["BraceletDecoder", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]
         ),
@@ -73,7 +80,7 @@ let package = Package(
             dependencies: [
                 "BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletCapture",
                 "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletSync", "BraceletVitality", "BraceletIngest",
-                "BraceletExport", "BraceletFleet", "CHeapTuning",
+                "BraceletExport", "BraceletFleet", "BraceletGateway", "CHeapTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -111,6 +118,10 @@ let package = Package(
             name: "BraceletCLITests",
             dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries", "BraceletTransport", "CHeapTuning",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "BraceletGatewayTests",
+            dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol"]
         ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
     ]

@@ -22,6 +22,7 @@ struct Bracelet: AsyncParsableCommand {
             // One line per subcommand; each lives in its own file in this folder.
             ScanCommand.self,
             ListenCommand.self,
+            GatewayCommand.self,
             UnpairCommand.self,
             ReplayCommand.self,
             SummarizeCommand.self,

@@ -155,7 +155,6 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             configuration.kinds = []
             if !quiet { Log.info("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
-        var serial = ""
         // A secure connector hands over only encrypted links: the capture says so after each connection.
         let recorder = record.map { _ in CaptureRecorder(encryptedLinks: connector is SecureConnector) }
         if let recorder {
@@ -164,16 +163,17 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         }
         let quiet = self.quiet, table = format == .table, storing = db ?? saveDir
         let progress = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
-        let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
-            if case .device(_, let s, _) = event { serial = s }
+        defer {
+            if let recorder, let record {
+                do { try CaptureFile.write(recorder.bytes, to: record) } catch { Log.error("bracelet listen: cannot write \(record): \(error)") }
+            }
+        }
+        // The sync itself (commit before erase, erases recorded, touched days recomputed however the
+        // session ends) is the library's, shared with the gateway; listen prints what happens.
+        let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration) { event in
             if case .heartRateSensor = event, let storing, !quiet {
                 Log.info("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
                            + "keep its samples with --record FILE (bracelet replay reads them back)")
-            }
-            if case .erased(let kind, _) = event, let pipeline {
-                do { try pipeline.recordErased(serial: serial, fileKind: kind.description) } catch {
-                    Log.warning("warning: could not record the erase of \(kind) in the database: \(error)")
-                }
             }
             if case .heartRate(let m) = event {
                 let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
@@ -184,19 +184,17 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
                 progress.handle(event)
             }
         }
-        defer {
-            if let recorder, let record {
-                do { try CaptureFile.write(recorder.bytes, to: record) } catch { Log.error("bracelet listen: cannot write \(record): \(error)") }
-            }
+        for warning in outcome.eraseRecordErrors { Log.warning("warning: \(warning)") }
+        if let failure = outcome.recomputeError, let pipeline {
+            Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(failure). "
+                       + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
         }
-        let report: BraceletSession.Report
-        do { report = try session.run() } catch {
+        if let error = outcome.error {
             Log.error("bracelet listen: \(error)")
-            _ = Self.recomputePending(pipeline)
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
-        guard Self.recomputePending(pipeline) else { throw ExitCode(1) }
+        guard outcome.recomputeError == nil, let report = outcome.report else { throw ExitCode(1) }
         if !quiet {
             Log.info("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
                        + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
@@ -237,20 +235,6 @@ extension ListenCommand {
                 Log.info("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
             }
         }
-    }
-
-    /// Recomputes the days whose files are committed but not yet summarised: a session that ended
-    /// before the end of its sync (a signal, a link given up, an error) did not recompute them, nor
-    /// did an earlier run killed in between. After a completed sync nothing is pending and this
-    /// reads one empty table. Returns whether nothing is left pending.
-    static func recomputePending(_ pipeline: IngestPipeline?) -> Bool {
-        guard let pipeline else { return true }
-        do { _ = try pipeline.recomputePending() } catch {
-            Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(error). "
-                       + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
-            return false
-        }
-        return true
     }
 }
 

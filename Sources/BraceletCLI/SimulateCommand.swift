@@ -61,6 +61,8 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup(title: "Pairing (hci: only)") var security: SimulatorPairingOptions
 
+    @OptionGroup(title: "A bracelet that lives on (unix: only)") var life: SimulatorLifeOptions
+
     @OptionGroup var log: LogOptions
 
     /// `--quiet` or `--log-level error`: progress and notes are not written.
@@ -80,8 +82,12 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         }
         let history: PhysiologyModel
         do {
+            // A bracelet that lives on holds a model running --live-days past now: its firmware
+            // seals what it recorded up to the (scaled) current time at each size request.
+            let clock = life.clock
             history = try PhysiologyModel.simulatedHistory(model: deviceModel, serial: serial ?? (deviceModel == .v1 ? "V1SIM001" : "V2SIM001"),
-                                                           days: days, seed: seed, endingAt: Int64(Date().timeIntervalSince1970))
+                                                           days: days + life.liveDays, seed: seed,
+                                                           endingAt: clock.nowSeconds() + Int64(life.liveDays) * 86_400)
         } catch {
             throw ValidationError("cannot build the simulated history: \(error)")
         }
@@ -90,8 +96,14 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         let quiet = self.quiet
         let gattServer = isSensor ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
         // A standard heart-rate sensor serves without pairing, as straps do; a bracelet requires what its pairing state says.
-        let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history),
-                                     requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil, onEvent: { event in
+        let life = self.life, clock = life.clock
+        let erased = ErasedRecords()
+        // Said on exit: what the bracelet handed over and erased, for a soak to compare with the store.
+        defer { printError("simulate: erased \(history.serial): \(erased.line)") }
+        let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
+                                     requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil,
+                                     isAvailable: { !life.isAway(at: clock.nowSeconds()) }, onEvent: { event in
+                                         if case let .erased(kind, file) = event { erased.count(kind, file) }
                                          if quiet { return }
                                          if case .heartRate = event { return }
                                          Log.info("simulate: \(event)")
@@ -99,7 +111,22 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         signal(SIGINT) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
         Thread.detachNewThread {
-            while !simulateInterrupted.load(ordering: .relaxed) { usleep(100_000) }
+            var reboots = life.reboots(until: clock.nowSeconds())
+            var stepped = life.clockStepDue(at: clock.nowSeconds())
+            while !simulateInterrupted.load(ordering: .relaxed) {
+                usleep(50_000)
+                if !stepped, life.clockStepDue(at: clock.nowSeconds()), let step = life.parsedClockStep {
+                    stepped = true
+                    server.stepClock(seconds: step.seconds)
+                    Log.info("simulate: clock stepped by \(step.seconds) s")
+                }
+                let due = life.reboots(until: clock.nowSeconds())
+                if due > reboots {
+                    reboots = due
+                    server.reboot()
+                    Log.info("simulate: rebooted (clock lost, files kept)")
+                }
+            }
             server.stop()
         }
         let description = isSensor ? "heart-rate sensor \(HeartRateSensorAdvertisement.localName) (seed \(seed))"
@@ -130,9 +157,15 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
                 try server.serve(listener: peripheral)
             } else {
                 let path = String(serve.dropFirst(5))
-                let listener = try SeqPacketListener(unixPath: path)
                 Log.info("simulate: \(description) serving on unix:\(path)")
-                try server.serve(listener: listener)
+                // Out of range: no socket at all, so a client's connect fails as it would over the air.
+                while !server.isStopped {
+                    if life.isAway(at: clock.nowSeconds()) { usleep(20_000); continue }
+                    let listener = try SeqPacketListener(unixPath: path)
+                    try server.serve(listener: listener)
+                    listener.close()
+                    if !server.isStopped { Log.info("simulate: out of range") }
+                }
             }
         } catch let error as LinkError {
             Log.error("bracelet simulate: \(error)")
@@ -152,4 +185,22 @@ enum SimulatedModel: String, ExpressibleByArgument, CaseIterable {
 
     /// The protocol's model.
     var deviceModel: DeviceModel { self == .v1 ? .v1 : .v2 }
+}
+
+/// Records in the files a simulated bracelet erased (a client committed them), per kind.
+final class ErasedRecords: Sendable {
+    private let counts = Mutex((files: 0, slots: 0, beats: 0))
+
+    /// Counts the records of an erased file.
+    func count(_ kind: FileKind, _ file: [UInt8]) {
+        guard let sealed = try? file.withUnsafeBytes({ (raw) throws(FileFormatError) in try SealedFile(bytes: raw) }) else { return }
+        counts.withLock { c in
+            c.files += 1
+            if kind == .metrics { c.slots += sealed.header.recordCount }
+            if kind == .beats { c.beats += sealed.header.recordCount }
+        }
+    }
+
+    /// `files=N slots=N beats=N`.
+    var line: String { counts.withLock { "files=\($0.files) slots=\($0.slots) beats=\($0.beats)" } }
 }

@@ -82,3 +82,82 @@ struct BondDirectory: Sendable {
         }
     }
 }
+
+/// `simulate` options for a bracelet that lives on while it serves: it keeps recording past now,
+/// time can run faster than real time, it goes out of range and reboots on a schedule (all in
+/// simulated hours from --time-origin).
+struct SimulatorLifeOptions: ParsableArguments {
+    @Option(help: "Keep recording this many days past now while serving (0: only the --days of history).")
+    var liveDays: Int = 0
+
+    @Option(help: "Simulated seconds per real second (the gateway's --time-scale must match).")
+    var timeScale: Double = 1
+
+    @Option(help: "Unix time at which simulated and real time agree (default: now).")
+    var timeOrigin: Int64?
+
+    @Option(help: "What the simulated clock reads at --time-origin (Unix time; default: the origin).")
+    var timeStart: Int64?
+
+    @Option(help: "At this many simulated hours after the start, the bracelet's clock jumps by SECONDS (HOURS:SECONDS).")
+    var clockStep: String?
+
+    @Option(help: "Out of range (no connections) every this many simulated hours...")
+    var awayEvery: Double?
+
+    @Option(help: "...for this many simulated hours...")
+    var awayFor: Double = 0
+
+    @Option(help: "...starting this many simulated hours after --time-origin.")
+    var awayPhase: Double = 0
+
+    @Option(help: "Reboot (clock lost, files kept) every this many simulated hours.")
+    var rebootEvery: Double?
+
+    /// The clock fixed at parse time, so every use agrees on the origin.
+    private static let startSeconds = Int64(Date().timeIntervalSince1970)
+
+    func validate() throws {
+        guard (0...400).contains(liveDays) else { throw ValidationError("--live-days must be 0-400") }
+        guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0") }
+        if let awayEvery, !(awayEvery > 0 && awayFor >= 0 && awayFor < awayEvery) {
+            throw ValidationError("--away-every must be above 0 and --away-for below it")
+        }
+        if let rebootEvery, rebootEvery <= 0 { throw ValidationError("--reboot-every must be above 0") }
+        if clockStep != nil, parsedClockStep == nil { throw ValidationError("--clock-step must be HOURS:SECONDS, e.g. 30:-300") }
+    }
+
+    /// The simulated clock.
+    var clock: ScaledClock {
+        let origin = timeOrigin ?? Self.startSeconds
+        return ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
+    }
+
+    private func hours(at seconds: Int64) -> Double { Double(seconds - (timeStart ?? timeOrigin ?? Self.startSeconds)) / 3_600 }
+
+    /// `--clock-step HOURS:SECONDS` read.
+    var parsedClockStep: (hours: Double, seconds: Int)? {
+        guard let parts = clockStep?.split(separator: ":"), parts.count == 2, let h = Double(parts[0]), let s = Int(parts[1]) else { return nil }
+        return (h, s)
+    }
+
+    /// Whether the clock step is due by simulated time `seconds`.
+    func clockStepDue(at seconds: Int64) -> Bool {
+        guard let step = parsedClockStep else { return false }
+        return hours(at: seconds) >= step.hours
+    }
+
+    /// Whether the bracelet is out of range at simulated time `seconds`.
+    func isAway(at seconds: Int64) -> Bool {
+        guard let awayEvery, awayFor > 0 else { return false }
+        let h = hours(at: seconds) - awayPhase
+        guard h >= 0 else { return false }
+        return h.truncatingRemainder(dividingBy: awayEvery) < awayFor
+    }
+
+    /// Reboots due by simulated time `seconds`.
+    func reboots(until seconds: Int64) -> Int {
+        guard let rebootEvery else { return 0 }
+        return max(0, Int(hours(at: seconds) / rebootEvery))
+    }
+}

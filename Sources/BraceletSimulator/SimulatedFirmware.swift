@@ -87,6 +87,8 @@ public struct SimulatedFirmware: Sendable {
     public private(set) var isTimeSet: Bool
     /// The time-zone offset the client last set, minutes.
     public private(set) var timeZoneOffsetMinutes: Int?
+    /// How far the bracelet's own clock is off (Current Time shows it); set time makes it 0.
+    public var clockErrorSeconds: Int64 = 0
     /// The active plan.
     public private(set) var plan = MeasurementPlan.typical
     /// Sealed files waiting to be read, per kind, oldest first.
@@ -149,6 +151,7 @@ public struct SimulatedFirmware: Sendable {
                 for kind in [FileKind.metrics, .beats] { seal(kind, until: now) }
             }
             isTimeSet = true
+            clockErrorSeconds = 0
             timeZoneOffsetMinutes = Int(offset)
             recordingOffsetMinutes = Int(offset)
             return FirmwareReply(response: Response.timeSet.encode())
@@ -189,6 +192,13 @@ public struct SimulatedFirmware: Sendable {
             activeKind = nil
             return FirmwareReply(response: Response.erased(size: size, storageUsedPercent: storageUsed).encode())
         }
+    }
+
+    /// A restart: the clock is lost until the client sets it again, the active file is forgotten,
+    /// sealed files and what is recorded stay (flash).
+    public mutating func reboot() {
+        isTimeSet = false
+        activeKind = nil
     }
 
     /// The link went down (or the client disconnected): the active file is forgotten, files stay.

@@ -153,7 +153,7 @@ public struct SimulatedGATTServer: Sendable {
             if handle == handles.battery {
                 out.pdus.append(.readResponse(value: [UInt8(clamping: firmware.history.batteryPercent(at: now))]))
             } else if a.type == GATTNumbers.currentTime {
-                out.pdus.append(.readResponse(value: CurrentTimeValue.encode(unixSeconds: now, offsetMinutes: firmware.timeZoneOffsetMinutes ?? 0)))
+                out.pdus.append(.readResponse(value: CurrentTimeValue.encode(unixSeconds: now + firmware.clockErrorSeconds, offsetMinutes: firmware.timeZoneOffsetMinutes ?? 0)))
             } else if handle == handles.command {
                 error(.readRequest, handle, .readNotPermitted)
             } else {

@@ -316,6 +316,32 @@ enum Migrations {
         ALTER TABLE daily_summaries DROP COLUMN json;
         ALTER TABLE sleep_sessions DROP COLUMN json;
         """,
+        // 13: the bracelets a gateway keeps synced (its enrolments) and what it last learnt of each.
+        // An endpoint is `ble:ADDRESS` or `unix:PATH`; the person's settings given at enrolment are
+        // kept as given (NULL: not given), never replaced by a default.
+        """
+        CREATE TABLE gateway_enrolments (
+            endpoint TEXT PRIMARY KEY,
+            address_type TEXT CHECK (address_type IN ('public', 'random')),
+            user_id TEXT,
+            tz TEXT,
+            age INTEGER,
+            hr_max INTEGER,
+            passkey INTEGER CHECK (passkey BETWEEN 0 AND 999999),
+            enrolled_at INTEGER NOT NULL,
+            serial TEXT,
+            state TEXT NOT NULL DEFAULT 'enrolled',
+            last_heard_at INTEGER,
+            last_sync_at INTEGER,
+            last_attempt_at INTEGER,
+            failures INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+            last_error TEXT,
+            battery INTEGER,
+            wearing INTEGER,
+            backlog_bytes INTEGER,
+            offset_minutes INTEGER
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The schema version this build writes.

@@ -23,14 +23,18 @@ public final class SimulatorServer: Sendable {
     private let clock: @Sendable () -> Int64
     private let onEvent: @Sendable (SimulatorEvent) -> Void
     private let requiredSecurity: LESecurityLevel?
+    private let isAvailable: @Sendable () -> Bool
 
     /// A server for `server`. `live` enables Heart Rate notifications; `clock` gives the current
     /// Unix time (the firmware seals files up to it); `onEvent` sees what happens, from the serving thread.
     /// `requiredSecurity` is the link level protected writes need (protocol-specs §11), read from
     /// each Bluetooth link; `nil` requires none.
+    /// `isAvailable` false means out of range: ``serve(listener:)`` returns and a connection drops.
     public init(server: SimulatedGATTServer, live: LiveHeartRateSource?, clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
-                requiredSecurity: LESecurityLevel? = nil, onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
+                requiredSecurity: LESecurityLevel? = nil, isAvailable: @escaping @Sendable () -> Bool = { true },
+                onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
         self.requiredSecurity = requiredSecurity
+        self.isAvailable = isAvailable
         state = Mutex(State(server: server, live: live))
         self.clock = clock
         self.onEvent = onEvent
@@ -45,9 +49,17 @@ public final class SimulatorServer: Sendable {
     /// A copy of the simulated bracelet as it is now (firmware queues, erased bytes, subscriptions).
     public var snapshot: SimulatedGATTServer { state.withLock { $0.server } }
 
-    /// Accepts clients one after another until ``stop()``.
+    /// Restarts the bracelet: the link drops at the next frame, its clock is lost (the client must
+    /// set it again), its files are kept.
+    public func reboot() { state.withLock { $0.server.firmware.reboot() } }
+
+    /// Makes the bracelet's clock read `seconds` off (Current Time) until a client sets it again.
+    public func stepClock(seconds: Int) { state.withLock { $0.server.firmware.clockErrorSeconds += Int64(seconds) } }
+
+    /// Accepts clients one after another until ``stop()``, or until the bracelet goes out of range
+    /// (`isAvailable` false).
     public func serve(listener: some SeqPacketAcceptor) throws(LinkError) {
-        while !isStopped {
+        while !isStopped, isAvailable() {
             guard let fd = try listener.accept(timeout: .milliseconds(100)) else { continue }
             serve(connection: SeqPacketSocket(adopting: fd))
         }
@@ -63,6 +75,10 @@ public final class SimulatorServer: Sendable {
             state.withLock { $0.server.linkDown() }
         }
         while !isStopped {
+            if !isAvailable() {
+                onEvent(.droppedLink(number))
+                return
+            }
             let wait = min(ContinuousClock.now.duration(to: nextBeat), .milliseconds(100))
             let frame: ReceivedFrame?
             do { frame = try socket.receive(capacity: 1_024, timeout: max(.zero, wait)) } catch {

@@ -218,6 +218,7 @@ public final class BraceletSession {
         }
         var link = Link(bearer: bearer, gatt: gatt, database: database, command: command.valueHandle, response: response.valueHandle,
                         data: data.valueHandle, heartRate: heartRate, model: model, serial: serial)
+        if configuration.readDeviceState { try readDeviceState(&link) }
         try setTimeAndPlan(&link)
         return link
     }
@@ -228,6 +229,23 @@ public final class BraceletSession {
         try expectSuccess(try command(setTime, link: &link), of: setTime)
         let plan = Command.setPlan(configuration.plan)
         try expectSuccess(try command(plan, link: &link), of: plan)
+    }
+
+    /// Reads the bracelet's own clock (Current Time, before set time corrects it) and its status
+    /// (battery, wearing) and reports them as ``SessionEvent/deviceState(_:)``. A bracelet without
+    /// Current Time, or one that refuses the status command, reports what it has.
+    private func readDeviceState(_ link: inout Link) throws(SessionError) {
+        var state = DeviceState()
+        if let c = link.database.characteristic(GATTNumbers.currentTime) {
+            let gatt = link.gatt
+            state.currentTime = try gattStep { () throws(GATTError) in try gatt.read(handle: c.valueHandle) }
+        }
+        if case .status(let status) = try command(.status, link: &link) {
+            state.batteryPercent = Int(status.batteryPercent)
+            state.wearing = Int(status.wearing)
+            state.isCharging = status.isCharging
+        }
+        onEvent(.deviceState(state))
     }
 
     private func expectSuccess(_ response: Response, of command: Command) throws(SessionError) {

@@ -24,6 +24,9 @@ public struct SessionConfiguration {
     public var maximumBackoff: Duration = .seconds(30)
     /// The model expected (e.g. from advertising); a disagreement is reported, Device Information wins.
     public var expectedModel: DeviceModel?
+    /// Before setting the time, read the bracelet's clock and status and report them
+    /// (``SessionEvent/deviceState(_:)``): what an unattended gateway watches (battery, wearing, clock).
+    public var readDeviceState = false
     /// Subscribe to Heart Rate notifications and report them.
     public var liveHeartRate = true
     /// After the transfer, keep the link open this long for live notifications (0: disconnect).

@@ -6,6 +6,9 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
     case connected(attempt: Int)
     /// Device Information read.
     case device(model: DeviceModel, serial: String, firmware: String?)
+    /// The bracelet's clock and status as read before set time (only with
+    /// ``SessionConfiguration/readDeviceState``).
+    case deviceState(DeviceState)
     /// The advertised or expected model disagreed with Device Information (which wins).
     case modelMismatch(expected: DeviceModel, reported: DeviceModel)
     /// The bracelet holds `files` sealed files of `kind` waiting, `bytes` in all (rounded up to whole
@@ -51,6 +54,7 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .connected(let n): "connected (attempt \(n))"
         case let .device(model, serial, firmware): "bracelet \(model) serial \(serial) firmware \(firmware ?? "?")"
+        case .deviceState(let state): "\(state)"
         case let .modelMismatch(expected, reported): "expected a \(expected) but Device Information says \(reported); using \(reported)"
         case let .backlog(kind, files, bytes): "\(kind): \(files) sealed file(s) waiting, about \(bytes) bytes"
         case let .transferProgress(kind, received, size): "\(kind): \(received) of \(size) bytes"

@@ -1,0 +1,166 @@
+import ArgumentParser
+import BraceletGateway
+import BraceletStore
+import BraceletSummaries
+import Foundation
+
+/// `bracelet gateway`: one always-on service that keeps the enrolled bracelets of this machine synced.
+struct GatewayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Keep several bracelets synced, unattended: enrol them, run the service, see its status.",
+        discussion: """
+            bracelet gateway enroll --db bracelet.db --device AA:BB:CC:DD:EE:FF --user P-0042 --tz Europe/Amsterdam --age 54
+            bracelet gateway run --db bracelet.db --jsonl summaries.jsonl --metrics 127.0.0.1:9464
+            bracelet gateway status --db bracelet.db --json
+            bracelet gateway remove --db bracelet.db --device AA:BB:CC:DD:EE:FF
+
+            See docs/gateway.md for the systemd unit and what the service watches for.
+            """,
+        subcommands: [GatewayEnrollCommand.self, GatewayRemoveCommand.self, GatewayRunCommand.self, GatewayStatusCommand.self]
+    )
+}
+
+/// `--device ADDR` or `--via unix:PATH`: which bracelet.
+struct GatewayEndpointOptions: ParsableArguments {
+    @Option(help: "The bracelet's Bluetooth address (what `bracelet scan` shows).")
+    var device: String?
+
+    @Option(help: "A simulated bracelet instead: unix:PATH (see bracelet simulate --serve).")
+    var via: String?
+
+    func validate() throws { _ = try endpoint() }
+
+    /// The endpoint given, checked.
+    func endpoint() throws -> GatewayEndpoint {
+        switch (device, via) {
+        case (nil, nil): throw ValidationError("say which bracelet: --device AA:BB:CC:DD:EE:FF or --via unix:PATH")
+        case (.some, .some): throw ValidationError("--device and --via exclude each other: give one")
+        case (let device?, nil):
+            guard !device.hasPrefix("unix:") else { throw ValidationError("--device takes a Bluetooth address; use --via \(device)") }
+            do { return try GatewayEndpoint(device) } catch { throw ValidationError("--device: \(error)") }
+        case (nil, let via?):
+            guard via.hasPrefix("unix:") else { throw ValidationError("--via must be unix:PATH, not '\(via)'") }
+            do { return try GatewayEndpoint(via) } catch { throw ValidationError("--via: \(error)") }
+        }
+    }
+}
+
+/// `bracelet gateway enroll`.
+struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enroll",
+        abstract: "Enrol a bracelet (or update its settings); a running gateway picks it up within seconds.",
+        discussion: """
+            Settings given are stored with the enrolment and used for its days (time zone, heart-rate \
+            zones) at every sync; settings not given keep what was enrolled before. --age and --hr-max \
+            replace each other. Send SIGHUP to a running gateway to read the change at once.
+            """
+    )
+
+    @OptionGroup var log: LogOptions
+
+    @Option(help: "The bracelet database (created when missing).")
+    var db: String
+
+    @OptionGroup var which: GatewayEndpointOptions
+
+    @Option(help: "Address type of --device (default: what its advertisement says).")
+    var addressType: AddressTypeArgument?
+
+    @Option(help: "Study participant id, sent with every delivery.")
+    var user: String?
+
+    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: this machine's.")
+    var tz: String?
+
+    @Option(help: "Age in years (heart-rate zones, vitality metrics).")
+    var age: Int?
+
+    @Option(name: .customLong("hr-max"), help: "Measured maximum heart rate (instead of --age for zones).")
+    var hrMax: Int?
+
+    @Option(help: "Passkey the bracelet asks for when pairing (0-999999; default its manual's 999999).")
+    var passkey: Int?
+
+    func validate() throws {
+        if age != nil && hrMax != nil { throw ValidationError("give --age or --hr-max, not both") }
+        if let passkey, !(0...999_999).contains(passkey) { throw ValidationError("--passkey must be 0-999999 (six digits), not \(passkey)") }
+        if which.via != nil && (addressType != nil || passkey != nil) {
+            throw ValidationError("--address-type and --passkey apply to --device only")
+        }
+        // The settings are checked as the gateway will use them, before anything is stored.
+        if tz != nil || age != nil || hrMax != nil {
+            do { _ = try DeviceSettings(enrolment: GatewayEnrolment(endpoint: "", timeZone: tz, age: age, hrMax: hrMax)) } catch {
+                if case let GatewayError.invalidSettings(_, reason) = error { throw ValidationError(reason) }
+                throw ValidationError("\(error)")
+            }
+        }
+        if let user, !OutboxEntry.isValidUser(user) {
+            throw ValidationError("--user \(user) is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042)")
+        }
+    }
+
+    func run() throws {
+        let endpoint = try which.endpoint()
+        var enrolment = GatewayEnrolment(endpoint: endpoint.description, addressType: addressType?.rawValue, user: user, timeZone: tz,
+                                         age: age, hrMax: hrMax, passkey: passkey)
+        let store = try openStore(db, mustExist: false)
+        let isNew: Bool
+        do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
+        enrolment = try store.enrolments().first { $0.endpoint == endpoint.description } ?? enrolment
+        if let user = enrolment.user, let serial = enrolment.serial { _ = try store.setUser(user, device: serial) }
+        print("\(isNew ? "enrolled" : "updated") \(endpoint): user \(enrolment.user ?? "-"), tz \(enrolment.timeZone ?? "this machine's"), "
+              + (enrolment.hrMax.map { "hr-max \($0)" } ?? "age \(enrolment.age.map(String.init) ?? "not given")"))
+    }
+}
+
+/// `bracelet gateway remove`.
+struct GatewayRemoveCommand: ParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "End a bracelet's enrolment; its stored data and outbox stay."
+    )
+
+    @OptionGroup var log: LogOptions
+
+    @Option(help: "The bracelet database.")
+    var db: String
+
+    @OptionGroup var which: GatewayEndpointOptions
+
+    func run() throws {
+        let endpoint = try which.endpoint()
+        let store = try openStore(db, mustExist: false)
+        guard try store.removeEnrolment(endpoint: endpoint.description) else {
+            throw CLIError("\(endpoint) is not enrolled in \(db); `bracelet gateway status --db \(db)` lists the enrolled bracelets")
+        }
+        print("removed \(endpoint); its data stays in \(db)")
+    }
+}
+
+/// `bracelet gateway status`.
+struct GatewayStatusCommand: ParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show each enrolled bracelet and each sink, from the database (whether or not a gateway runs)."
+    )
+
+    @OptionGroup var log: LogOptions
+
+    @Option(help: "The bracelet database.")
+    var db: String
+
+    @Flag(help: "Print JSON: {\"devices\":[...],\"sinks\":[...],\"events\":[...]}.")
+    var json = false
+
+    func run() throws {
+        let store = try openStore(db, mustExist: true)
+        let status = try GatewayStatus(store: store)
+        if json {
+            FileHandle.standardOutput.write(Data(status.json() + [10]))
+        } else {
+            print(status.table(), terminator: "")
+        }
+    }
+}

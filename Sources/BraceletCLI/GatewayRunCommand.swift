@@ -1,0 +1,215 @@
+import ArgumentParser
+import BraceletGateway
+import BraceletStore
+import BraceletSync
+import BraceletTransport
+import Foundation
+import Synchronization
+
+/// The last signal asking the gateway to stop (SIGTERM or SIGINT), 0 while none did.
+private let gatewayStopSignal = Atomic<Int32>(0)
+/// Set by SIGHUP: read the enrolments again.
+private let gatewayReload = Atomic<Bool>(false)
+
+/// `bracelet gateway run`: the service itself.
+struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the gateway: sync every enrolled bracelet on schedule and deliver the outbox, until SIGTERM.",
+        discussion: """
+            Each enrolled bracelet whose last sync is older than --interval is synced when it is \
+            reachable (radio bracelets: when heard advertising on --adapter; --via endpoints: tried on \
+            the schedule), up to --max-links at the same time. A failed sync is retried after a wait \
+            that doubles per failure (1 min up to 1 h). The outbox goes to the one sink given, with \
+            sync's retry, pause and dead-letter rules. SIGHUP reads the enrolments again (they are also \
+            read every 5 s). SIGTERM or SIGINT stops at the next safe point: nothing committed is lost, \
+            nothing uncommitted is erased. Under systemd (Type=notify) it sends READY=1, STATUS= and \
+            WATCHDOG=1.
+            """
+    )
+
+    @Option(help: "The bracelet database (enrolments, samples, summaries, outbox).")
+    var db: String
+
+    @Option(help: "Adapter for radio bracelets (default: the first).")
+    var adapter: String?
+
+    @Option(help: "POST each outbox entry to this http(s) URL.")
+    var webhook: String?
+
+    @Option(help: "Shared secret for --webhook (default $BRACELET_WEBHOOK_SECRET).")
+    var secret: String?
+
+    @Option(help: "Append each outbox entry to this JSON Lines file.")
+    var jsonl: String?
+
+    @Option(help: "Upsert outbox entries into this PostgreSQL fleet database.")
+    var postgres: String?
+
+    @Option(help: "Sync a bracelet again once its last sync is this old (seconds).")
+    var interval: Int = 900
+
+    @Option(help: "Bracelets synced at the same time, at most.")
+    var maxLinks: Int = 3
+
+    @Option(help: "Serve Prometheus metrics on this loopback address (127.0.0.1:PORT).")
+    var metrics: String?
+
+    @Option(help: "Raise not_heard once a bracelet is silent this long (hours).")
+    var notHeardHours: Double = 24
+
+    @Option(help: "Raise battery_low at or below this percent.")
+    var batteryLow: Int = 15
+
+    @OptionGroup var log: LogOptions
+
+    // Tests and soaks: calendar time runs this many times faster than real time from --time-origin
+    // (Unix s), the same on the simulator (`simulate --time-scale`), so weeks pass in minutes.
+    @Option(help: .hidden) var timeScale: Double = 1
+    @Option(help: .hidden) var timeOrigin: Int64?
+    @Option(help: .hidden) var timeStart: Int64?
+    @Option(help: .hidden) var retryBaseSeconds: Int64 = 60
+    @Option(help: .hidden) var retryCapSeconds: Int64 = 3_600
+
+    func validate() throws {
+        let sinks = [webhook, jsonl, postgres].compactMap { $0 }
+        if sinks.count > 1 { throw ValidationError("give one sink: --webhook URL --secret S, --jsonl FILE or --postgres URL") }
+        if webhook != nil, (secret ?? ProcessInfo.processInfo.environment["BRACELET_WEBHOOK_SECRET"] ?? "").isEmpty {
+            throw ValidationError("--webhook needs --secret S (or $BRACELET_WEBHOOK_SECRET) so the receiver can check X-Bracelet-Signature")
+        }
+        if webhook == nil, secret != nil { throw ValidationError("--secret only applies to --webhook") }
+        guard interval >= 1, interval <= 30 * 86_400 else { throw ValidationError("--interval must be 1 to 2592000 seconds, not \(interval)") }
+        guard (1...16).contains(maxLinks) else { throw ValidationError("--max-links must be 1 to 16, not \(maxLinks)") }
+        guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0") }
+        guard notHeardHours > 0 else { throw ValidationError("--not-heard-hours must be above 0") }
+        guard (0...100).contains(batteryLow) else { throw ValidationError("--battery-low must be 0-100") }
+    }
+
+    /// The sink given, if any.
+    var delivery: GatewayDelivery? {
+        if let webhook { return .webhook(url: webhook, secret: secret ?? ProcessInfo.processInfo.environment["BRACELET_WEBHOOK_SECRET"] ?? "") }
+        if let jsonl { return .jsonl(path: jsonl) }
+        if let postgres { return .postgres(uri: postgres) }
+        return nil
+    }
+
+    func run() async throws {
+        let store = try openStore(db, mustExist: false)
+        let lock: ForwarderLock?
+        do { lock = delivery == nil ? nil : try ForwarderLock(databasePath: db) } catch { throw CLIError("\(error)") }
+        defer { withExtendedLifetime(lock) {} }
+
+        var settings = Gateway.Settings()
+        settings.intervalSeconds = Int64(interval)
+        settings.maxLinks = maxLinks
+        settings.adapter = adapter
+        settings.retryBaseSeconds = retryBaseSeconds
+        settings.retryCapSeconds = retryCapSeconds
+        settings.events.notHeardSeconds = Int64(notHeardHours * 3_600)
+        settings.events.batteryLowPercent = batteryLow
+        let origin = timeOrigin ?? Int64(Date().timeIntervalSince1970)
+        settings.clock = ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
+        let gateway = Gateway(store: store, settings: settings) { event in
+            if event.isWarning { Log.warning("gateway: \(event)") } else if case .reloaded = event { Log.debug("gateway: \(event)") } else { Log.info("gateway: \(event)") }
+        }
+        let server = try metrics.map { address in
+            do { return try MetricsServer(address: address) { Self.exposition(gateway) } } catch { throw CLIError("\(error)") }
+        }
+        if let server { Log.info("gateway: metrics on http://\(metrics ?? ""):\(server.port == 0 ? "" : "")/metrics (port \(server.port))") }
+
+        signal(SIGTERM) { gatewayStopSignal.store($0, ordering: .relaxed) }
+        signal(SIGINT) { gatewayStopSignal.store($0, ordering: .relaxed) }
+        signal(SIGHUP) { _ in gatewayReload.store(true, ordering: .relaxed) }
+        signal(SIGPIPE, SIG_IGN)
+
+        let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
+        let enrolled = try store.enrolments().count
+        Log.info("gateway: \(enrolled) enrolled bracelet(s), interval \(interval) s, up to \(maxLinks) link(s)"
+                 + (delivery.map { ", delivering to \($0.description)" } ?? "; no sink given: the outbox waits for `bracelet sync`"))
+        let control = Thread {
+            Self.supervise(gateway, notifier: notifier)
+        }
+        control.start()
+
+        let deliveryTask = delivery.map { target in
+            Task {
+                let policy = try RetryPolicy(baseDelaySeconds: 1, maxDelaySeconds: 300)
+                do {
+                    try await target.follow(store: store, policy: policy, pollMilliseconds: 1_000) { event in
+                        switch event {
+                        case .delivered(let key, _, _): Log.debug("gateway: delivered \(key)")
+                        case .waiting: break
+                        default: Log.warning("gateway: delivery: \(event)")
+                        }
+                    }
+                } catch is CancellationError {
+                } catch {
+                    Log.error("gateway: delivery stopped: \(error)")
+                    throw error
+                }
+            }
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                gateway.run()
+                done.resume()
+            }.start()
+        }
+        deliveryTask?.cancel()
+        _ = await deliveryTask?.result
+        server?.stop()
+        notifier.notify("STOPPING=1")
+        let signal = gatewayStopSignal.load(ordering: .relaxed)
+        Log.info("gateway: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); everything committed is kept")
+    }
+
+    /// The control thread: turns signals into stop and reload requests, and tells systemd the
+    /// gateway is ready, how it is doing (every 10 s), and that it is alive (at half the watchdog
+    /// interval, only while the schedule keeps running).
+    static func supervise(_ gateway: Gateway, notifier: ServiceNotifier) {
+        notifier.notify("READY=1\nSTATUS=\(statusLine(gateway))")
+        var lastStatus = ContinuousClock.now, lastWatchdog = ContinuousClock.now - .seconds(3_600)
+        var lastTick = -1
+        while !gateway.isStopping {
+            if gatewayStopSignal.load(ordering: .relaxed) != 0 {
+                notifier.notify("STOPPING=1")
+                gateway.stop()
+                break
+            }
+            if gatewayReload.exchange(false, ordering: .relaxed) {
+                Log.info("gateway: SIGHUP: reading the enrolments again")
+                gateway.requestReload()
+            }
+            if lastStatus.duration(to: .now) >= .seconds(10) {
+                lastStatus = .now
+                notifier.notify("STATUS=\(statusLine(gateway))")
+            }
+            if let every = notifier.watchdogMilliseconds, lastWatchdog.duration(to: .now) >= .milliseconds(every) {
+                let tick = gateway.tickCount
+                // A schedule that stopped turning must not be kept alive by this thread.
+                if tick != lastTick {
+                    lastTick = tick
+                    lastWatchdog = .now
+                    notifier.notify("WATCHDOG=1")
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// One line for systemd's STATUS=.
+    static func statusLine(_ gateway: Gateway) -> String {
+        let enrolled = gateway.enrolled
+        let synced = enrolled.filter { $0.failures == 0 && $0.lastSyncAt != nil }.count
+        let pending = (try? gateway.store.outboxCounts().pending).map(String.init) ?? "?"
+        return "\(enrolled.count) bracelet(s), \(synced) synced, \(gateway.activeEndpoints.count) syncing, \(pending) outbox entries pending"
+    }
+
+    /// The metrics text: the gateway's counters and the store's gauges.
+    static func exposition(_ gateway: Gateway) -> String {
+        let enrolments = (try? gateway.store.enrolments()) ?? gateway.enrolled
+        let lastSyncs = enrolments.compactMap { e in e.lastSyncAt.map { (device: e.serial ?? e.endpoint, seconds: Double($0) / 1_000) } }
+        let pending = ((try? gateway.store.sinkCounts()) ?? []).map { (sink: $0.sink, count: $0.pending) }
+        return gateway.metrics.exposition(lastSyncs: lastSyncs, pending: pending)
+    }
+}

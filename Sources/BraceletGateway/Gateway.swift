@@ -1,0 +1,312 @@
+import BraceletIngest
+import BraceletProtocol
+import BraceletStore
+import BraceletTransport
+import Foundation
+import Synchronization
+
+/// Keeps every enrolled bracelet synced, unattended: whenever one is reachable and its last sync
+/// is older than the interval, it is synced (``LiveSync``: connect, secure, transfer, commit, erase,
+/// recompute, disconnect), several at a time up to the link limit, each on its own thread so that a
+/// slow or failing bracelet never holds up the others. A failed sync is retried after a backoff
+/// that doubles per consecutive failure up to a cap (gateway clock). Enrolments are read again on
+/// ``requestReload()`` (SIGHUP) and on their own every few seconds, so `gateway enroll/remove`
+/// take effect while it runs. Operator events (``OperatorEvents``) go to the outbox.
+///
+/// Radio bracelets are tried only while heard advertising (management-interface discovery, on its
+/// own thread); `unix:` endpoints are tried on the schedule alone (a refused connection is a
+/// bracelet out of range).
+public final class Gateway: @unchecked Sendable {
+    /// How the gateway schedules and what it watches for.
+    public struct Settings: Sendable {
+        /// A bracelet is synced again once its last sync is this old (seconds, gateway clock).
+        public var intervalSeconds: Int64 = 900
+        /// Syncs at the same time, at most.
+        public var maxLinks = 3
+        /// First wait after a failed sync (seconds, gateway clock); doubles per failure.
+        public var retryBaseSeconds: Int64 = 60
+        /// Longest wait after failed syncs (seconds, gateway clock).
+        public var retryCapSeconds: Int64 = 3_600
+        /// Operator-event thresholds.
+        public var events = OperatorEvents.Thresholds()
+        /// How often enrolments are read again without a SIGHUP (real seconds).
+        public var reloadSeconds: Double = 5
+        /// The gateway's time (scaled for tests).
+        public var clock = ScaledClock.wall
+        /// The adapter for radio bracelets (default: the first).
+        public var adapter: String?
+        /// How long a radio bracelet counts as in range after it was last heard (real seconds).
+        public var heardWindowSeconds: Double = 30
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The database with the enrolments, samples, summaries and outbox.
+    public let store: Store
+    /// The settings.
+    public let settings: Settings
+    /// Counters for `--metrics`.
+    public let metrics = GatewayMetrics()
+    private let onEvent: @Sendable (GatewayEvent) -> Void
+    private let events: OperatorEvents
+
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var enrolments: [GatewayEnrolment] = []
+    private var active: Set<String> = []
+    private var retryAt: [String: Int64] = [:]
+    private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
+    private var reloadRequested = true
+    private let stopping = Atomic<Bool>(false)
+    private let running = DispatchGroup()
+    private let ticks = Atomic<Int>(0)
+
+    /// A gateway over `store`; `onEvent` sees what it does, from its threads.
+    public init(store: Store, settings: Settings, onEvent: @escaping @Sendable (GatewayEvent) -> Void = { _ in }) {
+        self.store = store
+        self.settings = settings
+        self.onEvent = onEvent
+        events = OperatorEvents(store: store, thresholds: settings.events, clock: settings.clock)
+    }
+
+    /// Reads the enrolments again at the next tick (SIGHUP).
+    public func requestReload() { lock.withLock { reloadRequested = true } }
+
+    /// Asks the gateway to stop: no new sync starts, running ones stop at their next safe point.
+    public func stop() { stopping.store(true, ordering: .relaxed) }
+
+    /// Whether ``stop()`` was called.
+    public var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    /// How many times the schedule has run (ten a second while alive): a watchdog sees it move.
+    public var tickCount: Int { ticks.load(ordering: .relaxed) }
+
+    /// Endpoints being synced now.
+    public var activeEndpoints: Set<String> { lock.withLock { active } }
+
+    /// The enrolments as last read.
+    public var enrolled: [GatewayEnrolment] { lock.withLock { enrolments } }
+
+    /// Runs the schedule on the calling thread until ``stop()``, then waits for running syncs to
+    /// reach their safe point. Radio discovery runs on its own thread while radio bracelets are enrolled.
+    public func run() {
+        var lastReload = ContinuousClock.now - .seconds(3_600)
+        var discovery: Thread?
+        while !isStopping {
+            let due = lock.withLock { reloadRequested } || lastReload.duration(to: .now) >= .milliseconds(Int(settings.reloadSeconds * 1_000))
+            if due {
+                lastReload = .now
+                reload()
+                events.checkNotHeard(enrolled, onEvent: note)
+            }
+            if discovery == nil, enrolled.contains(where: { $0.endpoint.hasPrefix("ble:") }) {
+                discovery = Thread { [self] in discover() }
+                discovery?.start()
+            }
+            startDueSyncs()
+            ticks.add(1, ordering: .relaxed)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        running.wait()
+    }
+
+    private func reload() {
+        do {
+            let fresh = try store.enrolments()
+            lock.withLock {
+                reloadRequested = false
+                // A sync running now updates its own copy when it ends; the stored row is as new.
+                enrolments = fresh
+            }
+            onEvent(.reloaded(enrolments: fresh.count))
+        } catch {
+            lock.withLock { reloadRequested = false }
+            onEvent(.problem("cannot read the enrolments: \(error)"))
+        }
+    }
+
+    private func startDueSyncs() {
+        let now = settings.clock.nowMilliseconds()
+        let chosen: [GatewayEnrolment] = lock.withLock {
+            var picked: [GatewayEnrolment] = []
+            // Longest-waiting first, so a link limit below the number of bracelets serves them in turn.
+            for e in enrolments.sorted(by: { ($0.lastSyncAt ?? Int64.min) < ($1.lastSyncAt ?? Int64.min) }) {
+                guard active.count < settings.maxLinks else { break }
+                guard !active.contains(e.endpoint), (retryAt[e.endpoint] ?? Int64.min) <= now else { continue }
+                if let last = e.lastSyncAt, now - last < settings.intervalSeconds * 1_000 { continue }
+                if e.endpoint.hasPrefix("ble:") {
+                    guard let seen = heard[e.endpoint], seen.at.duration(to: .now) <= .milliseconds(Int(settings.heardWindowSeconds * 1_000)) else { continue }
+                }
+                active.insert(e.endpoint)
+                picked.append(e)
+            }
+            return picked
+        }
+        for enrolment in chosen {
+            running.enter()
+            let thread = Thread { [self] in
+                defer { running.leave() }
+                sync(enrolment)
+            }
+            thread.start()
+        }
+    }
+
+    /// One sync of `enrolment` on the calling thread, and its bookkeeping.
+    private func sync(_ enrolment: GatewayEnrolment) {
+        let endpoint = enrolment.endpoint
+        onEvent(.syncStarted(endpoint: endpoint))
+        try? store.setEnrolmentState(endpoint: endpoint, state: "syncing")
+        var attempt = GatewayAttempt(at: 0, completed: false, heard: false)
+        var outcome: LiveSync.Outcome?
+        var zone = TimeZone.current
+        var stateReadAt: Int64?
+        var serialRead: String?
+        do {
+            let device = try DeviceSettings(enrolment: enrolment)
+            zone = device.configuration.timeZone
+            let pipeline = IngestPipeline(store: store, configuration: device.configuration, age: device.age)
+            let connector = try connector(for: enrolment)
+            var configuration = SessionConfiguration()
+            let clock = settings.clock
+            configuration.now = { clock.nowSeconds() }
+            let nowSeconds = clock.nowSeconds()
+            configuration.timeZoneOffsetMinutes = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(nowSeconds))) / 60
+            let offset = configuration.timeZoneOffsetMinutes
+            configuration.readDeviceState = true
+            configuration.liveHeartRate = false
+            configuration.maximumReconnects = 3
+            configuration.initialBackoff = .milliseconds(500)
+            configuration.maximumBackoff = .seconds(4)
+            configuration.shouldStop = { [self] in isStopping }
+            var connections = 0
+            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
+                if case .connected = event { connections += 1 }
+                if case .device(_, let serial, _) = event {
+                    serialRead = serial.isEmpty ? nil : serial
+                    do { try device.assignParticipant(serial: serial, in: store) } catch {
+                        onEvent(.problem("\(endpoint): cannot assign \(serial) to its participant: \(error)"))
+                    }
+                }
+                // The first reading of a session is the clock as the bracelet kept it (a reconnect
+                // reads it again after set time); it is compared with the gateway's at that moment.
+                if case .deviceState(let state) = event, stateReadAt == nil {
+                    let readAt = clock.nowMilliseconds()
+                    stateReadAt = readAt
+                    var known = enrolment
+                    known.serial = serialRead ?? enrolment.serial
+                    events.deviceRead(known, previousOffsetMinutes: enrolment.offsetMinutes, state: state, readAt: readAt, zone: zone,
+                                      onEvent: note)
+                    // Set time follows at once: the offset it sets is recorded first (see setEnrolmentOffset).
+                    do { try store.setEnrolmentOffset(endpoint: endpoint, minutes: offset) } catch {
+                        onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
+                    }
+                }
+            }
+            outcome = result
+            attempt.heard = connections > 0
+            attempt.completed = result.completed
+            attempt.serial = result.report?.serial
+            attempt.battery = result.deviceState?.batteryPercent
+            attempt.wearing = result.deviceState?.wearing
+            attempt.backlogBytes = result.backlogBytes
+            // Only a session that got as far as reading the clock went on to set it.
+            if stateReadAt != nil { attempt.offsetMinutes = offset }
+            attempt.error = result.error.map { "\($0)" } ?? result.recomputeError
+            if attempt.error == nil, !attempt.completed { attempt.error = "stopped before the end of the sync" }
+            for warning in result.eraseRecordErrors { onEvent(.problem("\(endpoint): \(warning)")) }
+        } catch {
+            attempt.error = "\(error)"
+        }
+        attempt.at = settings.clock.nowMilliseconds()
+        let bytes = outcome?.report?.bytesReceived ?? 0
+        metrics.recordSync(completed: attempt.completed, bytes: bytes)
+        do { try store.recordAttempt(endpoint: endpoint, attempt) } catch {
+            onEvent(.problem("\(endpoint): cannot record the sync in the database: \(error)"))
+        }
+        let updated: GatewayEnrolment? = lock.withLock {
+            active.remove(endpoint)
+            guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return nil }
+            var e = enrolments[index]
+            e.lastAttemptAt = attempt.at
+            if attempt.completed { e.lastSyncAt = attempt.at; e.failures = 0 } else { e.failures += 1 }
+            if attempt.heard { e.lastHeardAt = attempt.at }
+            e.offsetMinutes = attempt.offsetMinutes ?? e.offsetMinutes
+            e.serial = attempt.serial.flatMap { $0.isEmpty ? nil : $0 } ?? e.serial
+            if !attempt.completed {
+                let shift = min(e.failures - 1, 20)
+                let wait = min(settings.retryBaseSeconds << Int64(shift), settings.retryCapSeconds)
+                retryAt[endpoint] = attempt.at + wait * 1_000
+            } else {
+                retryAt[endpoint] = nil
+            }
+            enrolments[index] = e
+            return e
+        }
+        onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,
+                           completed: attempt.completed, error: attempt.error))
+        guard let updated else { return }
+        if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
+            onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))
+        }
+        events.afterSync(updated, zone: zone, completed: attempt.completed, onEvent: note)
+    }
+
+    /// Counts and reports an operator event.
+    private func note(_ event: GatewayEvent) {
+        if case .operatorEvent = event { metrics.recordOperatorEvent() }
+        onEvent(event)
+    }
+
+    /// The connector for an enrolment: a Unix socket, or L2CAP secured as the bracelet requires.
+    private func connector(for enrolment: GatewayEnrolment) throws -> BraceletConnector {
+        switch try GatewayEndpoint(enrolment.endpoint) {
+        case .unix(let path):
+            return UnixSocketConnector(path: path)
+        case .radio(let address):
+            let seen = lock.withLock { heard[enrolment.endpoint] }
+            let type: LEAddressType = enrolment.addressType.map { $0 == "public" ? .public : .random } ?? seen?.addressType ?? .random
+                        let base = L2CAPConnector(address: address, addressType: type, adapter: settings.adapter,
+                                      shouldStop: { [self] in isStopping })
+            // A device advertising without the bracelet's service data is a standard sensor (a
+            // heart-rate strap): it is connected at the security it asks for, none to begin with.
+            if let seen, !seen.isBracelet { return base }
+            let level = BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
+            let passkey = UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey))
+            // Passkey entry needs a keyboard on both sides; anything less pairs Just Works.
+            let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
+            let agent = try PairingAgent(settings: .init(adapter: settings.adapter, ioCapability: capability, passkey: passkey, bondable: true))
+            return SecureConnector(base: base, level: level, agent: agent, onSecured: { _, _ in })
+        }
+    }
+
+    /// Listens for advertisements (management-interface discovery, as `scan` does) and records when
+    /// each enrolled radio bracelet was last heard, until the gateway stops.
+    private func discover() {
+                let scanner = LEScanner(adapter: settings.adapter, shouldStop: { [self] in isStopping })
+        while !isStopping {
+            let wanted = Set(enrolled.map(\.endpoint).filter { $0.hasPrefix("ble:") })
+            do {
+                _ = try scanner.scan(seconds: 10, untilReport: { [self] report in
+                    let key = "ble:\(report.address)"
+                    guard wanted.contains(key) else { return false }
+                    let isNew = lock.withLock {
+                        let fresh = heard[key].map { $0.at.duration(to: .now) > .milliseconds(Int(settings.heardWindowSeconds * 1_000)) } ?? true
+                        heard[key] = (.now, report.addressType, report.bracelet?.pairingState ?? heard[key]?.pairingState,
+                                      report.bracelet != nil || heard[key]?.isBracelet == true)
+                        return fresh
+                    }
+                    if isNew {
+                        onEvent(.heard(endpoint: key))
+                        try? store.setEnrolmentState(endpoint: key, state: "heard", heardAt: settings.clock.nowMilliseconds())
+                    }
+                    return false
+                })
+            } catch {
+                onEvent(.problem("discovery on \(settings.adapter ?? "the first adapter") failed: \(error); trying again in 10 s"))
+                for _ in 0..<100 where !isStopping { Thread.sleep(forTimeInterval: 0.1) }
+            }
+        }
+    }
+}

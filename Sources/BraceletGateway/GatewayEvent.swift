@@ -1,0 +1,41 @@
+/// What the gateway does, for the command's log lines (the library prints nothing).
+public enum GatewayEvent: Sendable, CustomStringConvertible {
+    /// The enrolments were read again (count).
+    case reloaded(enrolments: Int)
+    /// A sync of `endpoint` started.
+    case syncStarted(endpoint: String)
+    /// A sync ended: files committed, bytes received, whether it completed, the error when not.
+    case syncEnded(endpoint: String, serial: String?, files: Int, bytes: Int, completed: Bool, error: String?)
+    /// `endpoint` failed `failures` times in a row; it is tried again in `retryInSeconds` (gateway clock).
+    case backingOff(endpoint: String, failures: Int, retryInSeconds: Int64)
+    /// An operator event was written to the outbox.
+    case operatorEvent(device: String, name: String, detail: String)
+    /// A radio bracelet was heard advertising.
+    case heard(endpoint: String)
+    /// Something went wrong that does not stop the gateway (a store write, discovery).
+    case problem(String)
+
+    /// One line for a log.
+    public var description: String {
+        switch self {
+        case .reloaded(let n): "\(n) enrolled bracelet(s)"
+        case .syncStarted(let endpoint): "\(endpoint): syncing"
+        case let .syncEnded(endpoint, serial, files, bytes, completed, error):
+            "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes"
+                : "sync failed after \(files) file(s): \(error ?? "stopped")")
+        case let .backingOff(endpoint, failures, seconds): "\(endpoint): \(failures) failure(s) in a row; next try in \(seconds) s"
+        case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
+        case .heard(let endpoint): "\(endpoint): heard"
+        case .problem(let text): text
+        }
+    }
+
+    /// Whether the line is a warning rather than information.
+    public var isWarning: Bool {
+        switch self {
+        case .operatorEvent, .problem, .backingOff: true
+        case .syncEnded(_, _, _, _, let completed, _): !completed
+        default: false
+        }
+    }
+}

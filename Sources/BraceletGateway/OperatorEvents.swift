@@ -1,0 +1,125 @@
+import BraceletDecoder
+import BraceletStore
+import BraceletTransport
+import Foundation
+
+/// The conditions someone must look at, written to the outbox as entries of kind `event:NAME`
+/// (delivered like summaries, listed by `gateway status`): `not_heard` (nothing from the bracelet
+/// for a day), `battery_low`, `not_worn` (a whole local day of slots, none worn), `clock_corrected`
+/// (its clock was more than a minute off when set), `sync_failing` (several failed syncs in a row).
+/// Each occurrence is written once: its outbox key names the occurrence (the day, the last time
+/// heard, the start of the failing run), so checking again writes nothing.
+public struct OperatorEvents: Sendable {
+    /// When an event is raised.
+    public struct Thresholds: Sendable {
+        /// Not heard for this long (seconds, gateway clock).
+        public var notHeardSeconds: Int64 = 86_400
+        /// Battery at or below this percent.
+        public var batteryLowPercent = 15
+        /// A clock off by more than this (seconds).
+        public var clockCorrectionSeconds: Int64 = 60
+        /// This many failed syncs in a row.
+        public var failures = 3
+
+        /// The defaults.
+        public init() {}
+    }
+
+    let store: Store
+    let thresholds: Thresholds
+    let clock: ScaledClock
+
+    /// Raises `not_heard` for every enrolment silent longer than the threshold.
+    func checkNotHeard(_ enrolments: [GatewayEnrolment], onEvent: (GatewayEvent) -> Void) {
+        let now = clock.nowMilliseconds()
+        for e in enrolments {
+            let since = e.lastHeardAt ?? e.enrolledAt
+            guard now - since > thresholds.notHeardSeconds * 1_000 else { continue }
+            let hours = (now - since) / 3_600_000
+            raise("not_heard", e, occurrence: "\(since)", at: now, zone: nil,
+                  detail: "not heard for \(hours) h (since \(UTCTime.iso8601(unixMilliseconds: since)))", onEvent: onEvent)
+        }
+    }
+
+    /// The events the bracelet's own report shows (battery, clock), raised as soon as it is read at
+    /// the start of a session, before set time corrects the clock: a sync cut short afterwards (a
+    /// dropped link, a killed process) cannot lose them.
+    func deviceRead(_ e: GatewayEnrolment, previousOffsetMinutes: Int?, state: DeviceState, readAt: Int64, zone: TimeZone,
+                    onEvent: (GatewayEvent) -> Void) {
+        let today = Self.localDate(readAt / 1_000, zone: zone)
+        if let battery = state.batteryPercent, battery <= thresholds.batteryLowPercent, state.isCharging != true {
+            raise("battery_low", e, occurrence: today.description, at: readAt, zone: zone,
+                  detail: "battery at \(battery) %: charge the bracelet", onEvent: onEvent)
+        }
+        // Current Time is local time in the offset set last; before the gateway set one it is unknown.
+        // The read and its report are a quarter of a real second apart at most: on a clock running
+        // faster than real time that quarter second is allowed for too.
+        if let bytes = state.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes {
+            let error = local - Int64(previousOffsetMinutes) * 60 - readAt / 1_000
+            let slack = clock.scale > 1 ? Int64((clock.scale * 0.25).rounded(.up)) : 0
+            if abs(error) > thresholds.clockCorrectionSeconds + slack {
+                raise("clock_corrected", e, occurrence: "\(readAt)", at: readAt, zone: zone,
+                      detail: "its clock was \(abs(error)) s \(error > 0 ? "ahead" : "behind"); set to the gateway's time", onEvent: onEvent)
+            }
+        }
+    }
+
+    /// The events a sync's end shows: repeated failures, and (after a completed sync) the previous
+    /// local day not worn.
+    func afterSync(_ e: GatewayEnrolment, zone: TimeZone, completed: Bool, onEvent: (GatewayEvent) -> Void) {
+        let now = clock.nowMilliseconds()
+        let today = Self.localDate(now / 1_000, zone: zone)
+        if !completed, e.failures == thresholds.failures {
+            raise("sync_failing", e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: now, zone: zone,
+                  detail: "\(e.failures) syncs failed in a row; last: \(e.lastError ?? "see the log")", onEvent: onEvent)
+        }
+        if completed, let serial = e.serial {
+            let yesterday = today.adding(days: -1)
+            let start = Self.utcStart(of: yesterday, zone: zone), end = Self.utcStart(of: today, zone: zone)
+            if let counts = try? store.wornSlotCount(device: serial, from: start, to: end),
+               counts.slots > 0, counts.worn == 0, Int64(counts.slots) * 60 >= (end - start) * 9 / 10 {
+                raise("not_worn", e, occurrence: yesterday.description, at: now, zone: zone,
+                      detail: "not worn on \(yesterday)", onEvent: onEvent)
+            }
+        }
+    }
+
+    private func raise(_ name: String, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,
+                       onEvent: (GatewayEvent) -> Void) {
+        let device = e.serial ?? e.endpoint
+        let date = Self.localDate(at / 1_000, zone: zone ?? TimeZone(identifier: e.timeZone ?? "") ?? .current)
+        do {
+            if try store.enqueueOperatorEvent(key: "event:\(device):\(name):\(occurrence)", name: name, device: device,
+                                              localDate: date.description, at: at, detail: detail) {
+                onEvent(.operatorEvent(device: device, name: name, detail: detail))
+            }
+        } catch {
+            onEvent(.problem("cannot write the \(name) event of \(device): \(error)"))
+        }
+    }
+
+    /// The local date of Unix time `seconds` in `zone`.
+    static func localDate(_ seconds: Int64, zone: TimeZone) -> LocalDate {
+        let local = seconds + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
+        return LocalDate(dayNumber: Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400))
+    }
+
+    /// The Unix time at which `date` starts in `zone`.
+    static func utcStart(of date: LocalDate, zone: TimeZone) -> Int64 {
+        let midnight = Int64(date.dayNumber) * 86_400
+        // The offset at local midnight: try the offset an hour later too, for a zone whose change falls at midnight.
+        let first = midnight - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(midnight))))
+        return midnight - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(first))))
+    }
+
+    /// A Current Time value (year u16, month, day, hours, minutes, seconds, ...) as local seconds
+    /// since 1970-01-01 00:00; `nil` when it is not a date and time.
+    static func localSeconds(_ value: [UInt8]) -> Int64? {
+        guard value.count >= 7 else { return nil }
+        let year = Int(value[0]) | Int(value[1]) << 8
+        guard let date = LocalDate(year: year, month: Int(value[2]), day: Int(value[3])), value[4] < 24, value[5] < 60, value[6] < 60 else {
+            return nil
+        }
+        return Int64(date.dayNumber) * 86_400 + Int64(value[4]) * 3_600 + Int64(value[5]) * 60 + Int64(value[6])
+    }
+}
