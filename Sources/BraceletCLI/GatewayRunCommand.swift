@@ -3,6 +3,7 @@ import BraceletGateway
 import BraceletStore
 import BraceletSync
 import BraceletTransport
+import CHeapTuning
 import Foundation
 import Synchronization
 
@@ -94,6 +95,9 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func run() async throws {
+        // Before any thread allocates: a service that runs for months keeps its memory bounded
+        // (one malloc arena; per-thread arenas grew with every sync thread).
+        boundHeapForBackfill()
         let store = try openStore(db, mustExist: false)
         let lock: ForwarderLock?
         do { lock = delivery == nil ? nil : try ForwarderLock(databasePath: db) } catch { throw CLIError("\(error)") }

@@ -56,6 +56,7 @@ public final class Gateway: @unchecked Sendable {
     private var enrolments: [GatewayEnrolment] = []
     private var active: Set<String> = []
     private var retryAt: [String: Int64] = [:]
+    private var pipelines: [String: (key: String, pipeline: IngestPipeline)] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
     private var reloadRequested = true
     private let stopping = Atomic<Bool>(false)
@@ -118,6 +119,8 @@ public final class Gateway: @unchecked Sendable {
                 reloadRequested = false
                 // A sync running now updates its own copy when it ends; the stored row is as new.
                 enrolments = fresh
+                let kept = Set(fresh.map(\.endpoint))
+                pipelines = pipelines.filter { kept.contains($0.key) }
             }
             onEvent(.reloaded(enrolments: fresh.count))
         } catch {
@@ -166,7 +169,7 @@ public final class Gateway: @unchecked Sendable {
         do {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.configuration.timeZone
-            let pipeline = IngestPipeline(store: store, configuration: device.configuration, age: device.age)
+            let pipeline = pipeline(for: enrolment, device)
             let connector = try connector(for: enrolment)
             var configuration = SessionConfiguration()
             let clock = settings.clock
@@ -251,6 +254,19 @@ public final class Gateway: @unchecked Sendable {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))
         }
         events.afterSync(updated, zone: zone, completed: attempt.completed, onEvent: note)
+    }
+
+    /// The ingest pipeline of `enrolment`, made once and kept while its settings stay the same (a
+    /// new one per sync would make a new queue and recomputer for every sync of every bracelet).
+    private func pipeline(for enrolment: GatewayEnrolment, _ device: DeviceSettings) -> IngestPipeline {
+        let key = [enrolment.endpoint, enrolment.timeZone ?? "", enrolment.age.map(String.init) ?? "", enrolment.hrMax.map(String.init) ?? ""]
+            .joined(separator: "\u{0}")
+        return lock.withLock {
+            if let kept = pipelines[enrolment.endpoint], kept.key == key { return kept.pipeline }
+            let made = IngestPipeline(store: store, configuration: device.configuration, age: device.age)
+            pipelines[enrolment.endpoint] = (key, made)
+            return made
+        }
     }
 
     /// Counts and reports an operator event.

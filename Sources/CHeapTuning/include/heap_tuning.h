@@ -17,5 +17,4 @@ int bracelet_bound_heap(void);
 /// Bytes malloc holds right now in blocks mapped on their own (outside the heap), from mallinfo2:
 /// what bracelet_keep_freed_heap is meant to keep at zero for blocks of up to 32 MiB.
 unsigned long bracelet_separately_mapped_bytes(void);
-
 #endif
