@@ -53,6 +53,7 @@ public final class PairingAgent: Sendable {
     public let secureConnections: Bool
     private let socket: Mutex<ManagementSocket>
     private let outcomes = Mutex<[BluetoothAddress: Outcome]>([:])
+    private let peerPasskeys = Mutex<[BluetoothAddress: UInt32]>([:])
     private let bluetoothdAgent = Mutex<BluezAgent?>(nil)
     private let onEvent: @Sendable (PairingEvent) -> Void
 
@@ -90,6 +91,19 @@ public final class PairingAgent: Sendable {
         bluetoothdAgent.withLock { $0 = agent }
     }
 
+    /// Answers `address`'s passkey requests with `passkey` instead of the settings' one. One agent
+    /// serves every pairing of its adapter: the kernel sends each request to every management
+    /// socket and takes the first answer, so two agents on one adapter would race with their own
+    /// passkeys (and overwrite each other's IO capability).
+    public func setPasskey(_ passkey: UInt32, for address: BluetoothAddress) {
+        peerPasskeys.withLock { $0[address] = passkey }
+    }
+
+    /// The passkey typed when `address` asks for one; `nil` when its requests are refused.
+    public func passkey(for address: BluetoothAddress) -> UInt32? {
+        peerPasskeys.withLock { $0[address] } ?? settings.passkey
+    }
+
     /// Forgets what is known about `address`'s pairing (before a new connection attempt).
     public func reset(_ address: BluetoothAddress) {
         outcomes.withLock { $0[address] = nil }
@@ -105,7 +119,7 @@ public final class PairingAgent: Sendable {
     /// event to `onEvent`. Returns them.
     @discardableResult
     public func service(timeout: Duration) -> [PairingEvent] {
-        let index = adapter.index, name = adapter.name, passkey = settings.passkey
+        let index = adapter.index, name = adapter.name
         let bluez = bluetoothdAgent.withLock { $0 }
         var events: [PairingEvent] = socket.withLock { socket in
             var out: [PairingEvent] = []
@@ -115,7 +129,7 @@ public final class PairingAgent: Sendable {
                 guard packet.index == index, let event = PairingEvent(packet) else { continue }
                 out.append(event)
                 if case .passkeyRequested(let device) = event, bluez == nil {
-                    if let passkey {
+                    if let passkey = self.passkey(for: device.address) {
                         _ = try? socket.command(ManagementOpcode.userPasskeyReply, index: index,
                                                 parameters: PairingCommand.passkeyReply(to: device, passkey: passkey),
                                                 operation: "answering the passkey request of \(device)", adapter: name)
@@ -131,7 +145,7 @@ public final class PairingAgent: Sendable {
         for event in events {
             outcomes.withLock { all in
                 switch event {
-                case .passkeyRequested(let d): if bluez == nil { all[d.address, default: Outcome()].passkeyAnswered = settings.passkey != nil }
+                case .passkeyRequested(let d): if bluez == nil { all[d.address, default: Outcome()].passkeyAnswered = self.passkey(for: d.address) != nil }
                 case .bluetoothdAgent(.passkeyEntered(let device, _)): all[device, default: Outcome()].passkeyAnswered = true
                 case .authenticationFailed(let d, let status): all[d.address, default: Outcome()].failure = status
                 case .disconnected(let d, let reason): all[d.address, default: Outcome()].disconnectReason = reason
