@@ -58,6 +58,7 @@ public final class Gateway: @unchecked Sendable {
     private var retryAt: [String: Int64] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
     private var reloadRequested = true
+    private var agent: PairingAgent?
     private let stopping = Atomic<Bool>(false)
     private let running = DispatchGroup()
     private let ticks = Atomic<Int>(0)
@@ -258,11 +259,25 @@ public final class Gateway: @unchecked Sendable {
             // heart-rate strap): it is connected at the security it asks for, none to begin with.
             if let seen, !seen.isBracelet { return base }
             let level = BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
-            let passkey = UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey))
-            // Passkey entry needs a keyboard on both sides; anything less pairs Just Works.
-            let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
-            let agent = try PairingAgent(settings: .init(adapter: settings.adapter, ioCapability: capability, passkey: passkey, bondable: true))
+            let agent = try pairingAgent()
+            agent.setPasskey(UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey)), for: address)
             return SecureConnector(base: base, level: level, agent: agent, onSecured: { _, _ in })
+        }
+    }
+
+    /// The adapter's one pairing agent, shared by every link (made at the first secured connect):
+    /// the kernel hands each passkey request to every management socket and takes the first
+    /// answer, and the IO capability is the adapter's, so an agent per link would answer other
+    /// bracelets' requests with its own passkey and switch the capability under their pairings.
+    /// Keyboard-only, so a bracelet that asks for passkey entry gets it; one that cannot enter or
+    /// show a passkey pairs Just Works with it all the same.
+    private func pairingAgent() throws -> PairingAgent {
+        try lock.withLock {
+            if let agent { return agent }
+            let made = try PairingAgent(settings: .init(adapter: settings.adapter, ioCapability: .keyboardOnly,
+                                                        passkey: BraceletSecurity.defaultPasskey, bondable: true))
+            agent = made
+            return made
         }
     }
 
