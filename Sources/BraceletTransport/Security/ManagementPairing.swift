@@ -8,6 +8,8 @@ extension ManagementOpcode {
     public static let setBondable: UInt16 = 0x0009
     /// Load Long Term Keys: replaces the adapter's whole list of LE keys.
     public static let loadLongTermKeys: UInt16 = 0x0013
+    /// Disconnect: ends the link to one remote device (answered once it is gone).
+    public static let disconnect: UInt16 = 0x0014
     /// Set IO Capability (used by every later pairing).
     public static let setIOCapability: UInt16 = 0x0018
     /// Pair Device.

@@ -158,6 +158,35 @@ public final class PairingAgent: Sendable {
         return events
     }
 
+    /// Declares `capability` to the peers of links set up from now on. The capability is the
+    /// adapter's, and the kernel takes it when a link is set up: a caller that needs different
+    /// capabilities for different peers sets up one link at a time.
+    public func setIOCapability(_ capability: IOCapability) throws(BluetoothError) {
+        let index = adapter.index, name = adapter.name
+        try socket.withLock { socket throws(BluetoothError) in
+            _ = try socket.command(ManagementOpcode.setIOCapability, index: index, parameters: [capability.rawValue],
+                               operation: "setting \(name)'s pairing IO capability", adapter: name)
+        }
+    }
+
+    /// Ends the link to `device` now, rather than when the kernel drops an idle link (about 2 s
+    /// after its last socket closed); false when there was no link.
+    @discardableResult
+    public func disconnect(_ device: ManagementAddress) throws(BluetoothError) -> Bool {
+        let index = adapter.index, name = adapter.name
+        return try socket.withLock { socket throws(BluetoothError) -> Bool in
+            do throws(BluetoothError) {
+                try socket.command(ManagementOpcode.disconnect, index: index, parameters: device.wireBytes,
+                                   operation: "disconnecting \(device) on \(name)", adapter: name)
+                return true
+            } catch {
+                // Not Connected (0x02): the link was already gone.
+                if case .management(_, let status) = error, status == 0x02 { return false }
+                throw error
+            }
+        }
+    }
+
     /// Removes every key of `device` on the adapter (and ends a connection to it). Returns false
     /// when the adapter held no bond with it.
     @discardableResult
