@@ -126,7 +126,9 @@ public final class PairingAgent: Sendable {
             var wait = timeout
             while let packet = try? socket.nextEvent(timeout: wait) {
                 wait = .milliseconds(1)
-                guard packet.index == index, let event = PairingEvent(packet) else { continue }
+                guard packet.index == index else { continue }
+                if packet.code == ManagementEventCode.userConfirmRequest, bluez == nil { Self.confirm(packet.parameters, index: index, name: name, on: socket) }
+                guard let event = PairingEvent(packet) else { continue }
                 out.append(event)
                 if case .passkeyRequested(let device) = event, bluez == nil {
                     if let passkey = self.passkey(for: device.address) {
@@ -185,6 +187,18 @@ public final class PairingAgent: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Answers a User Confirmation Request. The kernel asks it of the side that initiates a Just
+    /// Works pairing of LE Secure Connections when a side cannot show a number (confirm hint 1):
+    /// there is nothing to compare and the link was asked for, so it is confirmed (unanswered, the
+    /// pairing stalls until SMP's 30 s timeout). A number to compare (numeric comparison) can be
+    /// shown to no one here, so that is refused.
+    static func confirm(_ parameters: [UInt8], index: UInt16, name: String, on socket: ManagementSocket) {
+        guard parameters.count >= 8, let device = ManagementAddress(parameters, at: 0) else { return }
+        let justWorks = parameters[7] == 1
+        _ = try? socket.command(justWorks ? ManagementOpcode.userConfirmReply : ManagementOpcode.userConfirmNegativeReply, index: index,
+                                parameters: device.wireBytes, operation: "answering the pairing confirmation of \(device)", adapter: name)
     }
 
     /// Removes every key of `device` on the adapter (and ends a connection to it). Returns false
