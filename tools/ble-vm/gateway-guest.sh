@@ -59,7 +59,6 @@ for i in 0 1 2; do
   "$B" simulate "${common[@]}" --serve "unix:/tmp/sim$i.sock" > "$L/sim-unix$i.log" 2>&1 &
   SIMS+=($!)
 done
-HCI_SIM=("${SIMS[0]}" "${SIMS[2]}" "${SIMS[4]}")
 for i in 0 1 2; do
   for log in sim-hci$i.log sim-unix$i.log; do
     waits_for "$L/$log" 'advertising on|serving on' 180 || { fail "simulator did not come up ($log):"; cat "$L/$log"; exit 99; }
@@ -129,7 +128,6 @@ wait "$GATEWAY_PIPE"
 rc=$(cat "$L/gateway.rc" 2>/dev/null)
 [ "$rc" = 0 ] && ok "gateway exited 0 $(since "$t") s after SIGTERM" || { fail "gateway exited ${rc:-?} after SIGTERM:"; tail -3 "$L/gateway.log"; }
 btmon_stop
-for i in "${!HCI_SIM[@]}"; do kill "${HCI_SIM[$i]}" 2>/dev/null; done
 
 # Overlapping links: not provable on this virtual radio. btvirt (bluez-test-tools 5.66) links a
 # central's second connection under the next free handle on the central (43) and the first free one
@@ -157,5 +155,7 @@ shown=0
 for i in 0 1 2; do grep -qE "\"serial\" ?: ?\"${SERIAL[$i]}\"" "$L/status.json" && shown=$((shown + 1)); done
 [ $shown -eq 3 ] && ok "gateway status --json shows all three serials" || { fail "gateway status shows $shown of 3 serials:"; head -c 600 "$L/status.json"; cat "$L/status.err"; }
 
+# Every simulator ends (their logs are on the results share, which the guest unmounts at the end).
+for pid in "${SIMS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
 echo "---- gateway: $failures failure(s)"
 exit $failures
