@@ -80,8 +80,19 @@ start_gateway() {
     --log-level warning "${clock[@]}" 2>>"$OUT/gateway.log" &
   gateway=$!
 }
-sample() { # RSS KiB, open files and CPU time (clock ticks, user + system) of the running gateway
-  echo "$(awk '/VmRSS/ {print $2}' /proc/"$gateway"/status) $(ls /proc/"$gateway"/fd | wc -l) $(awk '{print $14 + $15}' /proc/"$gateway"/stat)"
+sample() { # anonymous RSS KiB (median of 5 readings over 2 s), open files (the fewest of those readings:
+  # links and deliveries in flight come and go) and CPU time (clock ticks, user + system) of the gateway
+  python3 - "$gateway" <<'PY'
+import os, statistics, sys, time
+pid = sys.argv[1]
+rss, fds = [], []
+for _ in range(5):
+    rss.append(int(next(l for l in open(f"/proc/{pid}/status") if l.startswith("RssAnon:")).split()[1]))
+    fds.append(len(os.listdir(f"/proc/{pid}/fd")))
+    time.sleep(0.4)
+stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+print(int(statistics.median(rss)), min(fds), int(stat[11]) + int(stat[12]))
+PY
 }
 start_receiver
 start_gateway
@@ -172,7 +183,7 @@ growth = lambda a, b: round(100.0 * (int(b) - int(a)) / int(a), 1)
 for p in problems[:20]:
     print("gateway-soak:", p, file=sys.stderr)
 print(f"gateway-soak: {len(expected)} complete local days per bracelet ({first}..{last}); operator events {dict(events)}; "
-      f"gateway RSS {baseline[0]} -> {final[0]} KiB, open files {baseline[1]} -> {final[1]}, "
+      f"gateway anonymous RSS {baseline[0]} -> {final[0]} KiB, open files {baseline[1]} -> {final[1]}, "
       f"CPU {cpu:.3f} s per bracelet-day (hour {baseline_hour:g} to the end); {seconds} s", file=sys.stderr)
 print(f"soak: bracelets={n} days={days} summarized={summarized}/{n} lost_beats={lost} duplicate_final_versions={duplicates} "
       f"rss_growth={growth(baseline[0], final[0])}% fds_growth={growth(baseline[1], final[1])}%")

@@ -29,6 +29,8 @@ struct GatewayEndpointOptions: ParsableArguments {
     @Option(help: "A simulated bracelet instead: unix:PATH (see bracelet simulate --serve).")
     var via: String?
 
+    func validate() throws { _ = try endpoint() }
+
     /// The endpoint given, checked.
     func endpoint() throws -> GatewayEndpoint {
         switch (device, via) {
@@ -85,6 +87,13 @@ struct GatewayEnrollCommand: ParsableCommand {
         if which.via != nil && (addressType != nil || passkey != nil) {
             throw ValidationError("--address-type and --passkey apply to --device only")
         }
+        // The settings are checked as the gateway will use them, before anything is stored.
+        if tz != nil || age != nil || hrMax != nil {
+            do { _ = try DeviceSettings(enrolment: GatewayEnrolment(endpoint: "", timeZone: tz, age: age, hrMax: hrMax)) } catch {
+                if case let GatewayError.invalidSettings(_, reason) = error { throw ValidationError(reason) }
+                throw ValidationError("\(error)")
+            }
+        }
         if let user, !OutboxEntry.isValidUser(user) {
             throw ValidationError("--user \(user) is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042)")
         }
@@ -94,10 +103,6 @@ struct GatewayEnrollCommand: ParsableCommand {
         let endpoint = try which.endpoint()
         var enrolment = GatewayEnrolment(endpoint: endpoint.description, addressType: addressType?.rawValue, user: user, timeZone: tz,
                                          age: age, hrMax: hrMax, passkey: passkey)
-        // The settings are checked as the gateway will use them before anything is stored.
-        if tz != nil || age != nil || hrMax != nil {
-            do { _ = try DeviceSettings(enrolment: enrolment) } catch { throw ValidationError("\(error)") }
-        }
         let store = try openStore(db, mustExist: false)
         let isNew: Bool
         do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }

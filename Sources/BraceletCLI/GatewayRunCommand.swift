@@ -3,6 +3,7 @@ import BraceletGateway
 import BraceletStore
 import BraceletSync
 import BraceletTransport
+import CHeapTuning
 import Foundation
 import Synchronization
 
@@ -95,6 +96,8 @@ struct GatewayRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         log.apply()
+        // Before any thread allocates: a service that runs for months keeps its memory in two arenas.
+        _ = bracelet_limit_arenas()
         let store = try openStore(db, mustExist: false)
         let lock: ForwarderLock?
         do { lock = delivery == nil ? nil : try ForwarderLock(databasePath: db) } catch { throw CLIError("\(error)") }

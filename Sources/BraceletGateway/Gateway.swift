@@ -165,6 +165,7 @@ public final class Gateway: @unchecked Sendable {
         var outcome: LiveSync.Outcome?
         var zone = TimeZone.current
         var stateReadAt: Int64?
+        var serialRead: String?
         do {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.configuration.timeZone
@@ -176,6 +177,7 @@ public final class Gateway: @unchecked Sendable {
             configuration.now = { clock.nowSeconds() }
             let nowSeconds = clock.nowSeconds()
             configuration.timeZoneOffsetMinutes = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(nowSeconds))) / 60
+            let offset = configuration.timeZoneOffsetMinutes
             configuration.readDeviceState = true
             configuration.liveHeartRate = false
             configuration.maximumReconnects = 3
@@ -186,12 +188,25 @@ public final class Gateway: @unchecked Sendable {
             let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
                 if case .connected = event { connections += 1 }
                 if case .device(_, let serial, _) = event {
+                    serialRead = serial.isEmpty ? nil : serial
                     do { try device.assignParticipant(serial: serial, in: store) } catch {
                         onEvent(.problem("\(endpoint): cannot assign \(serial) to its participant: \(error)"))
                     }
                 }
-                // The bracelet's clock is compared with the gateway's at the moment it was read.
-                if case .deviceState = event { stateReadAt = clock.nowMilliseconds() }
+                // The first reading of a session is the clock as the bracelet kept it (a reconnect
+                // reads it again after set time); it is compared with the gateway's at that moment.
+                if case .deviceState(let state) = event, stateReadAt == nil {
+                    let readAt = clock.nowMilliseconds()
+                    stateReadAt = readAt
+                    var known = enrolment
+                    known.serial = serialRead ?? enrolment.serial
+                    events.deviceRead(known, previousOffsetMinutes: enrolment.offsetMinutes, state: state, readAt: readAt, zone: zone,
+                                      onEvent: note)
+                    // Set time follows at once: the offset it sets is recorded first (see setEnrolmentOffset).
+                    do { try store.setEnrolmentOffset(endpoint: endpoint, minutes: offset) } catch {
+                        onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
+                    }
+                }
             }
             outcome = result
             attempt.heard = connections > 0
@@ -200,7 +215,8 @@ public final class Gateway: @unchecked Sendable {
             attempt.battery = result.deviceState?.batteryPercent
             attempt.wearing = result.deviceState?.wearing
             attempt.backlogBytes = result.backlogBytes
-            if attempt.heard { attempt.offsetMinutes = configuration.timeZoneOffsetMinutes }
+            // Only a session that got as far as reading the clock went on to set it.
+            if stateReadAt != nil { attempt.offsetMinutes = offset }
             attempt.error = result.error.map { "\($0)" } ?? result.recomputeError
             if attempt.error == nil, !attempt.completed { attempt.error = "stopped before the end of the sync" }
             for warning in result.eraseRecordErrors { onEvent(.problem("\(endpoint): \(warning)")) }
@@ -238,8 +254,7 @@ public final class Gateway: @unchecked Sendable {
         if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))
         }
-        events.afterSync(updated, previousOffsetMinutes: enrolment.offsetMinutes, state: outcome?.deviceState, stateReadAt: stateReadAt, zone: zone,
-                         completed: attempt.completed, onEvent: note)
+        events.afterSync(updated, zone: zone, completed: attempt.completed, onEvent: note)
     }
 
     /// Counts and reports an operator event.

@@ -41,27 +41,34 @@ public struct OperatorEvents: Sendable {
         }
     }
 
-    /// The events a sync can show: battery, clock, failures, and (after a completed sync) the
-    /// previous local day not worn.
-    func afterSync(_ e: GatewayEnrolment, previousOffsetMinutes: Int?, state: DeviceState?, stateReadAt: Int64?, zone: TimeZone, completed: Bool,
-                   onEvent: (GatewayEvent) -> Void) {
-        let now = clock.nowMilliseconds()
-        let today = Self.localDate(now / 1_000, zone: zone)
-        if let battery = state?.batteryPercent, battery <= thresholds.batteryLowPercent, state?.isCharging != true {
-            raise("battery_low", e, occurrence: today.description, at: now, zone: zone,
+    /// The events the bracelet's own report shows (battery, clock), raised as soon as it is read at
+    /// the start of a session, before set time corrects the clock: a sync cut short afterwards (a
+    /// dropped link, a killed process) cannot lose them.
+    func deviceRead(_ e: GatewayEnrolment, previousOffsetMinutes: Int?, state: DeviceState, readAt: Int64, zone: TimeZone,
+                    onEvent: (GatewayEvent) -> Void) {
+        let today = Self.localDate(readAt / 1_000, zone: zone)
+        if let battery = state.batteryPercent, battery <= thresholds.batteryLowPercent, state.isCharging != true {
+            raise("battery_low", e, occurrence: today.description, at: readAt, zone: zone,
                   detail: "battery at \(battery) %: charge the bracelet", onEvent: onEvent)
         }
         // Current Time is local time in the offset set last; before the gateway set one it is unknown.
         // The read and its report are a quarter of a real second apart at most: on a clock running
         // faster than real time that quarter second is allowed for too.
-        if let bytes = state?.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes, let stateReadAt {
-            let error = local - Int64(previousOffsetMinutes) * 60 - stateReadAt / 1_000
-            let slack = Int64((clock.scale * 0.25).rounded(.up))
-            if abs(error) > thresholds.clockCorrectionSeconds + (clock.scale > 1 ? slack : 0) {
-                raise("clock_corrected", e, occurrence: "\(now)", at: now, zone: zone,
+        if let bytes = state.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes {
+            let error = local - Int64(previousOffsetMinutes) * 60 - readAt / 1_000
+            let slack = clock.scale > 1 ? Int64((clock.scale * 0.25).rounded(.up)) : 0
+            if abs(error) > thresholds.clockCorrectionSeconds + slack {
+                raise("clock_corrected", e, occurrence: "\(readAt)", at: readAt, zone: zone,
                       detail: "its clock was \(abs(error)) s \(error > 0 ? "ahead" : "behind"); set to the gateway's time", onEvent: onEvent)
             }
         }
+    }
+
+    /// The events a sync's end shows: repeated failures, and (after a completed sync) the previous
+    /// local day not worn.
+    func afterSync(_ e: GatewayEnrolment, zone: TimeZone, completed: Bool, onEvent: (GatewayEvent) -> Void) {
+        let now = clock.nowMilliseconds()
+        let today = Self.localDate(now / 1_000, zone: zone)
         if !completed, e.failures == thresholds.failures {
             raise("sync_failing", e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: now, zone: zone,
                   detail: "\(e.failures) syncs failed in a row; last: \(e.lastError ?? "see the log")", onEvent: onEvent)

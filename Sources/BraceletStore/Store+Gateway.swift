@@ -176,6 +176,18 @@ extension Store {
         }
     }
 
+    /// Records the UTC offset about to be set on the bracelet's clock, durably, before it is set:
+    /// the next sync reads the bracelet's clock in that offset, also when this process is killed
+    /// before the attempt's outcome is recorded.
+    public func setEnrolmentOffset(endpoint: String, minutes: Int) throws {
+        try write { db in
+            let statement = try db.prepare("UPDATE gateway_enrolments SET offset_minutes = ?2 WHERE endpoint = ?1")
+            statement.bind(endpoint, at: 1)
+            statement.bind(minutes, at: 2)
+            try statement.run()
+        }
+    }
+
     /// Records the outcome of one sync attempt of `endpoint`: a completed one resets its failures,
     /// a failed one counts one more; what the bracelet reported replaces what was known (a value it
     /// did not report is kept). No row (removed meanwhile): nothing happens.

@@ -167,7 +167,7 @@ final class ResumeOnce: @unchecked Sendable {
         get { lock.withLock { _deadline } }
         set {
             let answered = lock.withLock { () -> Bool in
-                _deadline = newValue
+                if continuation != nil { _deadline = newValue }
                 return continuation == nil
             }
             if answered { newValue?.cancel() }
@@ -175,9 +175,12 @@ final class ResumeOnce: @unchecked Sendable {
     }
     private var _deadline: DispatchWorkItem?
 
+    // Both ends let go of the deadline and the cancel closure: the closure holds the task, whose
+    // completion handler holds this object (and the task its request with the whole body), so
+    // keeping them formed a cycle that leaked every delivery's body in a long-running forwarder.
     func resume(_ result: WebhookSink.SendResult) {
         let (pending, deadline) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, DispatchWorkItem?) in
-            defer { continuation = nil }
+            defer { continuation = nil; _deadline = nil; _onTimeout = nil }
             return (continuation, _deadline)
         }
         deadline?.cancel()
@@ -186,7 +189,7 @@ final class ResumeOnce: @unchecked Sendable {
 
     func timeOut(_ result: WebhookSink.SendResult) {
         let (pending, cancel) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, (@Sendable () -> Void)?) in
-            defer { continuation = nil }
+            defer { continuation = nil; _deadline = nil; _onTimeout = nil }
             return (continuation, _onTimeout)
         }
         guard let pending else { return }

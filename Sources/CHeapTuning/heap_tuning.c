@@ -10,3 +10,7 @@ int bracelet_keep_freed_heap(void) {
 unsigned long bracelet_separately_mapped_bytes(void) {
     return (unsigned long)mallinfo2().hblkhd;
 }
+
+int bracelet_limit_arenas(void) {
+    return mallopt(M_ARENA_MAX, 2);
+}

@@ -106,6 +106,40 @@ func temporaryFolder() throws -> String {
         #expect(try store.outboxCounts().pending > 0, "the synced days were summarised into the outbox")
     }
 
+    /// A bracelet whose clock went 10 minutes wrong between two syncs raises one clock_corrected
+    /// event (an outbox entry of kind event:clock_corrected), and the next sync, with the clock set
+    /// right again, raises none.
+    @Test func aClockOffByMoreThanAMinuteRaisesOneEvent() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try ServedBracelet(directory: folder, serial: "GWTC0001", model: .v2, slowMilliseconds: nil)
+        defer { a.stop() }
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + a.path, timeZone: "Europe/Amsterdam"))
+        var settings = Gateway.Settings()
+        settings.intervalSeconds = 1
+        let syncs = Mutex(0)
+        let gateway = Gateway(store: store, settings: settings) { event in
+            if case .syncEnded(_, _, _, _, true, _) = event { syncs.withLock { $0 += 1 } }
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        func waitFor(_ count: Int) throws {
+            let deadline = Date().addingTimeInterval(60)
+            while syncs.withLock({ $0 }) < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(syncs.withLock { $0 } >= count)
+        }
+        try waitFor(1)
+        #expect(try store.operatorEvents(limit: 10).isEmpty, "the first sync knows no offset to read the clock in")
+        a.server.stepClock(seconds: -600)
+        let before = syncs.withLock { $0 }
+        try waitFor(before + 2)
+        let events = try store.operatorEvents(limit: 10)
+        #expect(events.map(\.kind) == ["event:clock_corrected"])
+        #expect(events.first?.device == "GWTC0001")
+    }
+
     /// `gateway status --json`'s document: every enrolled bracelet with the agreed keys, and the sinks.
     @Test func statusDocumentHasTheAgreedKeys() throws {
         let folder = try temporaryFolder()

@@ -12,4 +12,9 @@ int bracelet_keep_freed_heap(void);
 /// what bracelet_keep_freed_heap is meant to keep at zero for blocks of up to 32 MiB.
 unsigned long bracelet_separately_mapped_bytes(void);
 
+/// Caps glibc's malloc at two arenas. Every thread that allocates while another holds an arena gets
+/// one of its own (up to 8 per core), and each keeps the memory freed in it: a long-running service
+/// whose syncs each run on a fresh thread (the gateway) grew to 77 MiB of anonymous memory over 4
+/// simulated days with 5 bracelets, and to 31 MiB with two arenas. Returns 1 when glibc took it.
+int bracelet_limit_arenas(void);
 #endif
