@@ -195,10 +195,16 @@ public final class PairingAgent: Sendable {
     /// pairing stalls until SMP's 30 s timeout). A number to compare (numeric comparison) can be
     /// shown to no one here, so that is refused.
     static func confirm(_ parameters: [UInt8], index: UInt16, name: String, on socket: ManagementSocket) {
-        guard parameters.count >= 8, let device = ManagementAddress(parameters, at: 0) else { return }
-        let justWorks = parameters[7] == 1
-        _ = try? socket.command(justWorks ? ManagementOpcode.userConfirmReply : ManagementOpcode.userConfirmNegativeReply, index: index,
-                                parameters: device.wireBytes, operation: "answering the pairing confirmation of \(device)", adapter: name)
+        guard let (opcode, device) = confirmationAnswer(parameters) else { return }
+        _ = try? socket.command(opcode, index: index, parameters: device.wireBytes,
+                                operation: "answering the pairing confirmation of \(device)", adapter: name)
+    }
+
+    /// The answer to a User Confirmation Request's parameters (address, type, confirm hint, value):
+    /// User Confirmation Reply for hint 1, Negative Reply otherwise; `nil` when they are too short.
+    static func confirmationAnswer(_ parameters: [UInt8]) -> (opcode: UInt16, device: ManagementAddress)? {
+        guard parameters.count >= 12, let device = ManagementAddress(parameters, at: 0) else { return nil }
+        return (parameters[7] == 1 ? ManagementOpcode.userConfirmReply : ManagementOpcode.userConfirmNegativeReply, device)
     }
 
     /// Removes every key of `device` on the adapter (and ends a connection to it). Returns false
