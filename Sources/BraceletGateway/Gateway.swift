@@ -59,6 +59,9 @@ public final class Gateway: @unchecked Sendable {
     private var pipelines: [String: (key: String, pipeline: IngestPipeline)] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
     private var reloadRequested = true
+    private var agent: PairingAgent?
+    /// Held while a bracelet's link is set up and secured (``RadioLink``).
+    private let linkSetUp = NSLock()
     private let stopping = Atomic<Bool>(false)
     private let running = DispatchGroup()
     private let ticks = Atomic<Int>(0)
@@ -170,7 +173,8 @@ public final class Gateway: @unchecked Sendable {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.configuration.timeZone
             let pipeline = pipeline(for: enrolment, device)
-            let connector = try connector(for: enrolment)
+            let (connector, release) = try connector(for: enrolment)
+            defer { release() }
             var configuration = SessionConfiguration()
             let clock = settings.clock
             configuration.now = { clock.nowSeconds() }
@@ -275,11 +279,12 @@ public final class Gateway: @unchecked Sendable {
         onEvent(event)
     }
 
-    /// The connector for an enrolment: a Unix socket, or L2CAP secured as the bracelet requires.
-    private func connector(for enrolment: GatewayEnrolment) throws -> BraceletConnector {
+    /// The connector for an enrolment: a Unix socket, or L2CAP secured as the bracelet requires;
+    /// and what to do once the sync is over (end a bracelet's link at once: see ``RadioLink``).
+    private func connector(for enrolment: GatewayEnrolment) throws -> (BraceletConnector, release: () -> Void) {
         switch try GatewayEndpoint(enrolment.endpoint) {
         case .unix(let path):
-            return UnixSocketConnector(path: path)
+            return (UnixSocketConnector(path: path), {})
         case .radio(let address):
             let seen = lock.withLock { heard[enrolment.endpoint] }
             let type: LEAddressType = enrolment.addressType.map { $0 == "public" ? .public : .random } ?? seen?.addressType ?? .random
@@ -287,13 +292,30 @@ public final class Gateway: @unchecked Sendable {
                                       shouldStop: { [self] in isStopping })
             // A device advertising without the bracelet's service data is a standard sensor (a
             // heart-rate strap): it is connected at the security it asks for, none to begin with.
-            if let seen, !seen.isBracelet { return base }
+            if let seen, !seen.isBracelet { return (base, {}) }
             let level = BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
-            let passkey = UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey))
-            // Passkey entry needs a keyboard on both sides; anything less pairs Just Works.
+            let agent = try pairingAgent()
+            agent.setPasskey(UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey)), for: address)
+            // Passkey entry needs a keyboard; a keyboard facing a bracelet without one would ask for
+            // MITM protection it cannot give (its kernel refuses: Authentication Requirements).
             let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
-            let agent = try PairingAgent(settings: .init(adapter: settings.adapter, ioCapability: capability, passkey: passkey, bondable: true))
-            return SecureConnector(base: base, level: level, agent: agent, onSecured: { _, _ in })
+            let link = RadioLink(secure: SecureConnector(base: base, level: level, agent: agent, onSecured: { _, _ in }),
+                                 agent: agent, capability: capability, setUp: linkSetUp,
+                                 device: ManagementAddress(address, type))
+            return (link, { link.release() })
+        }
+    }
+
+    /// The adapter's one pairing agent, shared by every link (made at the first secured connect):
+    /// the kernel hands each passkey request to every management socket and takes the first
+    /// answer, so an agent per link would answer other bracelets' requests with its own passkey.
+    private func pairingAgent() throws -> PairingAgent {
+        try lock.withLock {
+            if let agent { return agent }
+            let made = try PairingAgent(settings: .init(adapter: settings.adapter, ioCapability: .noInputNoOutput,
+                                                        passkey: BraceletSecurity.defaultPasskey, bondable: true))
+            agent = made
+            return made
         }
     }
 

@@ -86,6 +86,20 @@ struct PairingTests {
         #expect(SecureConnector.classify(lost, address: "B", passkey: 999_999, wanted: .high) == nil)
     }
 
+    @Test func justWorksConfirmationsAreConfirmedAndNumericComparisonRefused() throws {
+        // The User Confirmation Request the gateway's kernel sent in the VM (Just Works, hint 1),
+        // for 00:AA:01:02:00:02 (LE public), value 76124.
+        let justWorks: [UInt8] = [0x02, 0x00, 0x02, 0x01, 0xAA, 0x00, 0x01, 0x01, 0x5C, 0x29, 0x01, 0x00]
+        let answer = try #require(PairingAgent.confirmationAnswer(justWorks))
+        #expect(answer.opcode == ManagementOpcode.userConfirmReply)
+        #expect(answer.device.address.description == "00:AA:01:02:00:02")
+        #expect(answer.device.wireBytes == Array(justWorks.prefix(7)))
+        var numeric = justWorks
+        numeric[7] = 0
+        #expect(PairingAgent.confirmationAnswer(numeric)?.opcode == ManagementOpcode.userConfirmNegativeReply)
+        #expect(PairingAgent.confirmationAnswer(Array(justWorks.prefix(11))) == nil)
+    }
+
     @Test func messagesSayWhatToDo() {
         #expect(PairingError.wrongPasskey(address: "B", passkey: 1_234).description.contains("passkey 001234"))
         #expect(PairingError.bondLost(address: "00:AA:01:01:00:01").description.contains("bracelet unpair 00:AA:01:01:00:01"))

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs inside the ble-vm guest (chrooted into the host's read-only root): loads the Bluetooth
-# modules of the guest kernel, creates two virtual LE controllers with btvirt, powers them through
+# modules of the guest kernel, creates $CONTROLLERS (run.sh: 2 unless told) virtual LE controllers with btvirt, powers them through
 # the management interface, then runs the guest script with its arguments and returns its status.
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
@@ -12,13 +12,15 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 for m in ecb cmac af_alg algif_hash algif_skcipher drbg bluetooth hci_vhci; do
   modprobe -d "$KMODDIR" "$m" || { echo "ble-vm: cannot load module $m" >&2; exit 125; }
 done
-btvirt -L -l2 > /tmp/btvirt.log 2>&1 &
+n=${CONTROLLERS:-2}
+last=/sys/class/bluetooth/hci$((n - 1))
+btvirt -L -l"$n" > /tmp/btvirt.log 2>&1 &
 for _ in $(seq 100); do
-  [ -e /sys/class/bluetooth/hci0 ] && [ -e /sys/class/bluetooth/hci1 ] && break
+  [ -e "$last" ] && break
   sleep 0.1
 done
-[ -e /sys/class/bluetooth/hci1 ] || { echo "ble-vm: btvirt made no controllers:" >&2; cat /tmp/btvirt.log >&2; exit 125; }
-for i in 0 1; do
+[ -e "$last" ] || { echo "ble-vm: btvirt made fewer than $n controllers:" >&2; cat /tmp/btvirt.log >&2; exit 125; }
+for i in $(seq 0 $((n - 1))); do
   btmgmt --index $i power on > /dev/null || { echo "ble-vm: cannot power hci$i" >&2; exit 125; }
 done
 cd "$REPO"

@@ -19,7 +19,8 @@
 # Needs root (installs Debian packages when missing, keeps the kernel in BLE_VM_CACHE, default
 # /var/cache/bracelet-ble-vm, re-created when missing). BLE_VM_TIMEOUT (seconds, default 600) bounds
 # the whole run; a run that hits it exits 124. BLE_VM_KERNEL boots another Debian kernel package
-# instead of the one linux-image-amd64 depends on.
+# instead of the one linux-image-amd64 depends on. BLE_VM_CONTROLLERS (2 to 8, default 2) makes that
+# many controllers on the one virtual radio, hciN with address 00:AA:01:0N:00:0N, all powered.
 set -euo pipefail
 
 usage() { echo "usage: $0 GUEST_SCRIPT [ARG...]" >&2; exit 2; }
@@ -31,6 +32,8 @@ repo=$(cd "$here/../.." && pwd)
 cache=${BLE_VM_CACHE:-/var/cache/bracelet-ble-vm}
 bracelet=${BRACELET:-$repo/.build/debug/bracelet}
 timeout_s=${BLE_VM_TIMEOUT:-600}
+controllers=${BLE_VM_CONTROLLERS:-2}
+case "$controllers" in [2-8]) ;; *) echo "ble-vm: BLE_VM_CONTROLLERS=$controllers: give 2 to 8 virtual controllers" >&2; exit 2;; esac
 
 case "$bracelet" in /tmp/*) echo "ble-vm: BRACELET=$bracelet is under /tmp, which the guest cannot see; build in the checkout" >&2; exit 2;; esac
 [ -x "$bracelet" ] || { echo "ble-vm: no bracelet binary at $bracelet; run \`swift build\` first" >&2; exit 2; }
@@ -88,7 +91,7 @@ mkdir -p "$out"
 rm -f "$out/.rc"
 cp "$script" "$out/.guest-script"
 {
-  printf 'export BRACELET=%q REPO=%q OUT=/tmp/ble-vm-out KMODDIR=%q KVER=%q\n' "$bracelet" "$repo" "$kroot/root" "$kver"
+  printf 'export BRACELET=%q REPO=%q OUT=/tmp/ble-vm-out KMODDIR=%q KVER=%q CONTROLLERS=%q\n' "$bracelet" "$repo" "$kroot/root" "$kver" "$controllers"
   printf 'set --'; printf ' %q' "$@"; printf '\n'
 } > "$out/.guest-env"
 started=$(date +%s.%N)

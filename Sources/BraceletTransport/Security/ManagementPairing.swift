@@ -8,12 +8,18 @@ extension ManagementOpcode {
     public static let setBondable: UInt16 = 0x0009
     /// Load Long Term Keys: replaces the adapter's whole list of LE keys.
     public static let loadLongTermKeys: UInt16 = 0x0013
+    /// Disconnect: ends the link to one remote device (answered once it is gone).
+    public static let disconnect: UInt16 = 0x0014
     /// Set IO Capability (used by every later pairing).
     public static let setIOCapability: UInt16 = 0x0018
     /// Pair Device.
     public static let pairDevice: UInt16 = 0x0019
     /// Unpair Device: removes every key of one remote device.
     public static let unpairDevice: UInt16 = 0x001B
+    /// User Confirmation Reply.
+    public static let userConfirmReply: UInt16 = 0x001C
+    /// User Confirmation Negative Reply.
+    public static let userConfirmNegativeReply: UInt16 = 0x001D
     /// User Passkey Reply.
     public static let userPasskeyReply: UInt16 = 0x001E
     /// User Passkey Negative Reply.
@@ -29,6 +35,8 @@ extension ManagementEventCode {
     public static let deviceConnected: UInt16 = 0x000B
     /// Device Disconnected.
     public static let deviceDisconnected: UInt16 = 0x000C
+    /// User Confirmation Request (Just Works, or numeric comparison).
+    public static let userConfirmRequest: UInt16 = 0x000F
     /// User Passkey Request.
     public static let userPasskeyRequest: UInt16 = 0x0010
     /// Authentication Failed.

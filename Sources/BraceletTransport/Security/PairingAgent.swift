@@ -53,6 +53,7 @@ public final class PairingAgent: Sendable {
     public let secureConnections: Bool
     private let socket: Mutex<ManagementSocket>
     private let outcomes = Mutex<[BluetoothAddress: Outcome]>([:])
+    private let peerPasskeys = Mutex<[BluetoothAddress: UInt32]>([:])
     private let bluetoothdAgent = Mutex<BluezAgent?>(nil)
     private let onEvent: @Sendable (PairingEvent) -> Void
 
@@ -90,6 +91,19 @@ public final class PairingAgent: Sendable {
         bluetoothdAgent.withLock { $0 = agent }
     }
 
+    /// Answers `address`'s passkey requests with `passkey` instead of the settings' one. One agent
+    /// serves every pairing of its adapter: the kernel sends each request to every management
+    /// socket and takes the first answer, so two agents on one adapter would race with their own
+    /// passkeys (and overwrite each other's IO capability).
+    public func setPasskey(_ passkey: UInt32, for address: BluetoothAddress) {
+        peerPasskeys.withLock { $0[address] = passkey }
+    }
+
+    /// The passkey typed when `address` asks for one; `nil` when its requests are refused.
+    public func passkey(for address: BluetoothAddress) -> UInt32? {
+        peerPasskeys.withLock { $0[address] } ?? settings.passkey
+    }
+
     /// Forgets what is known about `address`'s pairing (before a new connection attempt).
     public func reset(_ address: BluetoothAddress) {
         outcomes.withLock { $0[address] = nil }
@@ -105,17 +119,19 @@ public final class PairingAgent: Sendable {
     /// event to `onEvent`. Returns them.
     @discardableResult
     public func service(timeout: Duration) -> [PairingEvent] {
-        let index = adapter.index, name = adapter.name, passkey = settings.passkey
+        let index = adapter.index, name = adapter.name
         let bluez = bluetoothdAgent.withLock { $0 }
         var events: [PairingEvent] = socket.withLock { socket in
             var out: [PairingEvent] = []
             var wait = timeout
             while let packet = try? socket.nextEvent(timeout: wait) {
                 wait = .milliseconds(1)
-                guard packet.index == index, let event = PairingEvent(packet) else { continue }
+                guard packet.index == index else { continue }
+                if packet.code == ManagementEventCode.userConfirmRequest, bluez == nil { Self.confirm(packet.parameters, index: index, name: name, on: socket) }
+                guard let event = PairingEvent(packet) else { continue }
                 out.append(event)
                 if case .passkeyRequested(let device) = event, bluez == nil {
-                    if let passkey {
+                    if let passkey = self.passkey(for: device.address) {
                         _ = try? socket.command(ManagementOpcode.userPasskeyReply, index: index,
                                                 parameters: PairingCommand.passkeyReply(to: device, passkey: passkey),
                                                 operation: "answering the passkey request of \(device)", adapter: name)
@@ -131,7 +147,7 @@ public final class PairingAgent: Sendable {
         for event in events {
             outcomes.withLock { all in
                 switch event {
-                case .passkeyRequested(let d): if bluez == nil { all[d.address, default: Outcome()].passkeyAnswered = settings.passkey != nil }
+                case .passkeyRequested(let d): if bluez == nil { all[d.address, default: Outcome()].passkeyAnswered = self.passkey(for: d.address) != nil }
                 case .bluetoothdAgent(.passkeyEntered(let device, _)): all[device, default: Outcome()].passkeyAnswered = true
                 case .authenticationFailed(let d, let status): all[d.address, default: Outcome()].failure = status
                 case .disconnected(let d, let reason): all[d.address, default: Outcome()].disconnectReason = reason
@@ -142,6 +158,53 @@ public final class PairingAgent: Sendable {
             onEvent(event)
         }
         return events
+    }
+
+    /// Declares `capability` to the peers of links set up from now on. The capability is the
+    /// adapter's, and the kernel takes it when a link is set up: a caller that needs different
+    /// capabilities for different peers sets up one link at a time.
+    public func setIOCapability(_ capability: IOCapability) throws(BluetoothError) {
+        let index = adapter.index, name = adapter.name
+        try socket.withLock { socket throws(BluetoothError) in
+            _ = try socket.command(ManagementOpcode.setIOCapability, index: index, parameters: [capability.rawValue],
+                               operation: "setting \(name)'s pairing IO capability", adapter: name)
+        }
+    }
+
+    /// Ends the link to `device` now, rather than when the kernel drops an idle link (about 2 s
+    /// after its last socket closed); false when there was no link.
+    @discardableResult
+    public func disconnect(_ device: ManagementAddress) throws(BluetoothError) -> Bool {
+        let index = adapter.index, name = adapter.name
+        return try socket.withLock { socket throws(BluetoothError) -> Bool in
+            do throws(BluetoothError) {
+                try socket.command(ManagementOpcode.disconnect, index: index, parameters: device.wireBytes,
+                                   operation: "disconnecting \(device) on \(name)", adapter: name)
+                return true
+            } catch {
+                // Not Connected (0x02): the link was already gone.
+                if case .management(_, let status) = error, status == 0x02 { return false }
+                throw error
+            }
+        }
+    }
+
+    /// Answers a User Confirmation Request. The kernel asks it of the side that initiates a Just
+    /// Works pairing of LE Secure Connections when a side cannot show a number (confirm hint 1):
+    /// there is nothing to compare and the link was asked for, so it is confirmed (unanswered, the
+    /// pairing stalls until SMP's 30 s timeout). A number to compare (numeric comparison) can be
+    /// shown to no one here, so that is refused.
+    static func confirm(_ parameters: [UInt8], index: UInt16, name: String, on socket: ManagementSocket) {
+        guard let (opcode, device) = confirmationAnswer(parameters) else { return }
+        _ = try? socket.command(opcode, index: index, parameters: device.wireBytes,
+                                operation: "answering the pairing confirmation of \(device)", adapter: name)
+    }
+
+    /// The answer to a User Confirmation Request's parameters (address, type, confirm hint, value):
+    /// User Confirmation Reply for hint 1, Negative Reply otherwise; `nil` when they are too short.
+    static func confirmationAnswer(_ parameters: [UInt8]) -> (opcode: UInt16, device: ManagementAddress)? {
+        guard parameters.count >= 12, let device = ManagementAddress(parameters, at: 0) else { return nil }
+        return (parameters[7] == 1 ? ManagementOpcode.userConfirmReply : ManagementOpcode.userConfirmNegativeReply, device)
     }
 
     /// Removes every key of `device` on the adapter (and ends a connection to it). Returns false

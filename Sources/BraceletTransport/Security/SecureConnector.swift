@@ -91,7 +91,7 @@ public struct SecureConnector: BraceletConnector, Sendable {
 
     /// The error an outcome amounts to; `nil` while nothing failed.
     func classify(_ outcome: PairingAgent.Outcome) -> PairingError? {
-        Self.classify(outcome, address: label, passkey: agent.settings.passkey, wanted: level)
+        Self.classify(outcome, address: label, passkey: agent.passkey(for: base.address), wanted: level)
     }
 
     /// A failure after a passkey was typed is a wrong passkey; a failure without one is a refusal;

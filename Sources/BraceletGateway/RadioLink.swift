@@ -1,0 +1,33 @@
+import BraceletTransport
+import Foundation
+
+/// A bracelet's secured link as the gateway sets it up and ends it. The IO capability a pairing
+/// declares is the adapter's, taken by the kernel when a link is set up, and a passkey bracelet
+/// needs another one than a Just Works bracelet: so links are set up and secured one at a time
+/// (under `setUp`), each after setting its own capability; once up, links transfer side by side.
+/// When the sync is over the link is ended at once (``release()``) rather than when the kernel
+/// drops it idle about 2 s later, so the bracelet is free for the next central at once.
+struct RadioLink: BraceletConnector, Sendable {
+    /// Connects and secures the link.
+    let secure: SecureConnector
+    /// The adapter's pairing agent.
+    let agent: PairingAgent
+    /// The capability this bracelet's pairing declares.
+    let capability: IOCapability
+    /// Held while a link is set up and secured.
+    let setUp: NSLock
+    /// The bracelet, for ending its link.
+    let device: ManagementAddress
+
+    func connect() throws -> SeqPacketSocket {
+        try setUp.withLock {
+            try agent.setIOCapability(capability)
+            return try secure.connect()
+        }
+    }
+
+    var label: String { secure.label }
+
+    /// Ends the bracelet's link, if it is still up.
+    func release() { _ = try? agent.disconnect(device) }
+}
