@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "BraceletGateway",
             dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport", "BraceletStore", "BraceletSummaries",
-                           "BraceletIngest", "BraceletSync", "BraceletFleet"]
+                           "BraceletVitality", "BraceletIngest", "BraceletSync", "BraceletFleet"]
         ),
         .target(
             name: "BraceletExport",

@@ -2,6 +2,7 @@ import ArgumentParser
 import BraceletGateway
 import BraceletStore
 import BraceletSummaries
+import BraceletVitality
 import Foundation
 
 /// `bracelet gateway`: one always-on service that keeps the enrolled bracelets of this machine synced.
@@ -52,9 +53,11 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         commandName: "enroll",
         abstract: "Enrol a bracelet (or update its settings); a running gateway picks it up within seconds.",
         discussion: """
-            Settings given are stored with the enrolment and used for its days (time zone, heart-rate \
-            zones) at every sync; settings not given keep what was enrolled before. --age and --hr-max \
-            replace each other. Send SIGHUP to a running gateway to read the change at once.
+            The person's settings given (--user, --tz, --age or --hr-max) go into the bracelet's \
+            participant record (`bracelet person show`), which every sync computes its days with: at \
+            once when the bracelet was synced before, else as soon as its first sync reads its serial. \
+            A setting not given is left as it is. Send SIGHUP to a running gateway to read the change \
+            at once.
             """
     )
 
@@ -109,9 +112,16 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         let isNew: Bool
         do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
         enrolment = try store.enrolments().first { $0.endpoint == endpoint.description } ?? enrolment
-        if let user = enrolment.user, let serial = enrolment.serial { _ = try store.setUser(user, device: serial) }
-        print("\(isNew ? "enrolled" : "updated") \(endpoint): user \(enrolment.user ?? "-"), tz \(enrolment.timeZone ?? "this machine's"), "
-              + (enrolment.hrMax.map { "hr-max \($0)" } ?? "age \(enrolment.age.map(String.init) ?? "not given")"))
+        print("\(isNew ? "enrolled" : "updated") \(endpoint)")
+        guard let serial = enrolment.serial else {
+            if !(try DeviceSettings(enrolment: enrolment)).isEmpty {
+                print("its settings go into the participant record of the bracelet when its first sync reads its serial")
+            }
+            return
+        }
+        try participantCall(db) { try DeviceSettings(enrolment: enrolment).apply(serial: serial, endpoint: endpoint.description, store: store) }
+        let record = try participantCall(db) { try ParticipantRecord.load(device: serial, from: store) }
+        for line in record.lines { print("  " + line) }
     }
 }
 

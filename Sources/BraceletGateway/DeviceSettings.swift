@@ -1,38 +1,46 @@
 import BraceletStore
 import BraceletSummaries
+import BraceletVitality
 import Foundation
 
-/// How a bracelet's days are summarised: its person's settings as enrolled.
-///
-/// The one place that turns an enrolment's settings into a summary configuration, the way `listen`
-/// takes `--tz/--age/--hr-max`: when participant records hold these settings, only this changes.
+/// The person's settings given at enrolment (`gateway enroll --user --tz --age --hr-max`) that are
+/// not in the bracelet's participant record yet: a record belongs to a serial, which only a sync
+/// reads. As soon as one does, before any of its data is stored, they are written into the record
+/// (``BraceletVitality/Participants/set(_:device:store:now:)``, which recomputes what they change)
+/// and dropped from the enrolment, so a later `bracelet person set` is never undone by the gateway.
+/// Every day is computed with the record, as `listen` computes it.
 public struct DeviceSettings: Sendable {
-    /// Time zone, zones, quality threshold.
-    public var configuration: SummaryConfiguration
-    /// Age in years, when given (vitality metrics are stored only with it).
-    public var age: Int?
-    /// The study participant, when given: every delivery of the bracelet's data carries it.
-    public var user: String?
+    /// The change the enrolment asks of the participant record.
+    public let change: ParticipantChange
 
-    /// The settings of `enrolment`; a missing time zone is the machine's own.
+    /// The settings of `enrolment`.
     ///
     /// - Throws: ``GatewayError/invalidSettings(endpoint:reason:)`` when a stored setting is not valid.
     public init(enrolment: GatewayEnrolment) throws {
         do {
-            let zone = try enrolment.timeZone.map { try SummaryConfiguration.timeZone(named: $0) } ?? TimeZone.current
-            configuration = try SummaryConfiguration(age: enrolment.age, hrMax: enrolment.hrMax, timeZone: zone)
+            let zone = try enrolment.timeZone.map { try SummaryConfiguration.timeZone(named: $0) }
+            change = ParticipantChange(settings: ParticipantProfile(timeZone: zone, age: enrolment.age, hrMax: enrolment.hrMax),
+                                       user: enrolment.user.map { .set($0) } ?? .keep)
         } catch {
             throw GatewayError.invalidSettings(endpoint: enrolment.endpoint, reason: "\(error)")
         }
-        age = enrolment.age
-        user = enrolment.user
     }
 
-    /// Assigns the bracelet `serial` to the participant, when one was given and it is not assigned
-    /// already: called as soon as a sync learns the serial, before its first file is stored, so
-    /// that every entry of its data carries the participant.
-    public func assignParticipant(serial: String, in store: Store) throws {
-        guard let user, !serial.isEmpty, try store.user(ofDevice: serial) != user else { return }
-        try store.setUser(user, device: serial)
+    /// Whether the enrolment holds nothing for the record.
+    public var isEmpty: Bool { change.settings.isEmpty && change.user == .keep }
+
+    /// The zone the bracelet's clock is set to: its record's now (the serial known from an earlier
+    /// sync), else the one given at enrolment, else this machine's.
+    public func timeZone(serial: String?, store: Store) -> TimeZone {
+        if let serial, let recorded = try? ParticipantRecord.load(device: serial, from: store).current().timeZone { return recorded }
+        return change.settings.timeZone ?? .current
+    }
+
+    /// Writes the settings into the participant record of `serial` and drops them from the
+    /// enrolment of `endpoint`; nothing to write: nothing done.
+    public func apply(serial: String, endpoint: String, store: Store) throws {
+        guard !isEmpty, !serial.isEmpty else { return }
+        _ = try Participants.set(change, device: serial, store: store)
+        try store.clearEnrolmentSettings(endpoint: endpoint)
     }
 }

@@ -2,6 +2,7 @@ import BraceletIngest
 import BraceletProtocol
 import BraceletStore
 import BraceletTransport
+import BraceletVitality
 import Foundation
 import Synchronization
 
@@ -56,7 +57,7 @@ public final class Gateway: @unchecked Sendable {
     private var enrolments: [GatewayEnrolment] = []
     private var active: Set<String> = []
     private var retryAt: [String: Int64] = [:]
-    private var pipelines: [String: (key: String, pipeline: IngestPipeline)] = [:]
+    private var pipelines: [String: IngestPipeline] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
     private var reloadRequested = true
     private var agent: PairingAgent?
@@ -171,8 +172,8 @@ public final class Gateway: @unchecked Sendable {
         var serialRead: String?
         do {
             let device = try DeviceSettings(enrolment: enrolment)
-            zone = device.configuration.timeZone
-            let pipeline = pipeline(for: enrolment, device)
+            zone = device.timeZone(serial: enrolment.serial, store: store)
+            let pipeline = pipeline(for: enrolment)
             let (connector, release) = try connector(for: enrolment)
             defer { release() }
             var configuration = SessionConfiguration()
@@ -192,8 +193,8 @@ public final class Gateway: @unchecked Sendable {
                 if case .connected = event { connections += 1 }
                 if case .device(_, let serial, _) = event {
                     serialRead = serial.isEmpty ? nil : serial
-                    do { try device.assignParticipant(serial: serial, in: store) } catch {
-                        onEvent(.problem("\(endpoint): cannot assign \(serial) to its participant: \(error)"))
+                    do { try device.apply(serial: serial, endpoint: endpoint, store: store) } catch {
+                        onEvent(.problem("\(endpoint): cannot write the enrolled settings into the participant record of \(serial): \(error)"))
                     }
                 }
                 // The first reading of a session is the clock as the bracelet kept it (a reconnect
@@ -260,15 +261,13 @@ public final class Gateway: @unchecked Sendable {
         events.afterSync(updated, zone: zone, completed: attempt.completed, onEvent: note)
     }
 
-    /// The ingest pipeline of `enrolment`, made once and kept while its settings stay the same (a
-    /// new one per sync would make a new queue and recomputer for every sync of every bracelet).
-    private func pipeline(for enrolment: GatewayEnrolment, _ device: DeviceSettings) -> IngestPipeline {
-        let key = [enrolment.endpoint, enrolment.timeZone ?? "", enrolment.age.map(String.init) ?? "", enrolment.hrMax.map(String.init) ?? ""]
-            .joined(separator: "\u{0}")
-        return lock.withLock {
-            if let kept = pipelines[enrolment.endpoint], kept.key == key { return kept.pipeline }
-            let made = IngestPipeline(store: store, configuration: device.configuration, age: device.age)
-            pipelines[enrolment.endpoint] = (key, made)
+    /// The ingest pipeline of an enrolment, kept while it stays enrolled: each day is computed with
+    /// the bracelet's participant record (a bracelet whose record has no zone gets this machine's).
+    private func pipeline(for enrolment: GatewayEnrolment) -> IngestPipeline {
+        lock.withLock {
+            if let kept = pipelines[enrolment.endpoint] { return kept }
+            let made = IngestPipeline(store: store, given: ParticipantProfile(), defaultTimeZone: .current)
+            pipelines[enrolment.endpoint] = made
             return made
         }
     }

@@ -13,7 +13,13 @@ public struct GatewayStatus: Sendable {
 
     /// Reads the status from `store`.
     public init(store: Store, eventLimit: Int = 20) throws {
-        devices = try store.enrolments()
+        // The user is the participant record's once a sync read the serial (the enrolment holds
+        // it only until then).
+        devices = try store.enrolments().map { enrolment in
+            var shown = enrolment
+            if let serial = enrolment.serial, let user = try store.user(ofDevice: serial) { shown.user = user }
+            return shown
+        }
         sinks = try store.sinkCounts()
         events = try store.operatorEvents(limit: eventLimit)
     }

@@ -1,7 +1,8 @@
 import BraceletDecoder
 
-/// One bracelet a gateway keeps synced: where it is reached, the person's settings as given at
-/// enrolment, and what the gateway last learnt of it (table `gateway_enrolments`).
+/// One bracelet a gateway keeps synced: where it is reached, the person's settings given at
+/// enrolment until a sync has written them into the bracelet's participant record, and what the
+/// gateway last learnt of it (table `gateway_enrolments`).
 public struct GatewayEnrolment: Sendable, Equatable {
     /// `ble:AA:BB:CC:DD:EE:FF` or `unix:PATH`.
     public var endpoint: String
@@ -129,6 +130,16 @@ extension Store {
             statement.bind(endpoint, at: 1)
             try statement.run()
             return db.changes > 0
+        }
+    }
+
+    /// Drops the person's settings from the enrolment of `endpoint` once they are in the
+    /// bracelet's participant record, which holds them from then on.
+    public func clearEnrolmentSettings(endpoint: String) throws {
+        try write { db in
+            let statement = try db.prepare("UPDATE gateway_enrolments SET user_id = NULL, tz = NULL, age = NULL, hr_max = NULL WHERE endpoint = ?1")
+            statement.bind(endpoint, at: 1)
+            try statement.run()
         }
     }
 
