@@ -5,11 +5,19 @@ import Testing
 /// A database from before the participant record gets one from the settings stamped beside its
 /// stored summaries (their basis), so no command falls back to UTC or forgets the age.
 @Suite struct ParticipantMigrationTests {
-    /// A stored day summary of `date` computed with `basis`, and its vitality row with `age`.
+    /// A stored day summary of `date` computed with `basis`, and its vitality row with `age`, in a
+    /// schema-10 file, as that schema wrote them (the summary's JSON in its row: today's store
+    /// keeps it in `documents`, a table that schema does not have).
     static func storeDay(_ store: Store, device: String, date: String, basis: String, age: Int?) throws {
-        let document = CanonicalDocument(canonical: Array(#"{"date":"\#(date)"}"#.utf8))
-        _ = try store.upsertDailySummary(device: device, localDate: date, kind: "daily", document: document,
-                                         stamp: SummaryStamp(basis: basis, computedAt: 1_800_000_000))
+        let json = #"{"date":"\#(date)"}"#
+        try store.locked { db in
+            try db.execute("INSERT OR IGNORE INTO devices (serial, first_seen_at, last_seen_at) VALUES ('\(device)', 0, 0)")
+            try db.execute("""
+                INSERT INTO daily_summaries (device_id, local_date, kind, version, json, content_hash, updated_at, basis, computed_at)
+                SELECT id, '\(date)', 'daily', 1, '\(json)', '\(SHA256.hex(Data(json.utf8)))', 0, '\(basis)', 1800000000
+                FROM devices WHERE serial = '\(device)'
+                """)
+        }
         _ = try store.upsertVitalityMetrics(device: device, localDate: date, json: Data(#"{"age":\#(age.map(String.init) ?? "null")}"#.utf8))
     }
 
