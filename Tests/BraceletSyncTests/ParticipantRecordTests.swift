@@ -129,7 +129,7 @@ import Testing
         defer { server.stop() }
         func users(from index: Int) throws -> [(header: String?, body: String?)] {
             try server.requests[index...].map { request in
-                let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+                let body = try #require(try JSONSerialization.jsonObject(with: request.decodedBody) as? [String: Any])
                 return (request.headers["x-bracelet-user"], body["user"] as? String)
             }
         }
