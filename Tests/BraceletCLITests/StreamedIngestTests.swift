@@ -44,6 +44,19 @@ import Testing
         #expect(try entries(folder + "/pieces.db") == entries(folder + "/whole.db"))
     }
 
+    @Test func theStreamStoresWhatTheWholeCaptureInOneTransactionStored() throws {
+        let folder = try scratchFolder()
+        _ = try ingest(folder + "/streamed.db", slots: 500, beats: 5_000)
+        let store = try openStore(folder + "/whole.db", mustExist: false)
+        let files = VerifiedFile.files(of: try loadCapture(capture).capture)
+        _ = try IngestPipeline(store: store, given: ParticipantProfile(timeZone: TimeZone(identifier: "UTC"))).ingest(files)
+        #expect(try !entries(folder + "/whole.db").isEmpty)
+        #expect(try entries(folder + "/streamed.db") == entries(folder + "/whole.db"))
+        let streamed = try openStore(folder + "/streamed.db", mustExist: true)
+        #expect(try streamed.beats(device: "V1DAY001", fromMs: 0, toMs: Int64.max / 2).count
+                == store.beats(device: "V1DAY001", fromMs: 0, toMs: Int64.max / 2).count)
+    }
+
     @Test func aRunStoppedBeforeItsRecomputeLeavesItsDaysPendingForTheNext() throws {
         let folder = try scratchFolder()
         let reference = try ingest(folder + "/reference.db", slots: 1 << 24, beats: 1 << 24)
