@@ -61,6 +61,8 @@ import Testing
         #expect(viewed == expected)
         let sizes = try store.locked { db in try db.scalarInt("SELECT sum(length(beats)) FROM beat_chunks WHERE device_id = 1") }
         #expect(sizes == Int64(Self.beats.count * 6))
+        // The pages the narrower chunks freed are given back to the file system.
+        #expect(try store.locked { db in try db.scalarInt("PRAGMA freelist_count") } == 0)
         // SN1's rows are intact; SN2's damaged chunk is still reported as damaged.
         #expect(try store.measurementFindings(device: "SN1").isEmpty)
         #expect(try store.measurementFindings(device: "SN2").map(\.area) == ["beats"])
