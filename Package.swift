@@ -116,7 +116,8 @@ let package = Package(
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletDecoder", "BraceletSummaries"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BraceletCLITests",
-            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletProtocol", "BraceletSummaries", "BraceletTransport", "CHeapTuning",
+            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletIngest", "BraceletProtocol", "BraceletStore", "BraceletSummaries",
+                           "BraceletTransport", "BraceletVitality",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(

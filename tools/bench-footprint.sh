@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The footprint of a backfill, one row per target with the target and the figure (docs/footprint.md):
 #   peak RSS of `listen` for a SHORT-day and a LONG-day V2 backfill over unix: (whole process, /usr/bin/time)
+#   peak RSS of `ingest` of a recording of the same SHORT- and LONG-day backfills, and of `recompute --db`
+#     of the database it made (every stored day)
 #   peak RSS of three concurrent LONG-day `listen` backfills (stand-in for the gateway row: the sum of
 #     the three processes' peaks; the gateway's own target is for one process taking all three)
 #   CPU (user + sys) of each step, and LONG-day CPU against SHORT-day CPU (must stay linear: <= 14x)
@@ -108,6 +110,23 @@ for days in "${runs[@]}"; do
   row "written / database growth, $days days" "<= 3x" "${amp}x" "$(le "$amp" 3)"
   missing=$(missing_days "$DIR")
   row "days without a summary, $days days" "0" "$missing" "$([ "$missing" = 0 ] && echo 1 || echo 0)"
+done
+# ingest and recompute of the same histories: a recording of a whole backfill (`listen --record`, not
+# measured) ingested into a new database, then every stored day recomputed (`recompute --db`).
+for days in "${runs[@]}"; do
+  DIR=$work/i$days
+  serve "$DIR" "$days" "$B"
+  "$B" listen --via "unix:$DIR/sim.sock" --record "$DIR/capture.btsnoop" --save-dir "$DIR/files" --exit-after-sync --quiet \
+    >/dev/null 2>"$DIR/record.log" || { echo "listen --record failed; see $DIR/record.log" >&2; exit 1; }
+  rm -rf "$DIR/files"
+  /usr/bin/time -v -o "$DIR/time.txt" "$B" ingest "$DIR/capture.btsnoop" --db "$DIR/d.db" --tz UTC --age 40 \
+    >/dev/null 2>"$DIR/ingest.log" || { echo "ingest failed; see $DIR/ingest.log" >&2; exit 1; }
+  row "ingest peak RSS, $days days" "<= 96 MB" "$(rss_mb "$DIR") MB ($(cpu_s "$DIR") s CPU)" "$(le "$(rss_mb "$DIR")" 96)"
+  missing=$(missing_days "$DIR")
+  row "days without a summary after ingest, $days d" "0" "$missing" "$([ "$missing" = 0 ] && echo 1 || echo 0)"
+  /usr/bin/time -v -o "$DIR/time.txt" "$B" recompute --db "$DIR/d.db" --tz UTC --age 40 \
+    >/dev/null 2>"$DIR/recompute.log" || { echo "recompute failed; see $DIR/recompute.log" >&2; exit 1; }
+  row "recompute --db peak RSS, $days days" "<= 96 MB" "$(rss_mb "$DIR") MB ($(cpu_s "$DIR") s CPU)" "$(le "$(rss_mb "$DIR")" 96)"
 done
 if [ "$long" -gt 0 ]; then
   ratio=$(python3 -c "print(f'{$(cpu_s "$work/b$long") / $(cpu_s "$work/b$short"):.1f}')")

@@ -42,26 +42,24 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        keepFreedHeapForWrites()
-        // Opening the database (creating and migrating a new one, checking an old one's structure)
-        // and reading the captures need nothing from each other: the store opens meanwhile.
-        let database = db
-        let existed = FileManager.default.fileExists(atPath: database)
-        let opening = Background { try openStore(database, mustExist: false) }
-        let loaded = Result { try loadCaptures() }
-        if case .failure = loaded, !existed {
-            // Nothing to store: the database this run created is removed again, so a failed ingest of a
-            // file that is no capture leaves no empty database behind.
-            _ = try? opening.value()
-            Self.removeDatabaseFiles(database)
+        boundHeapForBackfill()
+        let existed = FileManager.default.fileExists(atPath: db)
+        let store = try openStore(db, mustExist: false)
+        // Each capture is streamed into the store a bounded piece at a time, each piece its own
+        // transaction with the pending records of the days it touches, and the pending days are
+        // recomputed a bounded number per transaction at the end: memory holds a window of the
+        // capture, not the whole of it. A killed ingest leaves committed rows with their days
+        // pending (the next ingest, listen or recompute recomputes them), or nothing; a repeated
+        // capture finds its rows present and touches no day.
+        var streamer = CaptureStreamer(store: store, given: person.given, database: db)
+        let damaged: Bool
+        do { damaged = try streamer.storeCaptures(captures) } catch {
+            // Nothing stored: the database this run created is removed again, so a failed ingest of a
+            // file that is no capture leaves no empty database behind (one that existed is kept).
+            if !existed, (try? store.devices().isEmpty) == true { Self.removeDatabaseFiles(db) }
+            throw error
         }
-        let (files, recordedZone, damaged) = try loaded.get()
-        let store = try opening.value()
-        // All captures in one call: their rows, the days they touch and the outbox entries commit
-        // together, and a day touched by two captures is recomputed once. Each device's days are
-        // computed with its participant record; the flags create or complete it, never contradict it.
-        let pipeline = IngestPipeline(store: store, given: person.given, defaultTimeZone: recordedZone)
-        let report = try participantCall(db) { try pipeline.ingest(files) }
+        let report = try participantCall(db) { try streamer.finish() }
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
         for (device, change) in report.recordChanges {
             if change.before.hasNoSettings, person.tz == nil, let zone = change.after.text(.timeZone, on: "9999-12-31") {
@@ -83,34 +81,6 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         let counts = try store.outboxCounts()
         print("outbox: \(counts.pending) pending, \(counts.delivered) delivered, \(counts.dead) dead; forward them with `bracelet sync --db \(db) ...`")
         if damaged { throw ExitCode(3) }
-    }
-
-    /// The verified files of every capture, the zone a device without one in its participant
-    /// record gets when no --tz is given (the recorded offset of the first capture with bracelet
-    /// data) and whether any capture is damaged or incomplete.
-    func loadCaptures() throws -> (files: [VerifiedFile], recordedZone: TimeZone?, damaged: Bool) {
-        var files: [VerifiedFile] = []
-        var recordedZone: TimeZone?
-        var found = false
-        var damaged = false
-        for path in captures {
-            let replayed = try loadCapture(path).capture
-            if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
-                Log.warning("warning: \(path) holds no bracelet file transfer; skipped")
-                continue
-            }
-            if replayed.isIncomplete {
-                damaged = true
-                Log.warning("warning: \(path) is damaged or incomplete; storing what was recovered (see bracelet replay \(path))")
-            }
-            if !found {
-                found = true
-                recordedZone = replayed.metricsFiles.last.flatMap { TimeZone(secondsFromGMT: $0.header.timeZoneOffsetMinutes * 60) }
-            }
-            files += VerifiedFile.files(of: replayed)
-        }
-        guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
-        return (files, recordedZone, damaged)
     }
 
     /// The vitality metrics a day left empty, in the words of `bracelet score`'s table: those whose

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletIngest
 import BraceletStore
 import BraceletVitality
 import Foundation
@@ -40,23 +41,25 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
         guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet; store data with bracelet ingest or listen first", exitCode: 2) }
         for serial in devices {
-            let dates: [String]
-            let report: RecomputeReport
-            let record: ParticipantRecord
             // The flags complete the participant record (a setting it does not know yet) and never
-            // contradict it: cutting days another way is `bracelet person set`.
-            (record, report, dates) = try participantCall(db) {
+            // contradict it: cutting days another way is `bracelet person set`. Every stored day is
+            // recorded as pending with it, then recomputed a bounded number of days per transaction
+            // (a year of changed summaries in one transaction kept all their pages in memory); a
+            // run ended in between leaves the rest pending for the next recompute, ingest or listen.
+            let (record, dates) = try participantCall(db) {
                 try store.transaction {
                     let (record, filled) = try Participants.reconcile(person.given, device: serial, store: store)
                     if let filled { for line in describe(filled, device: serial) { print(line) } }
                     // Days a listen committed but ended before recomputing have no summary yet: included.
                     let pending = try store.pendingRecompute().first { $0.device == serial }?.dates ?? []
                     let dates = Set(try store.summaryDates(device: serial) + pending).sorted()
-                    let report = try ParticipantRecomputer(record: record).recompute(dates: dates, store: store)
-                    try store.clearPendingRecompute(device: serial, dates: pending)
-                    return (record, report, dates)
+                    try store.markForRecompute(device: serial, dates: dates)
+                    return (record, dates)
                 }
             }
+            let recomputed = try participantCall(db) { try IngestPipeline(store: store, given: person.given).recomputePending() }
+            // Other devices' days left pending by an ended listen are recomputed too; reported here.
+            let report = recomputed.recomputed.first { $0.device == serial }?.report ?? RecomputeReport()
             if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { Log.warning("warning: \(warning)") }
             print("\(serial): recomputed \(report.dates.count) of \(dates.count) stored days; \(report.changedSummaries) daily summaries "
                   + "and \(report.changedSleepSessions) sleep sessions changed (outbox entries written), vitality metrics changed on "

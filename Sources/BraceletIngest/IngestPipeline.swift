@@ -216,7 +216,7 @@ public final class IngestPipeline: @unchecked Sendable {
 
     /// The most rows of a transferred file decoded and stored at once: about 4 MB of decoded beats
     /// or slots, and a few MB of changed pages, per piece.
-    static let slotsPerPiece = 32_768, beatsPerPiece = 262_144
+    public static let slotsPerPiece = 32_768, beatsPerPiece = 262_144
 
     /// Stores one file's rows (and its transfer progress), a piece at a time: each piece's work runs
     /// inside `inPiece` (a transaction of its own, or directly inside an open one) and returns the

@@ -318,7 +318,8 @@ enum Migrations {
         """,
         // 13: the bracelets a gateway keeps synced (its enrolments) and what it last learnt of each.
         // An endpoint is `ble:ADDRESS` or `unix:PATH`; the person's settings given at enrolment are
-        // kept as given (NULL: not given), never replaced by a default.
+        // kept as given (NULL: not given) until a sync has read the serial and written them into the
+        // bracelet's participant record (DeviceSettings), never replaced by a default.
         """
         CREATE TABLE gateway_enrolments (
             endpoint TEXT PRIMARY KEY,
@@ -341,6 +342,35 @@ enum Migrations {
             backlog_bytes INTEGER,
             offset_minutes INTEGER
         ) WITHOUT ROWID;
+        """,
+        // 14: beats in 6 bytes instead of 8 (BeatChunk.swift): a 3-byte offset within the hour and a
+        // 3-byte interval, 55 kB less per V2 day, most of what a day takes. Only a chunk that matches
+        // its row check is narrowed (its check is recomputed with it), so damage is never turned into
+        // a valid row; a damaged chunk stays as it was, for `db check` to report. The view `beats`
+        // reads the new records, still in plain SQL, in pieces of 1020 bytes (whole records).
+        """
+        UPDATE beat_chunks SET beats = bracelet_narrow_beats(beats)
+            WHERE row_check IS bracelet_row_check(device_id, start_ms, beats) AND bracelet_narrow_beats(beats) IS NOT NULL;
+        DROP VIEW beats;
+        CREATE VIEW beats (device_id, time_ms, rr_ms) AS
+            WITH RECURSIVE piece_at (at) AS (
+                SELECT 0 UNION ALL SELECT at + 1020 FROM piece_at WHERE at + 1020 < (SELECT max(length(beats)) FROM beat_chunks)
+            ), record_at (at) AS (
+                SELECT 0 UNION ALL SELECT at + 6 FROM record_at WHERE at + 6 < 1020
+            ), piece AS MATERIALIZED (
+                SELECT c.device_id, c.start_ms, substr(c.beats, piece_at.at + 1, 1020) AS p, min(1020, length(c.beats) - piece_at.at) AS n
+                FROM beat_chunks c CROSS JOIN piece_at ON piece_at.at < length(c.beats)
+            ), word AS MATERIALIZED (
+                SELECT device_id, start_ms, hex(substr(p, record_at.at + 1, 6)) AS h FROM piece CROSS JOIN record_at ON record_at.at < n
+            ), value AS (
+                SELECT device_id, start_ms,
+                (instr('123456789ABCDEF', substr(h, 1, 1)) * 16 + instr('123456789ABCDEF', substr(h, 2, 1))) + (instr('123456789ABCDEF', substr(h, 3, 1)) * 16 + instr('123456789ABCDEF', substr(h, 4, 1))) * 256 + (instr('123456789ABCDEF', substr(h, 5, 1)) * 16 + instr('123456789ABCDEF', substr(h, 6, 1))) * 65536 AS offset,
+                (instr('123456789ABCDEF', substr(h, 7, 1)) * 16 + instr('123456789ABCDEF', substr(h, 8, 1))) + (instr('123456789ABCDEF', substr(h, 9, 1)) * 16 + instr('123456789ABCDEF', substr(h, 10, 1))) * 256 + (instr('123456789ABCDEF', substr(h, 11, 1)) * 16 + instr('123456789ABCDEF', substr(h, 12, 1))) * 65536 AS rr
+                FROM word
+            )
+            SELECT device_id, start_ms + offset,
+                CASE WHEN rr = 8388608 THEN NULL WHEN rr > 8388608 THEN rr - 16777216 ELSE rr END
+            FROM value;
         """,
     ]
 
@@ -369,16 +399,19 @@ enum Migrations {
             }
         }
         try requirePageChecksums(db, version: current)
-        if found > 0, found < documentsVersion, current >= documentsVersion { giveBackFreedPages(db) }
+        if found > 0, [documentsVersion, narrowBeatsVersion].contains(where: { found < $0 && current >= $0 }) { giveBackFreedPages(db) }
         if goal == latestVersion { try verify(db) }
     }
 
     /// The first schema version that keeps each summary once (`documents`).
     static let documentsVersion = 12
 
+    /// The first schema version whose beats take 6 bytes each (a quarter of the beat chunks' pages freed).
+    static let narrowBeatsVersion = 14
+
     /// Rewrites the file without the pages the move to `documents` freed (two copies of every
-    /// summary, 1.2 MB per day, now one compressed copy of 35 kB): without it a converted file keeps
-    /// its old size until new rows fill the free pages. A `VACUUM` that fails (a full disk) leaves
+    /// summary, 1.2 MB per day, now one compressed copy of 35 kB) or the narrower beats freed (64 kB
+    /// a day): without it a converted file keeps its old size until new rows fill the free pages. A `VACUUM` that fails (a full disk) leaves
     /// the file as it was, converted and whole, only larger: the open goes on.
     static func giveBackFreedPages(_ db: Database) {
         guard db.path != ":memory:" else { return }

@@ -103,9 +103,9 @@ import Testing
             _ = try store.insertBeats([Beat(timeMs: hour + 0x0A0B0C, rrMs: 0x5A5A)], device: "SN1", model: .v1)
             try store.locked { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         }
-        // The record is stored little-endian: offset 0C 0B 0A 00, interval 5A 5A 00 00.
+        // The record is stored little-endian: offset 0C 0B 0A, interval 5A 5A 00.
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let needle: [UInt8] = [0x0C, 0x0B, 0x0A, 0x00, 0x5A, 0x5A, 0x00, 0x00]
+        let needle: [UInt8] = [0x0C, 0x0B, 0x0A, 0x5A, 0x5A, 0x00]
         let at = try #require((0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
         try overwrite(path, at: UInt64(at + 4), with: [0x5B], resealing: true)  // past the page checksum
         let store = try Store(path: path, readOnly: true)

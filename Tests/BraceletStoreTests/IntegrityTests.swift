@@ -89,6 +89,23 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         try store.requireIntactContent(of: "vitality_metrics")
     }
 
+    @Test func aWriterHashesTheDocumentsStillToBeDeliveredAndDbCheckEveryOne() throws {
+        let folder = try TemporaryFolder()
+        let path = try summaryWithItsOutboxEntry(folder)
+        let frame = Zstd.compress(Array(#"{"average":61}"#.utf8))
+        let at = try offset(of: frame, in: path)
+        try damage(path, at: at + UInt64(frame.count) - 1, with: [frame[frame.count - 1] ^ 0x5A])
+        let store = try Store(path: path)
+        // Its outbox entry is still to be delivered: a writer refuses the file.
+        #expect(throws: StoreError.self) { try store.requireIntactStructure() }
+        // Delivered, the document is no longer hashed at every open (that cost would grow with the
+        // history); `db check` and every read of it still find the damage.
+        try store.locked { try $0.execute("UPDATE outbox SET state = 'delivered'") }
+        try store.requireIntactStructure()
+        #expect(try store.contentFindings().map(\.area) == ["documents"])
+        #expect(throws: StoreError.self) { try store.dailySummaries(device: "SN1", localDate: "2026-03-29") }
+    }
+
     @Test func aDeliveryChecksThePayloadsStillToBeSentAndOnlyThose() throws {
         let folder = try TemporaryFolder()
         let path = try summaryWithItsOutboxEntry(folder)

@@ -50,10 +50,10 @@ func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8], resealing
 let fullBeatHour: Int64 = 1_774_742_400_000
 
 /// Beat 800 of that hour as stored: 720,000 ms into the hour, then its RR interval (900 ms), both
-/// little-endian 32-bit.
-let beat800: [UInt8] = [0x80, 0xFC, 0x0A, 0x00, 0x84, 0x03, 0x00, 0x00]
+/// little-endian 24-bit.
+let beat800: [UInt8] = [0x80, 0xFC, 0x0A, 0x84, 0x03, 0x00]
 
-/// A checkpointed database holding 1,000 beats of SN1 in ``fullBeatHour``: an 8 KB chunk, most of it
+/// A checkpointed database holding 1,000 beats of SN1 in ``fullBeatHour``: a 6 KB chunk, most of it
 /// on overflow pages of the main file. Returns its path.
 func databaseWithAFullBeatHour(_ folder: TemporaryFolder) throws -> String {
     let path = folder.path("b.db")

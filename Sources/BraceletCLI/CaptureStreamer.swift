@@ -1,0 +1,129 @@
+import BraceletCapture
+import BraceletDecoder
+import BraceletProtocol
+import BraceletIngest
+import BraceletStore
+import BraceletVitality
+import Foundation
+
+/// Streams `ingest`'s captures into the store: each capture's records are decoded as it is read
+/// and stored a bounded piece at a time (``IngestPipeline/storeDeferringSummaries(_:)``: each piece
+/// its own transaction with the pending records of the days it touches), and the pending days are
+/// recomputed at the end (``IngestPipeline/recomputePending()``, a bounded number per transaction).
+/// Memory holds one piece and a window of the capture, so it does not grow with the history.
+struct CaptureStreamer {
+    let store: Store
+    let given: ParticipantProfile
+    /// The database's path, for messages.
+    let database: String
+    /// The most slots or beats of one device held before they are stored: by default about 4 MB of
+    /// decoded rows, and a few MB of changed pages, per transaction (as a live file's pieces).
+    let slotsPerPiece: Int, beatsPerPiece: Int
+
+    /// Whether the zone a device without one gets has been taken (see ``zoneFrom(_:)``).
+    private var zoneDecided = false
+    private var pipeline: IngestPipeline?
+    /// What the stored pieces added up to (the recompute's report gets it at the end).
+    private var stored: (slots: Int, slotsPresent: Int, beats: Int, beatsPresent: Int) = (0, 0, 0, 0)
+    private var recordChanges: [(device: String, report: ParticipantChangeReport)] = []
+    /// Whether any capture held a bracelet file transfer.
+    private var found = false
+    /// The rows read but not yet stored, all of one device.
+    private var slots: [Slot] = [], beats: [Beat] = []
+    private var device: (serial: String, model: DeviceModel?)?
+    /// Pieces read before the zone was taken (beats files that came before the first metrics file).
+    private var held: [VerifiedFile] = []
+
+    init(store: Store, given: ParticipantProfile, database: String,
+         slotsPerPiece: Int = IngestPipeline.slotsPerPiece, beatsPerPiece: Int = IngestPipeline.beatsPerPiece) {
+        self.store = store
+        self.given = given
+        self.database = database
+        self.slotsPerPiece = slotsPerPiece
+        self.beatsPerPiece = beatsPerPiece
+    }
+
+    /// Stores every capture's rows, with their days pending; returns whether any capture was
+    /// damaged or incomplete (what was recovered is stored).
+    mutating func storeCaptures(_ paths: [String]) throws -> Bool {
+        var damaged = false
+        for path in paths {
+            var failure: (any Error)?
+            let replayed = try streamCapture(path, beatsLast: false, metrics: { _, header, columns in
+                guard failure == nil else { return }
+                do {
+                    if !zoneDecided { zoneFrom(header) }
+                    try take(header) { me in columns.forEachSlot { slot, _ in me.slots.append(slot) } }
+                } catch { failure = error }
+            }, beats: { _, header, batch in
+                guard failure == nil else { return }
+                do { try take(header) { me in me.beats.append(contentsOf: batch) } } catch { failure = error }
+            }).capture
+            if let failure { throw failure }
+            if replayed.metricsFiles.isEmpty && replayed.beatsFiles.isEmpty {
+                Log.warning("warning: \(path) holds no bracelet file transfer; skipped")
+                continue
+            }
+            if replayed.isIncomplete {
+                damaged = true
+                Log.warning("warning: \(path) is damaged or incomplete; stored what was recovered (see bracelet replay \(path))")
+            }
+            found = true
+            // The first capture with bracelet data but no metrics file records no offset.
+            if !zoneDecided { zoneFrom(nil) }
+            try flush()
+        }
+        return damaged
+    }
+
+    /// Stores what is still held and recomputes every pending day; the report of the whole ingest.
+    mutating func finish() throws -> IngestReport {
+        guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
+        try flush()
+        var report = try makePipeline().recomputePending()
+        (report.slotsInserted, report.slotsPresent, report.beatsInserted, report.beatsPresent) = stored
+        report.recordChanges = recordChanges + report.recordChanges
+        return report
+    }
+
+    /// Takes the zone a device without one in its participant record gets when no --tz is given:
+    /// the offset the first metrics file of the first capture with bracelet data recorded (`nil`:
+    /// that capture has none). The pieces held until then are stored.
+    private mutating func zoneFrom(_ header: FileHeader?) {
+        zoneDecided = true
+        pipeline = IngestPipeline(store: store, given: given,
+                                  defaultTimeZone: header.flatMap { TimeZone(secondsFromGMT: $0.timeZoneOffsetMinutes * 60) })
+    }
+
+    /// Adds the rows `append` puts into ``slots`` or ``beats`` for the file of `header`, storing
+    /// what was held first when the device changes and the piece when it is full.
+    private mutating func take(_ header: FileHeader, _ append: (inout Self) -> Void) throws {
+        if let device, device.serial != header.serial { try flush() }
+        device = (header.serial, header.model)
+        append(&self)
+        if slots.count >= slotsPerPiece || beats.count >= beatsPerPiece { try flush() }
+    }
+
+    /// Stores the rows read so far (with the pieces held for the zone, once it is taken).
+    private mutating func flush() throws {
+        if let device, !slots.isEmpty || !beats.isEmpty {
+            held.append(VerifiedFile(serial: device.serial, model: device.model, slots: slots, beats: beats))
+            slots.removeAll(keepingCapacity: true)
+            beats.removeAll(keepingCapacity: true)
+        }
+        guard zoneDecided else { return }
+        for file in held {
+            let part = try participantCall(database) { try makePipeline().storeDeferringSummaries([file]) }
+            stored.slots += part.slotsInserted
+            stored.slotsPresent += part.slotsPresent
+            stored.beats += part.beatsInserted
+            stored.beatsPresent += part.beatsPresent
+            recordChanges += part.recordChanges
+        }
+        held = []
+    }
+
+    private func makePipeline() -> IngestPipeline {
+        pipeline ?? IngestPipeline(store: store, given: given)
+    }
+}
