@@ -5,6 +5,9 @@
 #   another). Background jobs a block starts are ended when the run ends.
 # - ```sh ci blocks: each command line must be a line of .ci/run, which runs it.
 # - ```sh package blocks: run by tools/check-deb.sh when it installs the package.
+# - ```sh service blocks: the service on a real box (a radio, systemd as PID 1), which CI machines
+#   lack; tools/check-deb.sh verifies the unit they start, and the gateway's own tests run it
+#   as a notify service. Each line must name bracelet, systemctl, journalctl or tee.
 # Also checks that README.md has at most 300 lines and that the run wrote nothing into the checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,8 +41,10 @@ for info, body in blocks:
         for c in commands:
             out.append('printf "readme$ %s\\n" ' + "'" + c.replace("'", "'\\''") + "' >&2")
             out.append(c)
+    elif kind == "service":
+        missing += [c for c in commands if not re.search(r"\b(bracelet|systemctl|journalctl|tee)\b", c)]
     elif kind != "package":
-        sys.exit(f"README block ```{info}: unknown kind (sh, sh ci, sh package)")
+        sys.exit(f"README block ```{info}: unknown kind (sh, sh ci, sh package, sh service)")
 if missing:
     sys.exit("README commands not in .ci/run: " + "; ".join(missing))
 open(script, "w").write("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(out) + "\n")
