@@ -24,7 +24,7 @@ struct GatewayCommand: ParsableCommand {
 
 /// `--device ADDR` or `--via unix:PATH`: which bracelet.
 struct GatewayEndpointOptions: ParsableArguments {
-    @Option(help: "The bracelet's Bluetooth address (what `bracelet scan` shows).")
+    @Option(help: "The bracelet's Bluetooth address (as bracelet scan shows it).")
     var device: String?
 
     @Option(help: "A simulated bracelet instead: unix:PATH (see bracelet simulate --serve).")
