@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BraceletGatewayTests",
-            dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol"]
+            dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol", "BraceletVitality"]
         ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
     ]

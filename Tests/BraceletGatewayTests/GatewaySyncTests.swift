@@ -3,6 +3,7 @@ import BraceletProtocol
 import BraceletSimulator
 import BraceletStore
 import BraceletTransport
+import BraceletVitality
 import Foundation
 import Synchronization
 import Testing
@@ -179,5 +180,34 @@ func temporaryFolder() throws -> String {
         #expect(row.hrMax == 175)
         #expect(try store.removeEnrolment(endpoint: "unix:/x"))
         #expect(try store.enrolments().isEmpty)
+    }
+
+    /// The person's settings given at enrolment go into the participant record once the serial is
+    /// known, and leave the enrolment: a later change of the record (`person set`) is never undone
+    /// by the next sync, and the bracelet's clock follows the record's zone.
+    @Test func enrolledSettingsGoIntoTheParticipantRecordOnceAndALaterChangeStays() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: "unix:/x", user: "P-1", timeZone: "Europe/Amsterdam", age: 50))
+        let enrolled = try DeviceSettings(enrolment: try #require(try store.enrolments().first))
+        #expect(!enrolled.isEmpty)
+        try enrolled.apply(serial: "SN1", endpoint: "unix:/x", store: store)
+
+        let record = try ParticipantRecord.load(device: "SN1", from: store).current()
+        #expect(record.timeZone?.identifier == "Europe/Amsterdam")
+        #expect(record.age == 50)
+        #expect(try store.user(ofDevice: "SN1") == "P-1")
+        let row = try #require(try store.enrolments().first)
+        #expect(row.user == nil && row.timeZone == nil && row.age == nil && row.hrMax == nil)
+
+        _ = try Participants.set(ParticipantChange(settings: ParticipantProfile(timeZone: TimeZone(identifier: "America/New_York"), age: 51)),
+                                 device: "SN1", store: store)
+        let next = try DeviceSettings(enrolment: try #require(try store.enrolments().first))
+        #expect(next.isEmpty)
+        try next.apply(serial: "SN1", endpoint: "unix:/x", store: store)
+        let after = try ParticipantRecord.load(device: "SN1", from: store).current()
+        #expect(after.age == 51)
+        #expect(next.timeZone(serial: "SN1", store: store).identifier == "America/New_York")
     }
 }
