@@ -30,7 +30,7 @@ import re, sys
 readme, script, ci = sys.argv[1], sys.argv[2], sys.argv[3]
 ci_lines = {line.strip() for line in open(ci)}
 blocks = re.findall(r"^```(sh[^\n]*)\n(.*?)^```", open(readme).read(), flags=re.S | re.M)
-out, runs, missing = [], 0, []
+out, runs, missing, strays = [], 0, [], []
 for info, body in blocks:
     kind = info.split()[1] if len(info.split()) > 1 else ""
     commands = [l for l in body.splitlines() if l.strip() and not l.lstrip().startswith("#")]
@@ -42,11 +42,13 @@ for info, body in blocks:
             out.append('printf "readme$ %s\\n" ' + "'" + c.replace("'", "'\\''") + "' >&2")
             out.append(c)
     elif kind == "service":
-        missing += [c for c in commands if not re.search(r"\b(bracelet|systemctl|journalctl|tee)\b", c)]
+        strays += [c for c in commands if not re.search(r"\b(bracelet|systemctl|journalctl|tee)\b", c)]
     elif kind != "package":
         sys.exit(f"README block ```{info}: unknown kind (sh, sh ci, sh package, sh service)")
 if missing:
     sys.exit("README commands not in .ci/run: " + "; ".join(missing))
+if strays:
+    sys.exit("README sh service lines that are not bracelet, systemctl, journalctl or tee: " + "; ".join(strays))
 open(script, "w").write("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(out) + "\n")
 print(f"readme-walkthrough: {runs} sh blocks, {len(out) // 2} commands", file=sys.stderr)
 PY

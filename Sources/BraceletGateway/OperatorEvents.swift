@@ -87,7 +87,9 @@ public struct OperatorEvents: Sendable {
     private func raise(_ name: String, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,
                        onEvent: (GatewayEvent) -> Void) {
         let device = e.serial ?? e.endpoint
-        let date = Self.localDate(at / 1_000, zone: zone ?? TimeZone(identifier: e.timeZone ?? "") ?? .current)
+        // Without a session's zone (not_heard): the bracelet's own, as its syncs use it.
+        let zone = zone ?? (try? DeviceSettings(enrolment: e))?.timeZone(serial: e.serial, store: store) ?? .current
+        let date = Self.localDate(at / 1_000, zone: zone)
         do {
             if try store.enqueueOperatorEvent(key: "event:\(device):\(name):\(occurrence)", name: name, device: device,
                                               localDate: date.description, at: at, detail: detail) {

@@ -62,10 +62,11 @@ public final class BraceletSession {
 
     /// Runs the sync to the end (every kind transferred and erased) or until it cannot continue.
     public func run() throws(SessionError) -> Report {
-        var failures = 0
+        var failures = 0, attempts = 0
         var backoff = configuration.initialBackoff
         var lastProblem = ""
         while true {
+            attempts += 1
             let progressBefore = progressMark
             do throws(SessionError) {
                 try connectAndSync()
@@ -85,7 +86,7 @@ public final class BraceletSession {
             } else {
                 failures += 1
             }
-            if failures >= configuration.maximumReconnects { throw .gaveUp(attempts: report.connections, lastProblem: lastProblem) }
+            if failures >= configuration.maximumReconnects { throw .gaveUp(attempts: attempts, lastProblem: lastProblem) }
             onEvent(.reconnecting(afterMilliseconds: backoff.milliseconds))
             // In slices, so that a stop request (SIGINT/SIGTERM) ends the wait within 100 ms.
             var waited = Duration.zero
