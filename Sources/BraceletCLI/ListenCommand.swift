@@ -122,16 +122,18 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
                 (type, pairingState, standardSensor) = (heard.addressType, heard.bracelet?.pairingState, heard.bracelet == nil)
             }
             let plain = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
-            if standardSensor, link.security == .auto {
-                // A device without the bracelet's service data is a standard sensor (a heart-rate
-                // strap); those serve their measurements without pairing.
-                if !quiet { Log.info("listen: \(address) is not a bracelet; connecting without pairing (--security to require it)") }
-                connector = plain
-            } else {
-                do { connector = try link.connector(base: plain, pairingState: pairingState, quiet: quiet, onSecured: securedHandler()) } catch {
-                    Log.error("bracelet listen: \(error)")
-                    throw ExitCode(2)
-                }
+            // A device without the bracelet's service data is a standard sensor (a heart-rate strap):
+            // with --security auto it is connected without pairing, and paired only when it refuses
+            // a request for insufficient encryption or authentication.
+            if standardSensor, link.security == .auto, !quiet {
+                Log.info("listen: \(address) is not a bracelet; connecting without pairing until it asks for it (--security to require it)")
+            }
+            do {
+                connector = try link.connector(base: plain, pairingState: pairingState, standardSensor: standardSensor, quiet: quiet,
+                                               onSecured: securedHandler())
+            } catch {
+                Log.error("bracelet listen: \(error)")
+                throw ExitCode(2)
             }
         } else {
             // Without a device there is nothing to connect to; on a machine without Bluetooth say so first.
@@ -155,8 +157,9 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             configuration.kinds = []
             if !quiet { Log.info("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
-        // A secure connector hands over only encrypted links: the capture says so after each connection.
-        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: connector is SecureConnector) }
+        // A secure connector hands over only encrypted links (unless it starts low and raises them
+        // on demand): the capture says so after each connection, or when the link was raised.
+        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false) }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
@@ -175,6 +178,7 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
                 Log.info("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
                            + "keep its samples with --record FILE (bracelet replay reads them back)")
             }
+            if case .securityRaised = event { recorder?.encryptionOn() }
             if case .heartRate(let m) = event {
                 let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
                 let line = table ? Self.tableLine(m, unixMilliseconds: ms) : HeartRateSampleLine.string(m, unixMilliseconds: ms)
@@ -351,6 +355,8 @@ final class CaptureRecorder {
         writer.connect(unixMicros: micros())
         if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
     }
+    /// The link was encrypted after it came up (raised on the device's demand).
+    func encryptionOn() { writer.encryptionOn(unixMicros: micros()) }
     func disconnect() { writer.disconnect(unixMicros: micros()) }
     func append(_ pdu: ATTPDU, direction: ATTDirection) {
         writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())

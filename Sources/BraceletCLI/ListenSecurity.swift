@@ -27,10 +27,11 @@ struct ListenSecurityOptions: ParsableArguments {
         guard passkey <= 999_999 else { throw ValidationError("--passkey must be 0-999999 (six digits), not \(passkey)") }
     }
 
-    /// The level to require for a bracelet that advertised `pairingState` (`nil`: not heard); `nil` for none.
-    func level(pairingState: UInt8?) -> LESecurityLevel? {
+    /// The level to require for a bracelet that advertised `pairingState` (`nil`: not heard), or
+    /// for a standard sensor (low: it is paired when it asks); `nil` for none.
+    func level(pairingState: UInt8?, standardSensor: Bool = false) -> LESecurityLevel? {
         switch security {
-        case .auto: BraceletSecurity.requiredLevel(pairingState: pairingState)
+        case .auto: standardSensor ? .low : BraceletSecurity.requiredLevel(pairingState: pairingState)
         case .none: nil
         case .encrypted: .medium
         case .authenticated: .high
@@ -39,10 +40,12 @@ struct ListenSecurityOptions: ParsableArguments {
 
     /// `base` as it is (--security none) or wrapped so that the link is secured before any write,
     /// with the passkey answered through bluetoothd's agent API when bluetoothd runs, else through
-    /// the management interface. `onSecured` sees the link's security once it is sufficient.
-    func connector(base: L2CAPConnector, pairingState: UInt8?, quiet: Bool,
+    /// the management interface. `onSecured` sees the link's security once it is sufficient. With
+    /// --security auto the link is also raised when the device refuses a request for insufficient
+    /// encryption or authentication (a standard sensor starts unencrypted and is paired only then).
+    func connector(base: L2CAPConnector, pairingState: UInt8?, standardSensor: Bool = false, quiet: Bool,
                    onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void) throws(BluetoothError) -> BraceletConnector {
-        guard let level = level(pairingState: pairingState) else {
+        guard let level = level(pairingState: pairingState, standardSensor: standardSensor) else {
             if !quiet { Log.info("listen: --security none: the link is not encrypted; health data travels in clear") }
             return base
         }
@@ -71,7 +74,7 @@ struct ListenSecurityOptions: ParsableArguments {
                            + "default-agent, pair \(base.address), passkey \(passkey)).")
             }
         }
-        return SecureConnector(base: base, level: level, agent: agent, onSecured: onSecured)
+        return SecureConnector(base: base, level: level, agent: agent, raisesOnDemand: security == .auto, onSecured: onSecured)
     }
 
     /// Whether a process named bluetoothd runs (read from /proc).

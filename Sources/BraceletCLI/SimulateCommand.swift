@@ -27,7 +27,12 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             0x180D with Heart Rate Measurement notifications carrying RR intervals and Body Sensor \
             Location chest, Device Information, Battery; no bracelet service, no files), advertising the \
             0x180D service UUID; listen listens to it like any strap. Its samples come from the \
-            same physiological model (--seed, --days); --model, --serial and --fault do not apply.
+            same physiological model (--seed, --days); --model, --serial and --fault do not apply. \
+            --measurement-security encrypted (or authenticated) makes it a strap that lets only an \
+            encrypted (authenticated) link subscribe to its measurements: on a weaker link the CCCD write \
+            is answered with 0x0F Insufficient Encryption (0x05 Insufficient Authentication), as such straps \
+            do; over hci: it then pairs Just Works (passkey entry with --passkey) when asked; over unix: \
+            it always refuses, since a Unix socket cannot be encrypted.
 
             Faults (repeatable): drop-link-at:BYTES, lose-packet:N, repeat-packet:N, corrupt-crc:N, \
             slow:MS, reboot-at:BYTES, clock-reset. Packet numbers count data packets from 0.
@@ -39,6 +44,9 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
 
     @Option(help: "What to simulate: the bracelet, or a standard heart-rate sensor (chest strap).")
     var profile: SimulatorProfile = .bracelet
+
+    @Option(help: "--profile heart-rate: the link its measurement subscription needs (none, encrypted, authenticated).")
+    var measurementSecurity: StrapSecurity = .none
 
     @Option(help: "Where to serve: unix:PATH or hci:hciN.")
     var serve: String
@@ -72,6 +80,9 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         let deviceModel = model.deviceModel
         let isSensor = profile == .heartRate
         if isSensor, !faults.isEmpty { throw ValidationError("--fault applies to the bracelet's file transfer; a heart-rate sensor has none (drop --fault or --profile heart-rate)") }
+        if !isSensor, measurementSecurity != .none {
+            throw ValidationError("--measurement-security applies to --profile heart-rate; a bracelet's security follows --pairing")
+        }
         let isHCI = serve.hasPrefix("hci:")
         guard (serve.hasPrefix("unix:") || isHCI), serve.count > (isHCI ? 4 : 5) else {
             throw ValidationError("--serve must be unix:PATH (e.g. unix:/tmp/bracelet.sock) or hci:hciN (e.g. hci:hci1), not '\(serve)'")
@@ -102,6 +113,7 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         defer { printError("simulate: erased \(history.serial): \(erased.line)") }
         let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
                                      requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil,
+                                     measurementSecurity: measurementSecurity.requiredLevel,
                                      isAvailable: { !life.isAway(at: clock.nowSeconds()) }, onEvent: { event in
                                          if case let .erased(kind, file) = event { erased.count(kind, file) }
                                          if quiet { return }
@@ -130,6 +142,7 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             server.stop()
         }
         let description = isSensor ? "heart-rate sensor \(HeartRateSensorAdvertisement.localName) (seed \(seed))"
+            + (measurementSecurity == .none ? "" : ", measurements only on an \(measurementSecurity.rawValue) link")
             : "\(deviceModel) bracelet \(history.serial) with \(days) day(s) of history"
             + (faults.isEmpty ? "" : " with faults \(faults.joined(separator: ", "))")
         do {
@@ -139,7 +152,10 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
                                                                     pairingState: security.pairing.advertisedState)
                 let peripheral: LEPeripheral
                 do {
-                    if !isSensor { _ = try security.startAgent(adapter: adapter, quiet: quiet, stopped: { server.isStopped }) }
+                    // A strap that requires a secured link pairs as such straps do when a client raises the link.
+                    if let pairing = isSensor ? measurementSecurity.pairing : security.pairing {
+                        _ = try security.startAgent(adapter: adapter, pairing: pairing, quiet: quiet, stopped: { server.isStopped })
+                    }
                     peripheral = isSensor
                         ? try LEPeripheral(adapter: adapter, advertisingData: HeartRateSensorAdvertisement.advertisingData,
                                            scanResponse: HeartRateSensorAdvertisement.scanResponse)
@@ -175,6 +191,8 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
 }
 
 extension SimulatorProfile: ExpressibleByArgument {}
+
+extension StrapSecurity: ExpressibleByArgument {}
 
 /// `simulate --model`: the bracelet model to simulate.
 enum SimulatedModel: String, ExpressibleByArgument, CaseIterable {

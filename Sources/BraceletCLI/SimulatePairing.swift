@@ -23,7 +23,9 @@ struct SimulatorPairingOptions: ParsableArguments {
 
     /// Makes `adapter` pair as ``pairing`` says, loads the bonds of --bond-dir, and answers the
     /// kernel's pairing requests on a thread of its own until `stopped` returns true.
-    func startAgent(adapter: String, quiet: Bool, stopped: @escaping @Sendable () -> Bool) throws -> PairingAgent {
+    /// `pairing` replaces --pairing (a strap pairs as its --measurement-security says).
+    func startAgent(adapter: String, pairing: SimulatedPairing? = nil, quiet: Bool, stopped: @escaping @Sendable () -> Bool) throws -> PairingAgent {
+        let pairing = pairing ?? self.pairing
         let directory = bondDir.map(BondDirectory.init(path:))
         let bonds = try directory?.load()
         let settings = PairingAgent.Settings(adapter: adapter, ioCapability: pairing.ioCapability, passkey: pairing == .passkey ? passkey : nil,

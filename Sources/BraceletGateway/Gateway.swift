@@ -290,15 +290,16 @@ public final class Gateway: @unchecked Sendable {
                         let base = L2CAPConnector(address: address, addressType: type, adapter: settings.adapter,
                                       shouldStop: { [self] in isStopping })
             // A device advertising without the bracelet's service data is a standard sensor (a
-            // heart-rate strap): it is connected at the security it asks for, none to begin with.
-            if let seen, !seen.isBracelet { return (base, {}) }
-            let level = BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
+            // heart-rate strap): it is connected at the security it asks for, none to begin with,
+            // and the link is raised when it refuses a request for insufficient security.
+            let sensor = seen.map { !$0.isBracelet } ?? false
+            let level = sensor ? .low : BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
             let agent = try pairingAgent()
             agent.setPasskey(UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey)), for: address)
             // Passkey entry needs a keyboard; a keyboard facing a bracelet without one would ask for
             // MITM protection it cannot give (its kernel refuses: Authentication Requirements).
             let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
-            let link = RadioLink(secure: SecureConnector(base: base, level: level, agent: agent, onSecured: { _, _ in }),
+            let link = RadioLink(secure: SecureConnector(base: base, level: level, agent: agent, raisesOnDemand: true),
                                  agent: agent, capability: capability, setUp: linkSetUp,
                                  device: ManagementAddress(address, type))
             return (link, { link.release() })

@@ -28,6 +28,11 @@ struct RadioLink: BraceletConnector, Sendable {
 
     var label: String { secure.label }
 
+    /// Raises the link when the device asks for more security (see ``SecureConnector``).
+    func raiseSecurity(of socket: SeqPacketSocket, to level: LESecurityLevel) throws -> LinkSecurity? {
+        try secure.raiseSecurity(of: socket, to: level)
+    }
+
     /// Ends the bracelet's link, if it is still up.
     func release() { _ = try? agent.disconnect(device) }
 }

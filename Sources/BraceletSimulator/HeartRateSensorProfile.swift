@@ -1,4 +1,5 @@
 import BraceletProtocol
+import BraceletTransport
 
 /// What `bracelet simulate --profile` serves.
 public enum SimulatorProfile: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -58,4 +59,54 @@ public enum HeartRateSensorAdvertisement {
 
     /// The scan response: the complete local name.
     public static var scanResponse: [UInt8] { BraceletAdvertisement.scanResponse(localName: localName) }
+}
+
+/// What a simulated heart-rate sensor requires before a client may subscribe to its measurements
+/// (write the Heart Rate Measurement's CCCD): nothing, as most straps, or an encrypted or an
+/// authenticated link, as straps that keep their wearer's data to a paired phone do.
+public enum StrapSecurity: String, Sendable, Hashable, CaseIterable {
+    /// Anyone may subscribe.
+    case none
+    /// An encrypted link (Just Works); on a weaker link the CCCD write is answered with 0x0F.
+    case encrypted
+    /// An encrypted and authenticated link (passkey entry); on a weaker link the answer is 0x05.
+    case authenticated
+
+    /// The level the measurement's CCCD requires; `nil` for none.
+    public var requiredLevel: LESecurityLevel? {
+        switch self {
+        case .none: nil
+        case .encrypted: .medium
+        case .authenticated: .high
+        }
+    }
+
+    /// How the strap pairs when asked (its IO capability, bonding); `nil` when it needs no pairing.
+    public var pairing: SimulatedPairing? {
+        switch self {
+        case .none: nil
+        case .encrypted: .justWorks
+        case .authenticated: .passkey
+        }
+    }
+}
+
+extension SimulatedGATTServer {
+    /// The answer to `pdu` instead of executing it when it writes the Heart Rate Measurement's CCCD
+    /// on a link below `required`: an Error Response (0x0F Insufficient Encryption, or 0x05
+    /// Insufficient Authentication when authentication is required) for a Write Request, nothing
+    /// for a Write Command. `nil` when it may be executed. The rest of the table stays open, as on
+    /// a strap whose measurements alone are protected.
+    public func measurementRefusal(for pdu: ATTPDU, link: LinkSecurity?, required: LESecurityLevel?) -> [ATTPDU]? {
+        guard let required, let cccd = handles.cccd[handles.heartRate] else { return nil }
+        switch pdu {
+        case .writeRequest(let handle, _) where handle == cccd:
+            guard let code = BraceletSecurity.insufficiency(link: link, required: required) else { return nil }
+            return [.errorResponse(requestOpcode: .writeRequest, handle: handle, code: code)]
+        case .writeCommand(let handle, _) where handle == cccd:
+            return BraceletSecurity.insufficiency(link: link, required: required) == nil ? nil : []
+        default:
+            return nil
+        }
+    }
 }

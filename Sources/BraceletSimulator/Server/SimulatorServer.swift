@@ -23,17 +23,27 @@ public final class SimulatorServer: Sendable {
     private let clock: @Sendable () -> Int64
     private let onEvent: @Sendable (SimulatorEvent) -> Void
     private let requiredSecurity: LESecurityLevel?
+    private let measurementSecurity: LESecurityLevel?
+    private let linkSecurity: @Sendable (Int32) -> LinkSecurity?
     private let isAvailable: @Sendable () -> Bool
 
     /// A server for `server`. `live` enables Heart Rate notifications; `clock` gives the current
     /// Unix time (the firmware seals files up to it); `onEvent` sees what happens, from the serving thread.
     /// `requiredSecurity` is the link level protected writes need (protocol-specs §11), read from
     /// each Bluetooth link; `nil` requires none.
+    /// `measurementSecurity` is the level a heart-rate sensor's measurement CCCD needs
+    /// (``SimulatedGATTServer/measurementRefusal(for:link:required:)``); `nil` requires none.
+    /// `linkSecurity` reads a connection's security (the kernel's BT_SECURITY by default; a Unix
+    /// socket has none, so a test stands in for the kernel there).
     /// `isAvailable` false means out of range: ``serve(listener:)`` returns and a connection drops.
     public init(server: SimulatedGATTServer, live: LiveHeartRateSource?, clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
-                requiredSecurity: LESecurityLevel? = nil, isAvailable: @escaping @Sendable () -> Bool = { true },
+                requiredSecurity: LESecurityLevel? = nil, measurementSecurity: LESecurityLevel? = nil,
+                linkSecurity: @escaping @Sendable (Int32) -> LinkSecurity? = { LinkSecurity.current(of: $0) },
+                isAvailable: @escaping @Sendable () -> Bool = { true },
                 onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
         self.requiredSecurity = requiredSecurity
+        self.measurementSecurity = measurementSecurity
+        self.linkSecurity = linkSecurity
         self.isAvailable = isAvailable
         state = Mutex(State(server: server, live: live))
         self.clock = clock
@@ -98,8 +108,12 @@ public final class SimulatorServer: Sendable {
                 if (try? socket.send(reply.encode())) == nil { onEvent(.disconnected(number)); return }
                 continue
             }
-            let link = requiredSecurity == nil ? nil : LinkSecurity.current(of: socket.descriptor)
-            if let refusal = state.withLock({ $0.server.securityRefusal(for: pdu, link: link, required: requiredSecurity) }) {
+            let link = requiredSecurity == nil && measurementSecurity == nil ? nil : linkSecurity(socket.descriptor)
+            let measurementSecurity = self.measurementSecurity, requiredSecurity = self.requiredSecurity
+            if let refusal = state.withLock({
+                $0.server.securityRefusal(for: pdu, link: link, required: requiredSecurity)
+                    ?? $0.server.measurementRefusal(for: pdu, link: link, required: measurementSecurity)
+            }) {
                 onEvent(.refused(pdu.opcode, link: link))
                 if refusal.contains(where: { (try? socket.send($0.encode())) == nil }) { onEvent(.disconnected(number)); return }
                 continue

@@ -6,12 +6,29 @@ import BraceletProtocol
 public struct GATTClient {
     /// The bearer the procedures run on.
     public let bearer: ATTBearer
+    /// Raises the link when a read or write is refused with Insufficient Encryption or
+    /// Insufficient Authentication; the refused request is then sent once more. `nil`: such a
+    /// refusal is the answer.
+    public var securityRaiser: LinkSecurityRaiser?
 
     /// A client on `bearer`.
-    public init(bearer: ATTBearer) { self.bearer = bearer }
+    public init(bearer: ATTBearer, securityRaiser: LinkSecurityRaiser? = nil) {
+        self.bearer = bearer
+        self.securityRaiser = securityRaiser
+    }
 
+    /// Sends a read or write; a refusal for insufficient security raises the link (when a raiser
+    /// is set) and the request goes out once more, whose answer stands.
     private func request(_ pdu: ATTPDU) throws(GATTError) -> ATTPDU {
-        do { return try bearer.request(pdu) } catch { throw .att(error) }
+        do { return try bearer.request(pdu) } catch {
+            guard case .attError(_, _, let code) = error, let securityRaiser else { throw .att(error) }
+            let raised: LinkSecurity?
+            do { raised = try securityRaiser.raise(after: code) } catch let failure {
+                throw .securityNotRaised(refusal: code, reason: "\(failure)", linkFailure: failure is LinkError)
+            }
+            guard raised != nil else { throw .att(error) }
+            do { return try bearer.request(pdu) } catch { throw .att(error) }
+        }
     }
 
     /// Exchanges MTUs; returns the MTU in force afterwards.

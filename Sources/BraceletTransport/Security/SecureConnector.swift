@@ -1,29 +1,43 @@
+import CBlueZ
 import Glibc
+import Synchronization
 
 /// Connects to a bracelet over L2CAP and returns the link only once it is encrypted at the level the
 /// bracelet's pairing state requires (protocol-specs §11.3): raises BT_SECURITY before connecting,
 /// lets ``PairingAgent`` answer the passkey, and turns the ways it can fail (wrong passkey, refused
 /// pairing, lost bond) into a ``PairingError`` that ends the session. Nothing is written on the link
 /// before it returns.
+///
+/// With ``raisesOnDemand`` the link's security is also raised later, when the device refuses a
+/// request for insufficient encryption or authentication (``SecurityUpgrade``): a standard sensor
+/// (a heart-rate strap) is connected at ``level`` `.low` and paired only when it asks for it. A level
+/// reached that way is asked for at once on the next connection, as BlueZ asks for an encrypted link
+/// at once with a device it holds a key of.
 public struct SecureConnector: BraceletConnector, Sendable {
     /// The plain connection (its security is replaced by ``level``).
     public var base: L2CAPConnector
-    /// The level required before the link is handed over.
+    /// The level required before the link is handed over; `.low` hands it over unencrypted.
     public var level: LESecurityLevel
     /// The agent answering for the adapter.
     public var agent: PairingAgent
     /// How long pairing may take (SMP gives up after 30 s).
     public var pairingTimeout: Duration
+    /// Whether the link is raised when the device refuses a request for insufficient security
+    /// (the user left the level to the device: `--security auto`).
+    public var raisesOnDemand: Bool
     /// Sees the link's security once it is sufficient, and whether a new pairing happened.
     public var onSecured: @Sendable (LinkSecurity, _ newlyPaired: Bool) -> Void
+    /// The highest level the device asked for on an earlier link of this connector.
+    private let learned = LevelMemory()
 
     /// A connector requiring `level` on `base`'s link.
     public init(base: L2CAPConnector, level: LESecurityLevel, agent: PairingAgent, pairingTimeout: Duration = .seconds(35),
-                onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void = { _, _ in }) {
+                raisesOnDemand: Bool = false, onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void = { _, _ in }) {
         self.base = base
         self.level = level
         self.agent = agent
         self.pairingTimeout = pairingTimeout
+        self.raisesOnDemand = raisesOnDemand
         self.onSecured = onSecured
     }
 
@@ -33,9 +47,10 @@ public struct SecureConnector: BraceletConnector, Sendable {
     /// Connects and waits for the required security; throws ``PairingError`` or ``BluetoothError``.
     public func connect() throws -> SeqPacketSocket {
         let agent = self.agent, address = base.address, stop = base.shouldStop
+        let wanted = max(level, learned.level)
         agent.reset(address)
         var inner = base
-        inner.security = level
+        inner.security = wanted
         // The agent is served while the connect waits: the kernel may ask for the passkey meanwhile.
         inner.shouldStop = {
             agent.service(timeout: .milliseconds(1))
@@ -54,44 +69,67 @@ public struct SecureConnector: BraceletConnector, Sendable {
             let until = ContinuousClock.now + (pairingMayHaveFailed ? .seconds(2) : .milliseconds(200))
             repeat {
                 agent.service(timeout: .milliseconds(50))
-                if let failure = classify(agent.outcome(address)) { throw failure }
+                if let failure = classify(agent.outcome(address), wanted: wanted) { throw failure }
             } while ContinuousClock.now < until
             throw error
         }
+        if wanted == .low { return socket }
+        do { _ = try awaitSecurity(of: socket, wanted) } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    /// Raises BT_SECURITY on the connected `socket` to `wanted` and waits, answering the pairing,
+    /// until the link is encrypted at that level (the kernel starts encryption with a key it holds,
+    /// or pairs). `nil` unless ``raisesOnDemand``. Throws ``PairingError``, ``BluetoothError`` or
+    /// ``LinkError`` (the link dropped meanwhile); the socket stays open for its owner to close.
+    public func raiseSecurity(of socket: SeqPacketSocket, to wanted: LESecurityLevel) throws -> LinkSecurity? {
+        guard raisesOnDemand else { return nil }
+        if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= wanted { return security }
+        agent.reset(base.address)
+        if cbluez_set_security(socket.descriptor, wanted.rawValue) < 0 {
+            // The kernel answers EINVAL when the link already has the level; anything else is a failure.
+            let code = errno
+            if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= wanted { return security }
+            throw BluetoothError.classify(errno: code, operation: "raising the link to \(base.address) to \(wanted) security", adapter: base.adapter)
+        }
+        let security = try awaitSecurity(of: socket, wanted)
+        learned.raise(to: wanted)
+        return security
+    }
+
+    /// Waits until the link under `socket` is encrypted at `wanted` or better, serving the agent;
+    /// throws the pairing's failure, a dropped link, a stop request or the timeout.
+    private func awaitSecurity(of socket: SeqPacketSocket, _ wanted: LESecurityLevel) throws -> LinkSecurity {
+        let agent = self.agent, address = base.address, stop = base.shouldStop
         let deadline = ContinuousClock.now + pairingTimeout
         while true {
             agent.service(timeout: .milliseconds(50))
-            if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= level {
+            if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= wanted {
                 // The new key's event may trail the encryption by a moment; a typed passkey already says it.
                 if !agent.outcome(address).passkeyAnswered { agent.service(timeout: .milliseconds(300)) }
                 let outcome = agent.outcome(address)
                 onSecured(security, outcome.paired || outcome.passkeyAnswered)
-                return socket
+                return security
             }
-            if let failure = classify(agent.outcome(address)) {
-                socket.close()
-                throw failure
-            }
+            if let failure = classify(agent.outcome(address), wanted: wanted) { throw failure }
             if Self.isHungUp(socket.descriptor) {
                 agent.service(timeout: .milliseconds(300))
-                socket.close()
-                if let failure = classify(agent.outcome(address)) { throw failure }
+                if let failure = classify(agent.outcome(address), wanted: wanted) { throw failure }
                 throw LinkError.closed
             }
-            if stop() {
-                socket.close()
-                throw BluetoothError.interrupted(operation: "securing the link to \(label)")
-            }
+            if stop() { throw BluetoothError.interrupted(operation: "securing the link to \(label)") }
             if ContinuousClock.now >= deadline {
-                socket.close()
-                throw PairingError.timedOut(address: label, wanted: level, seconds: Int(pairingTimeout.components.seconds))
+                throw PairingError.timedOut(address: label, wanted: wanted, seconds: Int(pairingTimeout.components.seconds))
             }
         }
     }
 
     /// The error an outcome amounts to; `nil` while nothing failed.
-    func classify(_ outcome: PairingAgent.Outcome) -> PairingError? {
-        Self.classify(outcome, address: label, passkey: agent.passkey(for: base.address), wanted: level)
+    func classify(_ outcome: PairingAgent.Outcome, wanted: LESecurityLevel) -> PairingError? {
+        Self.classify(outcome, address: label, passkey: agent.passkey(for: base.address), wanted: wanted)
     }
 
     /// A failure after a passkey was typed is a wrong passkey; a failure without one is a refusal;
@@ -110,4 +148,11 @@ public struct SecureConnector: BraceletConnector, Sendable {
         var pfd = pollfd(fd: descriptor, events: 0, revents: 0)
         return poll(&pfd, 1, 0) > 0 && pfd.revents & Int16(POLLHUP | POLLERR) != 0
     }
+}
+
+/// The highest level a device asked for, shared by the copies of one connector.
+private final class LevelMemory: Sendable {
+    private let value = Mutex<LESecurityLevel>(.low)
+    var level: LESecurityLevel { value.withLock { $0 } }
+    func raise(to level: LESecurityLevel) { value.withLock { $0 = max($0, level) } }
 }

@@ -40,7 +40,7 @@ public final class BraceletSession {
         public var sensor: HeartRateSensorInfo?
     }
 
-    private let connector: BraceletConnector
+    let connector: BraceletConnector
     private let sink: TransferSink
     private let writer = SessionWriter()
     let configuration: SessionConfiguration
@@ -141,7 +141,13 @@ public final class BraceletSession {
             configuration.onLinkState?(false)
         }
         onEvent(.connected(attempt: report.connections))
-        let gatt = GATTClient(bearer: bearer)
+        // A device that refuses a read or write for insufficient security gets the link raised
+        // (when the connector may raise it) and the request once more.
+        let connector = self.connector
+        let raiser = LinkSecurityRaiser(current: LinkSecurity.current(of: socket.descriptor),
+                                        raise: { level in try connector.raiseSecurity(of: socket, to: level) },
+                                        onRaised: { [onEvent] refusal, security in onEvent(.securityRaised(after: refusal, link: security)) })
+        let gatt = GATTClient(bearer: bearer, securityRaiser: raiser)
         try gattStep { () throws(GATTError) in _ = try gatt.exchangeMTU(247) }
         let database = try gattStep { () throws(GATTError) in try gatt.discoverAll() }
         if let measurement = HeartRateSensorInfo.measurementCharacteristic(in: database) {
@@ -173,6 +179,13 @@ public final class BraceletSession {
     func gattStep<T>(_ body: () throws(GATTError) -> T) throws(SessionError) -> T {
         do { return try body() } catch {
             if error.isLinkFailure { throw .link(error.description) }
+            // Refused for insufficient security after any raise was tried: reconnecting cannot help.
+            if case .securityNotRaised = error { throw .cannotConnect("\(connector.label): \(error)") }
+            if error.securityRefusal != nil {
+                throw .cannotConnect("\(connector.label): \(error). The device requires a secured link, which this connection "
+                                     + "cannot give (a unix: link, or listen --security none): connect over the radio with "
+                                     + "--security auto (the default), encrypted or authenticated.")
+            }
             throw .link("GATT procedure failed: \(error)")
         }
     }

@@ -38,6 +38,9 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
     /// The device is a standard heart-rate sensor (Heart Rate service, no bracelet service): what it
     /// said about itself. Only live samples follow; nothing is transferred or erased.
     case heartRateSensor(HeartRateSensorInfo)
+    /// The device refused a request with `after` (insufficient encryption or authentication) and
+    /// the link was raised to `link`; the request was sent again.
+    case securityRaised(after: ATTErrorCode, link: LinkSecurity)
     /// A live Heart Rate Measurement.
     case heartRate(HeartRateMeasurement)
     /// A notification for a handle discovery did not find (ignored).
@@ -70,6 +73,7 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
         case let .erased(kind, size): "\(kind): \(size) bytes erased on the bracelet"
         case let .eraseRefused(kind, reason): "\(kind): erase refused (\(reason)); data kept on the bracelet and in the store"
         case .heartRateSensor(let info): "heart-rate sensor \(info)"
+        case let .securityRaised(refusal, link): "the device answered \(refusal): link raised to \(link); request sent again"
         case .heartRate(let m): "heart rate \(m.bpm) bpm"
         case .unknownHandle(let h): "ignored a notification for unknown handle \(h)"
         case .diagnostic(let text): text

@@ -57,6 +57,16 @@ public protocol BraceletConnector {
     func connect() throws -> SeqPacketSocket
     /// A short description for messages (`unix:/tmp/b.sock`, `C0:FF:EE:00:11:22`).
     var label: String { get }
+    /// Raises the security of the link under `socket` (one this connector made) to at least `level`
+    /// because the peer refused a request on it (``SecurityUpgrade``); returns the link's security
+    /// once it is there, or `nil` when this connector does not raise links (a Unix socket, a link
+    /// whose security the user fixed). Throws what the pairing ran into.
+    func raiseSecurity(of socket: SeqPacketSocket, to level: LESecurityLevel) throws -> LinkSecurity?
+}
+
+extension BraceletConnector {
+    /// Connectors raise no link unless they say otherwise.
+    public func raiseSecurity(of socket: SeqPacketSocket, to level: LESecurityLevel) throws -> LinkSecurity? { nil }
 }
 
 /// Connects to a simulated bracelet (`bracelet simulate --serve unix:PATH`).

@@ -1,0 +1,23 @@
+/// When and how far a client raises its link's security because the peer refused a request, the
+/// rule of BlueZ's own ATT client (`change_security` in src/shared/att.c): Insufficient Encryption
+/// (0x0F) asks for an encrypted link (medium) when the link has less; Insufficient Authentication
+/// (0x05) asks for an authenticated one (high) when the link has less. The request is then sent once
+/// more; a second refusal is the answer. Only a link whose security the user left to the client
+/// (`--security auto`) is raised: a level the user chose is kept as chosen.
+///
+/// BlueZ steps 0x05 up one level at a time (low to medium first); here it goes to high at once, since
+/// an unauthenticated link cannot satisfy a peer that asks for authentication and the one retry
+/// would be spent on it.
+public enum SecurityUpgrade {
+    /// The level to raise a link at `current` to after the peer answered `code`; `nil` when the
+    /// code is not about security or the link already has that level (raising cannot help).
+    public static func level(after code: ATTErrorCode, current: LESecurityLevel) -> LESecurityLevel? {
+        let wanted: LESecurityLevel
+        switch code {
+        case .insufficientEncryption: wanted = .medium
+        case .insufficientAuthentication: wanted = .high
+        default: return nil
+        }
+        return current < wanted ? wanted : nil
+    }
+}
