@@ -7,7 +7,8 @@
 # no packet (tools/ble-vm/btmon-capture.sh) with the gateway's Encryption Change before its first ATT
 # packet; a bonded reconnect without pairing, also after the
 # bracelet restarts with its --bond-dir; a wrong passkey, a refused pairing and a lost bond each end with
-# exit 2 and a message saying what to do; a gateway that does not encrypt gets no write through;
+# exit 2 and a message saying what to do; a gateway that does not encrypt gets no write through; a
+# strap requiring encryption is paired when it answers 0x0F and then streams (7b);
 # beside dbus-daemon and bluetoothd (case 8), listen's D-Bus agent gives bluetoothd the passkey (one
 # management reply, bluetoothd's), bluetoothd keeps the bond and, restarted, a second listen is bonded.
 # Prints "ok" or "FAIL" per check; the exit status is the number of failures.
@@ -23,7 +24,8 @@
 # management event for the failed Encryption Change), and the bracelet's socket is open too. Measured:
 # the case BUGs on 6.1.192 (both sides, 1 of 1 runs) and passes on Debian's 6.12.117 with the same
 # binary, so suite.sh runs it on that kernel (`lost-bond-only`: cases 0, 1 without transfer, 4).
-# `lost-bond` forces it on any kernel; `quick` skips the transfer of case 1.
+# `lost-bond` forces it on any kernel; `quick` skips the transfer of case 1; `strap-only` runs case 0
+# and 7b (a strap that requires encryption) alone.
 set -uo pipefail
 CASES=" $* "
 wants() { [[ "$CASES" == *" $1 "* ]]; }
@@ -61,6 +63,34 @@ step "0. the kernel can do LE pairing (SMP needs its ECDH, whose keys come from 
 grep -q '^driver *: drbg_' /proc/crypto && ok "the default RNG (drbg) is registered" || fail "drbg is not registered: SMP cannot make ECDH keys"
 forget_everything
 DAY=$(date -u -d yesterday +%F)
+
+# 7b: a heart-rate strap that lets only an encrypted link subscribe to its measurements (simulate
+# --profile heart-rate --measurement-security encrypted). listen --security auto (the default)
+# connects without pairing, the strap answers the CCCD write with 0x0F Insufficient Encryption,
+# listen raises BT_SECURITY to medium (Just Works pairing) and subscribes again: samples follow.
+# `strap-only` runs just this case (after 0).
+strap_case() {
+  step "7b. a strap that requires encryption: listen --security auto gets 0x0F, pairs Just Works, prints samples"
+  forget_everything
+  start_sim sim-strap.log --serve hci:hci1 --profile heart-rate --measurement-security encrypted || exit 99
+  local t=$SECONDS
+  "$B" listen --adapter hci0 --device $PEER > "$W/listen-strap.jsonl" 2> "$W/listen-strap.err" &
+  local L=$!
+  for _ in $(seq 1200); do [ "$(grep -c '"rr_ms":\[[0-9]' "$W/listen-strap.jsonl")" -ge 3 ] && break; kill -0 $L 2>/dev/null || break; sleep 0.1; done
+  kill -INT $L 2>/dev/null; wait $L; rc=$?
+  sed 's/^/  | /' "$W/listen-strap.err" | grep -v 'heart rate' | tail -6
+  local samples refused
+  samples=$(grep -c '^{"kind":"hr","t":"[0-9T:.-]*Z","bpm":[0-9]*,"rr_ms":\[[0-9]' "$W/listen-strap.jsonl")
+  refused=$(grep -c 'refused .* not encrypted' "$W/sim-strap.log")
+  if [ $rc -eq 130 ] && [ "$samples" -ge 3 ] && [ "$refused" -eq 1 ] \
+     && grep -q 'answered Insufficient Encryption (0x0F): link raised to encrypted' "$W/listen-strap.err"; then
+    ok "strap requiring encryption: 1 refusal (0x0F), link raised, $samples samples, Ctrl-C exit $rc ($((SECONDS - t)) s)"
+  else
+    fail "strap requiring encryption: exit $rc (130 expected), $samples sample(s), $refused refusal(s):"; tail -5 "$W/listen-strap.err"; tail -5 "$W/sim-strap.log"
+  fi
+  stop_sim
+}
+if wants strap-only; then strap_case; echo "---- pairing: $failures failure(s)"; exit $failures; fi
 
 if ! wants quick; then
 step "1. pair with passkey 999999 and sync; the same summary as over unix:; encrypted before the first ATT packet"
@@ -180,6 +210,7 @@ else
 fi
 stop_sim
 else known "refused pairing (7)"; fi
+strap_case
 
 step "8. beside dbus-daemon and bluetoothd: listen's Agent1 gives the passkey, bluetoothd keeps the bond"
 forget_everything
