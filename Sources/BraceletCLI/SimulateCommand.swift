@@ -60,6 +60,15 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Serial number (1-8 printable ASCII characters).")
     var serial: String?
 
+    @Option(help: "Battery level at the start of the history, percent (1-100; default 46).")
+    var batteryStart: Double?
+
+    @Option(help: "The wearer charges the bracelet at the morning shower when it is below this percent (0: never; default 45).")
+    var chargeBelow: Double?
+
+    @Option(name: .customLong("unworn-day"), help: "A whole local day the bracelet lies off the wrist, counted back from today (1: yesterday; repeatable).")
+    var unwornDays: [Int] = []
+
     @Option(name: .customLong("fault"), help: "A fault to inject (repeatable).")
     var faults: [String] = []
 
@@ -96,9 +105,19 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             // A bracelet that lives on holds a model running --live-days past now: its firmware
             // seals what it recorded up to the (scaled) current time at each size request.
             let clock = life.clock
+            let liveDays = self.life.liveDays
+            guard unwornDays.allSatisfy({ (0..<days).contains($0) }) else {
+                throw ValidationError("--unworn-day must be 0 (today) to \(days - 1) (within --days \(days))")
+            }
+            var battery = BatteryBehaviour.typical
+            if let batteryStart { battery.initialPercent = batteryStart }
+            if let chargeBelow { battery.chargeBelowPercent = chargeBelow }
             history = try PhysiologyModel.simulatedHistory(model: deviceModel, serial: serial ?? (deviceModel == .v1 ? "V1SIM001" : "V2SIM001"),
                                                            days: days + life.liveDays, seed: seed,
-                                                           endingAt: clock.nowSeconds() + Int64(life.liveDays) * 86_400)
+                                                           endingAt: clock.nowSeconds() + Int64(life.liveDays) * 86_400,
+                                                           battery: battery, unwornDays: Set(unwornDays.map { $0 + liveDays }))
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw ValidationError("cannot build the simulated history: \(error)")
         }

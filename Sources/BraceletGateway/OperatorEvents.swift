@@ -76,8 +76,10 @@ public struct OperatorEvents: Sendable {
         if completed, let serial = e.serial {
             let yesterday = today.adding(days: -1)
             let start = Self.utcStart(of: yesterday, zone: zone), end = Self.utcStart(of: today, zone: zone)
+            // The whole day: its slots cover at least 90 % of it (a day with a gap in its record is
+            // not called unworn), and none says worn.
             if let counts = try? store.wornSlotCount(device: serial, from: start, to: end),
-               counts.slots > 0, counts.worn == 0, Int64(counts.slots) * 60 >= (end - start) * 9 / 10 {
+               counts.slots > 0, counts.worn == 0, counts.seconds >= (end - start) * 9 / 10 {
                 raise("not_worn", e, occurrence: yesterday.description, at: now, zone: zone,
                       detail: "not worn on \(yesterday)", onEvent: onEvent)
             }

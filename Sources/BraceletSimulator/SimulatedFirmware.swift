@@ -162,7 +162,7 @@ public struct SimulatedFirmware: Sendable {
         case .status:
             let worn = history.isWorn(at: now)
             let status = DeviceStatus(wearing: worn ? 4 : 0, mode: 0, batteryPercent: UInt8(clamping: history.batteryPercent(at: now)),
-                                      isCharging: false, idleState: 0)
+                                      isCharging: history.isCharging(at: now), idleState: 0)
             return FirmwareReply(response: Response.status(status).encode())
         case let .fileSize(kind):
             guard isTimeSet else { return fail(.timeNotSet) }

@@ -267,18 +267,20 @@ extension Store {
         }
     }
 
-    /// Slots of `device` in `[from, to)` (Unix s), and how many of them say the bracelet was worn.
-    public func wornSlotCount(device: String, from: Int64, to: Int64) throws -> (slots: Int, worn: Int) {
+    /// Slots of `device` starting in `[from, to)` (Unix s), how many of them say the bracelet was
+    /// worn, and the seconds they cover (each slot its own length: bracelets record 1 s to 1 h slots).
+    public func wornSlotCount(device: String, from: Int64, to: Int64) throws -> (slots: Int, worn: Int, seconds: Int64) {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT count(*), count(CASE WHEN s.wearing > 0 THEN 1 END) FROM slots s JOIN devices d ON d.id = s.device_id
+                SELECT count(*), count(CASE WHEN s.wearing > 0 THEN 1 END), coalesce(sum(s.interval_s), 0)
+                FROM slots s JOIN devices d ON d.id = s.device_id
                 WHERE d.serial = ?1 AND s.start >= ?2 AND s.start < ?3
                 """)
             statement.bind(device, at: 1)
             statement.bind(from, at: 2)
             statement.bind(to, at: 3)
-            guard try statement.step() else { return (0, 0) }
-            return (statement.int(at: 0) ?? 0, statement.int(at: 1) ?? 0)
+            guard try statement.step() else { return (0, 0, 0) }
+            return (statement.int(at: 0) ?? 0, statement.int(at: 1) ?? 0, statement.int64(at: 2) ?? 0)
         }
     }
 

@@ -12,17 +12,26 @@ import Testing
 final class ServedBracelet: @unchecked Sendable {
     let path: String
     let server: SimulatorServer
+    let history: PhysiologyModel
     private let done = DispatchSemaphore(value: 0)
 
-    init(directory: String, serial: String, model: DeviceModel, slowMilliseconds: Int?) throws {
-        path = directory + "/\(serial).sock"
+    /// Two days of the typical wearer up to now.
+    convenience init(directory: String, serial: String, model: DeviceModel, slowMilliseconds: Int?) throws {
         let history = try PhysiologyModel.simulatedHistory(model: model, serial: serial, days: 2, seed: 7,
                                                            endingAt: Int64(Date().timeIntervalSince1970))
         var faults = FirmwareFaults()
         faults.slowMilliseconds = slowMilliseconds
+        try self.init(directory: directory, history: history, faults: faults)
+    }
+
+    /// `history`'s bracelet, living on `clock` (Unix seconds; default the wall clock).
+    init(directory: String, history: PhysiologyModel, faults: FirmwareFaults = FirmwareFaults(),
+         clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) throws {
+        self.history = history
+        path = directory + "/\(history.serial).sock"
         let firmware = SimulatedFirmware(history: history, beatWindows: history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) },
                                          faults: faults)
-        server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: nil)
+        server = SimulatorServer(server: SimulatedGATTServer(firmware: firmware), live: nil, clock: clock)
         nonisolated(unsafe) let listener = try SeqPacketListener(unixPath: path)
         let server = self.server, done = self.done
         Thread {

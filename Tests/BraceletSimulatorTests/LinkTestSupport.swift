@@ -41,7 +41,9 @@ final class ServedBracelet: Sendable {
     let maximumFileSize: Int
 
     init(model: DeviceModel = .v1, days: Int = 1, seed: UInt64 = 7, faults: [String] = [], log: LinkLog = LinkLog(),
-         maximumFileSize: Int = Int(Response.maximumFileSize), profile: SimulatorProfile = .bracelet) throws {
+         maximumFileSize: Int = Int(Response.maximumFileSize), profile: SimulatorProfile = .bracelet,
+         measurementSecurity: LESecurityLevel? = nil, linkSecurity: @escaping @Sendable (Int32) -> LinkSecurity? = { LinkSecurity.current(of: $0) },
+         onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) throws {
         self.maximumFileSize = maximumFileSize
         let end: Int64 = 1_780_000_000
         history = try PhysiologyModel.simulatedHistory(model: model, serial: model == .v1 ? "V1LINK01" : "V2LINK01",
@@ -55,7 +57,8 @@ final class ServedBracelet: Sendable {
         self.log = log
         let gattServer = profile == .heartRate ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
         server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history),
-                                 clock: { fixedNow }, onEvent: { event in
+                                 clock: { fixedNow }, measurementSecurity: measurementSecurity, linkSecurity: linkSecurity, onEvent: { event in
+                                     onEvent(event)
                                      switch event {
                                      case let .erased(kind, file): log.append(.erase(kind, file))
                                      case .droppedLink: log.append(.dropped)

@@ -9,50 +9,27 @@ import Testing
 /// A Unix socket has no Bluetooth security, so the link's security the strap sees is the test's
 /// stand-in for the kernel's report: what the client's connector says it raised the link to.
 final class ServedStrap: Sendable {
-    let server: SimulatorServer
-    let path: String
-    let history: PhysiologyModel
-    let now: Int64
+    let served: ServedBracelet
     /// The link's security as the strap reads it, and what the strap did.
     let seen = StrapSeen()
+    var path: String { served.path }
 
     init(requires strap: StrapSecurity) throws {
-        history = try PhysiologyModel.simulatedHistory(model: .v2, serial: "V2SIM001", days: 2, seed: 7, endingAt: 1_780_000_000)
-        now = history.end + 300
-        let fixedNow = now
-        let gattServer = SimulatedGATTServer(heartRateSensorFor: SimulatedFirmware(history: history, beatWindows: []))
         let seen = self.seen
-        server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history), clock: { fixedNow },
-                                 measurementSecurity: strap.requiredLevel, linkSecurity: { _ in seen.link },
-                                 onEvent: { event in
-                                     if case .heartRate = event { return }
-                                     seen.append(event)
-                                 })
-        path = "/tmp/bracelet-strap-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let server = self.server, path = self.path
-        let ready = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            guard let listener = try? SeqPacketListener(unixPath: path) else { ready.signal(); return }
-            ready.signal()
-            try? server.serve(listener: listener)
-            listener.close()
-        }
-        ready.wait()
+        served = try ServedBracelet(model: .v2, days: 2, profile: .heartRate, measurementSecurity: strap.requiredLevel,
+                                    linkSecurity: { _ in seen.link }, onEvent: { event in
+                                        if case .heartRate = event { return }
+                                        seen.append(event)
+                                    })
     }
-
-    deinit { server.stop() }
 
     /// Refusals the strap answered.
     var refusals: [SimulatorEvent] { seen.events.filter { if case .refused = $0 { true } else { false } } }
 
     func configuration(live: Duration = .milliseconds(2_300)) -> SessionConfiguration {
-        var c = SessionConfiguration()
-        let fixed = now
-        c.now = { fixed }
-        c.initialBackoff = .milliseconds(20)
-        c.maximumBackoff = .milliseconds(100)
-        c.requestTimeout = .seconds(5)
+        var c = served.configuration()
         c.liveDuration = live
+        c.maximumBackoff = .milliseconds(100)
         return c
     }
 }

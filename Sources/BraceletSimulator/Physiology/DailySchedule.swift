@@ -1,3 +1,5 @@
+import BraceletDecoder
+
 /// A wall-clock time of day in the person's own time zone.
 public struct LocalTime: Sendable, Equatable, Comparable, CustomStringConvertible {
     /// Hour 0 ... 23.
@@ -89,6 +91,9 @@ public struct DailySchedule: Sendable, Equatable {
     public var offWristMinutes: Int
     /// Naps, walks, runs and rides.
     public var periods: [ScheduledPeriod]
+    /// Whole local dates the bracelet lies off the wrist, midnight to midnight (left on a table:
+    /// it records slots that say "not worn", and no beats).
+    public var unwornDates: Set<LocalDate> = []
 
     /// Creates a schedule; `PhysiologyModel` checks every value and names the one out of range.
     public init(bedtime: LocalTime, wakeTime: LocalTime, jitterMinutes: Int, offWrist: LocalTime,

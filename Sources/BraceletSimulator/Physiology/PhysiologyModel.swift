@@ -125,6 +125,11 @@ public struct PhysiologyModel: Sendable {
         Int(plan.battery.level(at: Double(t)).rounded())
     }
 
+    /// Whether the bracelet is on its charger at `t` (UTC Unix seconds).
+    public func isCharging(at t: Int64) -> Bool {
+        offWristIndex(at: Double(t)).map { offWristPeriods[$0].isCharging } ?? false
+    }
+
     /// Whether the bracelet is on the wrist at `t` (UTC Unix seconds); false outside the range.
     public func isWorn(at t: Int64) -> Bool {
         guard t >= start, t < end else { return false }

@@ -52,6 +52,12 @@ struct PhysiologyPlan: Sendable {
         }
         sleepPeriods = sleepPeriods.filter { $0.end > start && $0.start < end }.sorted { $0.start < $1.start }
         activities = activities.filter { $0.end > start && $0.start < end }.sorted { $0.start < $1.start }
+        // Whole unworn days: one off-wrist period each, in which that day's shower falls.
+        for date in schedule.unwornDates {
+            let day = Int64(date.dayNumber)
+            showers.append(OffWristPeriod(start: clock.utc(day: day, minutesAfterMidnight: 0),
+                                          end: clock.utc(day: day + 1, minutesAfterMidnight: 0), isCharging: false))
+        }
         showers = showers.filter { $0.end > start && $0.start < end }.sorted { $0.start < $1.start }
 
         // Walk through the off-wrist periods in time order: charge when the level is low.

@@ -1,4 +1,6 @@
+import BraceletDecoder
 import BraceletProtocol
+import Foundation
 
 /// Named, fixed configurations of the physiological model, shared by the capture generator, the
 /// simulated bracelet and the tests.
@@ -70,11 +72,15 @@ extension PhysiologyModel {
     /// typical routine plus a run every third day, a bike ride every fourth and a nap every fifth.
     /// This is what `bracelet simulate --model M --days N --seed S` serves.
     ///
+    /// `battery` replaces the typical battery; `unwornDays` are whole local days the bracelet lies
+    /// off the wrist, counted back from the day that holds `end` (0: that day, 1: the day before).
+    ///
     /// - Throws: `PhysiologyModelError` when `days` is outside 1 ... 400, the serial or the time zone
     ///   is unusable.
     public static func simulatedHistory(model: DeviceModel, serial: String, days: Int, seed: UInt64,
                                         endingAt end: Int64, slotIntervalSeconds: Int32 = 60,
-                                        timeZoneIdentifier: String = "Europe/Amsterdam")
+                                        timeZoneIdentifier: String = "Europe/Amsterdam",
+                                        battery: BatteryBehaviour = .typical, unwornDays: Set<Int> = [])
         throws(PhysiologyModelError) -> PhysiologyModel {
         guard (1...400).contains(days) else { throw .dayCountOutOfRange(days) }
         // Align to the slot grid so that slots end exactly at `end`.
@@ -90,8 +96,13 @@ extension PhysiologyModel {
             ScheduledPeriod(.nap, at: LocalTime(hour: 14, minute: 30), minutes: 25,
                             on: .days(Set(stride(from: 0, through: days, by: 5)))),
         ]
+        if !unwornDays.isEmpty {
+            guard let zone = TimeZone(identifier: timeZoneIdentifier) else { throw .unknownTimeZone(timeZoneIdentifier) }
+            let last = LocalDate(dayNumber: Int(floorDivide(alignedEnd - 1 + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(alignedEnd - 1)))), 86_400)))
+            schedule.unwornDates = Set(unwornDays.map { last.adding(days: -$0) })
+        }
         return try PhysiologyModel(model: model, serial: serial, start: start, end: alignedEnd,
                                    slotIntervalSeconds: slotIntervalSeconds, seed: seed,
-                                   timeZoneIdentifier: timeZoneIdentifier, schedule: schedule)
+                                   timeZoneIdentifier: timeZoneIdentifier, schedule: schedule, battery: battery)
     }
 }
