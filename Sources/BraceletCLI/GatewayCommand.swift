@@ -53,11 +53,15 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         commandName: "enroll",
         abstract: "Enrol a bracelet (or update its settings); a running gateway picks it up within seconds.",
         discussion: """
-            The person's settings given (--user, --tz, --age or --hr-max) go into the bracelet's \
-            participant record (`bracelet person show`), which every sync computes its days with: at \
-            once when the bracelet was synced before, else as soon as its first sync reads its serial. \
-            A setting not given is left as it is. Send SIGHUP to a running gateway to read the change \
+            The person's settings (--user and the options of `bracelet person set`: --tz, --age or \
+            --hr-max, --hrmax-formula, --height, --step-goal, --slot-seconds, --min-quality) go into the \
+            bracelet's participant record (`bracelet person show`), which every sync computes its days \
+            with: at once when the bracelet was synced before, else as soon as its first sync reads its \
+            serial; until then the enrolment keeps them. A setting not given is left as it is, also one \
+            changed with `bracelet person set` since. Send SIGHUP to a running gateway to read the change \
             at once.
+
+            bracelet gateway enroll --db bracelet.db --device C0:11:22:33:44:55 --user P-0042 --tz Europe/Amsterdam --age 54 --height 181
             """
     )
 
@@ -71,33 +75,30 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Address type of --device (default: what its advertisement says).")
     var addressType: AddressTypeArgument?
 
-    @Option(help: "Study participant id, sent with every delivery.")
-    var user: String?
-
-    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: this machine's.")
-    var tz: String?
-
-    @Option(help: "Age in years (heart-rate zones, vitality metrics).")
-    var age: Int?
-
-    @Option(name: .customLong("hr-max"), help: "Measured maximum heart rate (instead of --age for zones).")
-    var hrMax: Int?
-
     @Option(help: "Passkey the bracelet asks for when pairing (0-999999; default its manual's 999999).")
     var passkey: Int?
 
+    @Option(help: "Study participant id, sent with every delivery.")
+    var user: String?
+
+    /// The person's settings, as `bracelet person set` takes them.
+    @OptionGroup(title: "The person's settings (into the bracelet's participant record)") var person: PersonOptions
+
+    /// The enrolment the options describe.
+    func enrolment(endpoint: String) -> GatewayEnrolment {
+        GatewayEnrolment(endpoint: endpoint, addressType: addressType?.rawValue, user: user, passkey: passkey, settings: person.given.texts)
+    }
+
     func validate() throws {
-        if age != nil && hrMax != nil { throw ValidationError("give --age or --hr-max, not both") }
+        if person.age != nil && person.hrMax != nil { throw ValidationError("give --age or --hr-max, not both: a measured maximum wins over the age.") }
         if let passkey, !(0...999_999).contains(passkey) { throw ValidationError("--passkey must be 0-999999 (six digits), not \(passkey)") }
         if which.via != nil && (addressType != nil || passkey != nil) {
             throw ValidationError("--address-type and --passkey apply to --device only")
         }
         // The settings are checked as the gateway will use them, before anything is stored.
-        if tz != nil || age != nil || hrMax != nil {
-            do { _ = try DeviceSettings(enrolment: GatewayEnrolment(endpoint: "", timeZone: tz, age: age, hrMax: hrMax)) } catch {
-                if case let GatewayError.invalidSettings(_, reason) = error { throw ValidationError(reason) }
-                throw ValidationError("\(error)")
-            }
+        do { _ = try DeviceSettings(enrolment: enrolment(endpoint: "")) } catch {
+            if case let GatewayError.invalidSettings(_, reason) = error { throw ValidationError(reason) }
+            throw ValidationError("\(error)")
         }
         if let user, !OutboxEntry.isValidUser(user) {
             throw ValidationError("--user \(user) is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042)")
@@ -106,8 +107,7 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
 
     func run() throws {
         let endpoint = try which.endpoint()
-        var enrolment = GatewayEnrolment(endpoint: endpoint.description, addressType: addressType?.rawValue, user: user, timeZone: tz,
-                                         age: age, hrMax: hrMax, passkey: passkey)
+        var enrolment = enrolment(endpoint: endpoint.description)
         let store = try openStore(db, mustExist: false)
         let isNew: Bool
         do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }

@@ -9,7 +9,7 @@ import Foundation
 /// in. With a database, each one left out is taken from the device's participant record
 /// (`bracelet person show`); one given is checked against it.
 struct PersonOptions: ParsableArguments {
-    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: the participant record's; for a capture without a database, the capture's recorded offset.",
+    @Option(help: "Time zone of the person's days: an IANA name (Europe/Amsterdam), UTC or an offset (+02:00). Default: the participant record's (a capture without a database: its recorded offset).",
             transform: parseTimeZoneOption)
     var tz: TimeZone?
 

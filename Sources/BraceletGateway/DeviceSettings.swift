@@ -3,8 +3,8 @@ import BraceletSummaries
 import BraceletVitality
 import Foundation
 
-/// The person's settings given at enrolment (`gateway enroll --user --tz --age --hr-max`) that are
-/// not in the bracelet's participant record yet: a record belongs to a serial, which only a sync
+/// The person's settings given at enrolment (`gateway enroll --user` and the options of `person
+/// set`) that are not in the bracelet's participant record yet: a record belongs to a serial, which only a sync
 /// reads. As soon as one does, before any of its data is stored, they are written into the record
 /// (``BraceletVitality/Participants/set(_:device:store:now:)``, which recomputes what they change)
 /// and dropped from the enrolment, so a later `bracelet person set` is never undone by the gateway.
@@ -15,15 +15,26 @@ public struct DeviceSettings: Sendable {
 
     /// The settings of `enrolment`.
     ///
-    /// - Throws: ``GatewayError/invalidSettings(endpoint:reason:)`` when a stored setting is not valid.
+    /// - Throws: ``GatewayError/invalidSettings(endpoint:reason:)`` when a stored setting is not a
+    ///   value of it or out of its range (checked as the days will be computed with it).
     public init(enrolment: GatewayEnrolment) throws {
-        do {
-            let zone = try enrolment.timeZone.map { try SummaryConfiguration.timeZone(named: $0) }
-            change = ParticipantChange(settings: ParticipantProfile(timeZone: zone, age: enrolment.age, hrMax: enrolment.hrMax),
-                                       user: enrolment.user.map { .set($0) } ?? .keep)
+        let settings: ParticipantProfile
+        do throws(ParticipantError) {
+            settings = try ParticipantProfile(texts: enrolment.settings, device: enrolment.endpoint)
+            // The ranges, as a summary checks them; the zone may still come from the record.
+            var check = settings
+            if check.timeZone == nil { check.timeZone = TimeZone(identifier: "UTC") }
+            _ = try check.configuration(device: enrolment.endpoint)
         } catch {
-            throw GatewayError.invalidSettings(endpoint: enrolment.endpoint, reason: "\(error)")
+            let reason: String
+            switch error {
+            case .invalid(let problem): reason = "\(problem)"
+            case let .damaged(_, setting, value): reason = "\(setting.flag) \(value) is not a value of it"
+            default: reason = "\(error)"
+            }
+            throw GatewayError.invalidSettings(endpoint: enrolment.endpoint, reason: reason)
         }
+        change = ParticipantChange(settings: settings, user: enrolment.user.map { .set($0) } ?? .keep)
     }
 
     /// Whether the enrolment holds nothing for the record.

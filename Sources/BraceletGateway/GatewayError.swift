@@ -15,7 +15,7 @@ public enum GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidEndpoint(let text):
             "'\(text)' is not a bracelet endpoint: give --device AA:BB:CC:DD:EE:FF or --via unix:PATH"
         case let .invalidSettings(endpoint, reason):
-            "the settings enrolled for \(endpoint) are not valid (\(reason)); enrol it again with valid --tz/--age/--hr-max"
+            "the settings enrolled for \(endpoint) are not valid (\(reason)); enrol it again with a valid value (bracelet gateway enroll --help)"
         case .metricsAddress(let text):
             "--metrics \(text): give a loopback address and port, 127.0.0.1:PORT or [::1]:PORT (metrics are never served beyond this machine)"
         case .metricsSocket(let reason):

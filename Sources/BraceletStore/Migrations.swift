@@ -372,6 +372,19 @@ enum Migrations {
                 CASE WHEN rr = 8388608 THEN NULL WHEN rr > 8388608 THEN rr - 16777216 ELSE rr END
             FROM value;
         """,
+        // 15: an enrolment keeps the whole participant change given with it (`gateway enroll` takes
+        // the options of `person set`: zone, age, maximum heart rate and its formula, height, step
+        // goal, slot length, quality) until a sync writes it into the record: one JSON object of
+        // setting name -> text, as the record stores them. The zone, age and maximum it kept in
+        // columns of their own move into it.
+        """
+        ALTER TABLE gateway_enrolments ADD COLUMN settings TEXT;
+        UPDATE gateway_enrolments SET settings =
+            nullif(json_patch('{}', json_object('age', CAST(age AS TEXT), 'hr_max', CAST(hr_max AS TEXT), 'tz', tz)), '{}');
+        ALTER TABLE gateway_enrolments DROP COLUMN tz;
+        ALTER TABLE gateway_enrolments DROP COLUMN age;
+        ALTER TABLE gateway_enrolments DROP COLUMN hr_max;
+        """,
     ]
 
     /// The schema version this build writes.

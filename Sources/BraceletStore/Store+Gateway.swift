@@ -1,4 +1,5 @@
 import BraceletDecoder
+import Foundation
 
 /// One bracelet a gateway keeps synced: where it is reached, the person's settings given at
 /// enrolment until a sync has written them into the bracelet's participant record, and what the
@@ -10,12 +11,24 @@ public struct GatewayEnrolment: Sendable, Equatable {
     public var addressType: String?
     /// Study participant id, when given.
     public var user: String?
-    /// Time zone of the person's days (an IANA name, UTC or an offset), when given.
-    public var timeZone: String?
-    /// Age in years, when given.
-    public var age: Int?
-    /// Measured maximum heart rate, when given.
-    public var hrMax: Int?
+    /// The participant settings given at enrolment (the options of `bracelet person set`), as the
+    /// participant record stores them: setting -> text. Only the settings given are present.
+    public var settings: [ParticipantSettingName: String] = [:]
+    /// The time zone setting of ``settings`` (an IANA name, UTC or an offset), when given.
+    public var timeZone: String? {
+        get { settings[.timeZone] }
+        set { settings[.timeZone] = newValue }
+    }
+    /// The age setting of ``settings``, when given.
+    public var age: Int? {
+        get { settings[.age].flatMap { Int($0) } }
+        set { settings[.age] = newValue.map(String.init) }
+    }
+    /// The maximum heart rate setting of ``settings``, when given.
+    public var hrMax: Int? {
+        get { settings[.hrMax].flatMap { Int($0) } }
+        set { settings[.hrMax] = newValue.map(String.init) }
+    }
     /// Passkey to enter when the bracelet asks for one, when given.
     public var passkey: Int?
     /// When it was enrolled (Unix ms).
@@ -43,15 +56,17 @@ public struct GatewayEnrolment: Sendable, Equatable {
     /// The UTC offset last set on its clock, minutes.
     public var offsetMinutes: Int?
 
-    /// An enrolment of `endpoint` with the person's settings.
+    /// An enrolment of `endpoint` with the person's settings (`settings`, to which `timeZone`,
+    /// `age` and `hrMax` are added when given).
     public init(endpoint: String, addressType: String? = nil, user: String? = nil, timeZone: String? = nil, age: Int? = nil,
-                hrMax: Int? = nil, passkey: Int? = nil) {
+                hrMax: Int? = nil, passkey: Int? = nil, settings: [ParticipantSettingName: String] = [:]) {
         self.endpoint = endpoint
         self.addressType = addressType
         self.user = user
-        self.timeZone = timeZone
-        self.age = age
-        self.hrMax = hrMax
+        self.settings = settings
+        if let timeZone { self.timeZone = timeZone }
+        if let age { self.age = age }
+        if let hrMax { self.hrMax = hrMax }
         self.passkey = passkey
     }
 }
@@ -93,34 +108,55 @@ public struct SinkCounts: Sendable, Equatable {
 
 extension Store {
     /// Enrols a bracelet, or updates the settings of one enrolled before: only the settings given
-    /// (non-nil) replace stored ones, so a setting given once is never dropped by a later call.
+    /// replace stored ones, so a setting given once is never dropped by a later call; an age given
+    /// without a maximum heart rate drops a pending maximum, as `person set` does in the record.
     /// Returns whether it was new.
     public func enrol(_ enrolment: GatewayEnrolment) throws -> Bool {
         try write { db in
-            let exists = try db.prepare("SELECT 1 FROM gateway_enrolments WHERE endpoint = ?1")
-            exists.bind(enrolment.endpoint, at: 1)
-            let isNew = try !exists.step()
+            let existing = try db.prepare("SELECT settings FROM gateway_enrolments WHERE endpoint = ?1")
+            existing.bind(enrolment.endpoint, at: 1)
+            let isNew = try !existing.step()
+            var settings = isNew ? [:] : try Self.enrolmentSettings(existing.text(at: 0), endpoint: enrolment.endpoint)
+            if enrolment.settings[.age] != nil, enrolment.settings[.hrMax] == nil { settings[.hrMax] = nil }
+            settings.merge(enrolment.settings) { _, given in given }
             let statement = try db.prepare("""
-                INSERT INTO gateway_enrolments (endpoint, address_type, user_id, tz, age, hr_max, passkey, enrolled_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                INSERT INTO gateway_enrolments (endpoint, address_type, user_id, settings, passkey, enrolled_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 ON CONFLICT (endpoint) DO UPDATE SET
                     address_type = coalesce(excluded.address_type, address_type), user_id = coalesce(excluded.user_id, user_id),
-                    tz = coalesce(excluded.tz, tz),
-                    age = CASE WHEN excluded.age IS NOT NULL OR excluded.hr_max IS NOT NULL THEN excluded.age ELSE age END,
-                    hr_max = CASE WHEN excluded.age IS NOT NULL OR excluded.hr_max IS NOT NULL THEN excluded.hr_max ELSE hr_max END,
-                    passkey = coalesce(excluded.passkey, passkey)
+                    settings = excluded.settings, passkey = coalesce(excluded.passkey, passkey)
                 """)
             statement.bind(enrolment.endpoint, at: 1)
             statement.bind(enrolment.addressType, at: 2)
             statement.bind(enrolment.user, at: 3)
-            statement.bind(enrolment.timeZone, at: 4)
-            statement.bind(enrolment.age, at: 5)
-            statement.bind(enrolment.hrMax, at: 6)
-            statement.bind(enrolment.passkey, at: 7)
-            statement.bind(now(), at: 8)
+            statement.bind(try Self.enrolmentSettingsText(settings), at: 4)
+            statement.bind(enrolment.passkey, at: 5)
+            statement.bind(now(), at: 6)
             try statement.run()
             return isNew
         }
+    }
+
+    /// The `settings` column: a JSON object of setting name -> text (canonical), NULL when empty.
+    static func enrolmentSettingsText(_ settings: [ParticipantSettingName: String]) throws -> String? {
+        guard !settings.isEmpty else { return nil }
+        let named = Dictionary(uniqueKeysWithValues: settings.map { ($0.key.rawValue, $0.value) })
+        return String(decoding: try CanonicalJSON.bytes(of: named, what: "the enrolment's settings"), as: UTF8.self)
+    }
+
+    /// The settings a `settings` column holds; a value that is not such an object, or names a
+    /// setting this build does not know, is an error saying so (never read as no settings).
+    static func enrolmentSettings(_ text: String?, endpoint: String) throws -> [ParticipantSettingName: String] {
+        guard let text else { return [:] }
+        let damaged = StoreError.invalidInput("the enrolment of \(endpoint) holds settings that cannot be read (\(text)); "
+                                              + "enrol it again with its settings (bracelet gateway enroll)")
+        guard let named = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) else { throw damaged }
+        var settings: [ParticipantSettingName: String] = [:]
+        for (name, value) in named {
+            guard let setting = ParticipantSettingName(rawValue: name) else { throw damaged }
+            settings[setting] = value
+        }
+        return settings
     }
 
     /// Ends the enrolment of `endpoint`; its data stays. Returns whether it was enrolled.
@@ -137,7 +173,7 @@ extension Store {
     /// bracelet's participant record, which holds them from then on.
     public func clearEnrolmentSettings(endpoint: String) throws {
         try write { db in
-            let statement = try db.prepare("UPDATE gateway_enrolments SET user_id = NULL, tz = NULL, age = NULL, hr_max = NULL WHERE endpoint = ?1")
+            let statement = try db.prepare("UPDATE gateway_enrolments SET user_id = NULL, settings = NULL WHERE endpoint = ?1")
             statement.bind(endpoint, at: 1)
             try statement.run()
         }
@@ -147,27 +183,28 @@ extension Store {
     public func enrolments() throws -> [GatewayEnrolment] {
         try locked { db in
             let statement = try db.prepare("""
-                SELECT endpoint, address_type, user_id, tz, age, hr_max, passkey, enrolled_at, serial, state, last_heard_at,
+                SELECT endpoint, address_type, user_id, settings, passkey, enrolled_at, serial, state, last_heard_at,
                     last_sync_at, last_attempt_at, failures, last_error, battery, wearing, backlog_bytes, offset_minutes
                 FROM gateway_enrolments ORDER BY endpoint
                 """)
             var result: [GatewayEnrolment] = []
             while try statement.step() {
-                var e = GatewayEnrolment(endpoint: statement.text(at: 0) ?? "", addressType: statement.text(at: 1),
-                                         user: statement.text(at: 2), timeZone: statement.text(at: 3), age: statement.int(at: 4),
-                                         hrMax: statement.int(at: 5), passkey: statement.int(at: 6))
-                e.enrolledAt = statement.int64(at: 7) ?? 0
-                e.serial = statement.text(at: 8)
-                e.state = statement.text(at: 9) ?? "enrolled"
-                e.lastHeardAt = statement.int64(at: 10)
-                e.lastSyncAt = statement.int64(at: 11)
-                e.lastAttemptAt = statement.int64(at: 12)
-                e.failures = statement.int(at: 13) ?? 0
-                e.lastError = statement.text(at: 14)
-                e.battery = statement.int(at: 15)
-                e.wearing = statement.int(at: 16)
-                e.backlogBytes = statement.int(at: 17)
-                e.offsetMinutes = statement.int(at: 18)
+                let endpoint = statement.text(at: 0) ?? ""
+                var e = GatewayEnrolment(endpoint: endpoint, addressType: statement.text(at: 1), user: statement.text(at: 2),
+                                         passkey: statement.int(at: 4),
+                                         settings: try Self.enrolmentSettings(statement.text(at: 3), endpoint: endpoint))
+                e.enrolledAt = statement.int64(at: 5) ?? 0
+                e.serial = statement.text(at: 6)
+                e.state = statement.text(at: 7) ?? "enrolled"
+                e.lastHeardAt = statement.int64(at: 8)
+                e.lastSyncAt = statement.int64(at: 9)
+                e.lastAttemptAt = statement.int64(at: 10)
+                e.failures = statement.int(at: 11) ?? 0
+                e.lastError = statement.text(at: 12)
+                e.battery = statement.int(at: 13)
+                e.wearing = statement.int(at: 14)
+                e.backlogBytes = statement.int(at: 15)
+                e.offsetMinutes = statement.int(at: 16)
                 result.append(e)
             }
             return result

@@ -20,19 +20,21 @@ func braceletBinary() throws -> URL {
     return found
 }
 
-/// Runs `bracelet` to its end; returns its status and standard output.
+/// Runs `bracelet` to its end; returns its status, standard output and standard error (read
+/// after the output: enough for the short messages of the commands tested here).
 @discardableResult
-func bracelet(_ arguments: [String]) throws -> (status: Int32, out: String) {
+func bracelet(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = try braceletBinary()
     process.arguments = arguments
-    let out = Pipe()
+    let out = Pipe(), err = Pipe()
     process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
+    process.standardError = err
     try process.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors, as: UTF8.self))
 }
 
 /// A bound Unix datagram socket standing in for systemd's notify socket.

@@ -175,7 +175,8 @@ func temporaryFolder() throws -> String {
         for key in ["pending", "delivered", "dead"] { #expect(sink[key] as? Int == 0, "key \(key)") }
     }
 
-    /// Enrolling again with only some settings keeps the others; --age and --hr-max replace each other.
+    /// Enrolling again with only some settings keeps the others; a maximum heart rate keeps the
+    /// age (which the vitality metrics still use), as `person set` does.
     @Test func reEnrolmentKeepsSettingsNotGivenAgain() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -185,7 +186,7 @@ func temporaryFolder() throws -> String {
         let row = try #require(try store.enrolments().first)
         #expect(row.user == "P-1")
         #expect(row.timeZone == "Europe/Amsterdam")
-        #expect(row.age == nil)
+        #expect(row.age == 50)
         #expect(row.hrMax == 175)
         #expect(try store.removeEnrolment(endpoint: "unix:/x"))
         #expect(try store.enrolments().isEmpty)
