@@ -53,15 +53,17 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         commandName: "enroll",
         abstract: "Enrol a bracelet (or update its settings); a running gateway picks it up within seconds.",
         discussion: """
-            The person's settings (--user and the options of `bracelet person set`: --tz, --age or \
-            --hr-max, --hrmax-formula, --height, --step-goal, --slot-seconds, --min-quality) go into the \
-            bracelet's participant record (`bracelet person show`), which every sync computes its days \
-            with: at once when the bracelet was synced before, else as soon as its first sync reads its \
-            serial; until then the enrolment keeps them. A setting not given is left as it is, also one \
-            changed with `bracelet person set` since. Send SIGHUP to a running gateway to read the change \
-            at once.
+            The person's settings (--user and the options of person set: --tz, --age or --hr-max, \
+            --hrmax-formula, --height, --step-goal, --slot-seconds, --min-quality) go into the \
+            bracelet's participant record (see bracelet person show), which every sync computes its \
+            days with: at once when the bracelet was synced before, else as soon as its first sync \
+            reads its serial; until then the enrolment keeps them. A setting not given is left as it \
+            is, also one changed with person set since. Send SIGHUP to a running gateway to read the \
+            change at once.
 
-            bracelet gateway enroll --db bracelet.db --device C0:11:22:33:44:55 --user P-0042 --tz Europe/Amsterdam --age 54 --height 181
+            Example:
+              bracelet gateway enroll --db bracelet.db --device C0:11:22:33:44:55 \\
+                --user P-0042 --tz Europe/Amsterdam --age 54 --height 181 --step-goal 8000
             """
     )
 
