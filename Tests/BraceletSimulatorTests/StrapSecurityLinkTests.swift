@@ -53,23 +53,37 @@ struct RaisingConnector: BraceletConnector {
     var grants: (LESecurityLevel) -> LinkSecurity? = { LinkSecurity(level: $0, keySize: 16) }
     var reports: (LESecurityLevel) -> LinkSecurity? = { LinkSecurity(level: $0, keySize: 16) }
     var failure: (any Error)?
+    /// Asking for this level cannot be met on the link: the connector asks for a new link and
+    /// secures the next one to it from the start (as ``SecureConnector`` does for authentication).
+    var needsNewLinkFor: LESecurityLevel?
     let asked = AskedLevels()
     var label: String { "unix:\(strap.path)" }
 
     final class AskedLevels: Sendable {
-        private let levels = Mutex<[LESecurityLevel]>([])
-        func append(_ level: LESecurityLevel) { levels.withLock { $0.append(level) } }
-        var all: [LESecurityLevel] { levels.withLock { $0 } }
+        private let levels = Mutex<(asked: [LESecurityLevel], learned: LESecurityLevel?, connections: Int)>(([], nil, 0))
+        func append(_ level: LESecurityLevel) { levels.withLock { $0.asked.append(level) } }
+        var all: [LESecurityLevel] { levels.withLock { $0.asked } }
+        var learned: LESecurityLevel? {
+            get { levels.withLock { $0.learned } }
+            set { levels.withLock { $0.learned = newValue } }
+        }
+        func connected() { levels.withLock { $0.connections += 1 } }
+        var connections: Int { levels.withLock { $0.connections } }
     }
 
     func connect() throws -> SeqPacketSocket {
-        strap.seen.link = nil
+        asked.connected()
+        strap.seen.link = asked.learned.map { LinkSecurity(level: $0, keySize: 16) }
         return try SeqPacketSocket.connect(unixPath: strap.path)
     }
 
     func raiseSecurity(of socket: SeqPacketSocket, to level: LESecurityLevel) throws -> LinkSecurity? {
         asked.append(level)
         if let failure { throw failure }
+        if level == needsNewLinkFor {
+            asked.learned = level
+            throw SecurityNeedsNewLink(level: level)
+        }
         let granted = grants(level)
         strap.seen.link = granted
         return reports(level)
@@ -118,6 +132,20 @@ struct StrapSecurityLinkTests {
                                          onEvent: { events.append($0) }).run()
         #expect(connector.asked.all == [.high])
         #expect(events.list.contains(.securityRaised(after: .insufficientAuthentication, link: LinkSecurity(level: .high, keySize: 16))))
+        #expect(report.heartRateNotifications >= 2)
+    }
+
+    @Test func authenticationThatNeedsANewLinkReconnectsSecuredAndSubscribes() throws {
+        let strap = try ServedStrap(requires: .authenticated)
+        let connector = RaisingConnector(strap: strap, needsNewLinkFor: .high)
+        let events = Events()
+        let report = try BraceletSession(connector: connector, sink: RefusingTestSink(), configuration: strap.configuration(),
+                                         onEvent: { events.append($0) }).run()
+        // Refused on the first link, asked for a new one; the second, secured from the start, subscribes.
+        #expect(connector.asked.all == [.high])
+        #expect(connector.asked.connections == 2 && report.connections == 2)
+        #expect(strap.refusals == [.refused(.writeRequest, link: nil)])
+        #expect(events.list.contains { if case .linkLost(let why) = $0 { why.contains("reconnecting to pair with the passkey first") } else { false } })
         #expect(report.heartRateNotifications >= 2)
     }
 

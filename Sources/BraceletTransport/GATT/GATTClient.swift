@@ -24,7 +24,7 @@ public struct GATTClient {
             guard case .attError(_, _, let code) = error, let securityRaiser else { throw .att(error) }
             let raised: LinkSecurity?
             do { raised = try securityRaiser.raise(after: code) } catch let failure {
-                throw .securityNotRaised(refusal: code, reason: "\(failure)", linkFailure: failure is LinkError)
+                throw .securityNotRaised(refusal: code, reason: "\(failure)", linkFailure: failure is LinkError || failure is SecurityNeedsNewLink)
             }
             guard raised != nil else { throw .att(error) }
             do { return try bearer.request(pdu) } catch { throw .att(error) }

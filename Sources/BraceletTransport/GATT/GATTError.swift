@@ -23,7 +23,7 @@ public enum GATTError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unexpectedResponse(request, response):
             "\(request) was answered with \(response); the peer does not follow ATT; disconnect and retry"
         case let .securityNotRaised(refusal, reason, _):
-            "the device answered \(refusal) and securing the link for it failed: \(reason)"
+            "the device answered \(refusal): \(reason)"
         }
     }
 

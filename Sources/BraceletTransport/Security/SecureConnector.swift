@@ -11,8 +11,10 @@ import Synchronization
 /// With ``raisesOnDemand`` the link's security is also raised later, when the device refuses a
 /// request for insufficient encryption or authentication (``SecurityUpgrade``): a standard sensor
 /// (a heart-rate strap) is connected at ``level`` `.low` and paired only when it asks for it. A level
-/// reached that way is asked for at once on the next connection, as BlueZ asks for an encrypted link
-/// at once with a device it holds a key of.
+/// reached that way is asked for at once on the next connection of this connector, as BlueZ asks for
+/// an encrypted link at once with a device it holds a key of. Authentication cannot be raised on a
+/// link set up for Just Works: the connector then asks for a new link (``SecurityNeedsNewLink``),
+/// which it sets up for passkey entry.
 public struct SecureConnector: BraceletConnector, Sendable {
     /// The plain connection (its security is replaced by ``level``).
     public var base: L2CAPConnector
@@ -49,6 +51,11 @@ public struct SecureConnector: BraceletConnector, Sendable {
         let agent = self.agent, address = base.address, stop = base.shouldStop
         let wanted = max(level, learned.level)
         agent.reset(address)
+        // Raised on demand, the link is set up with the pairing capability its level needs (taken
+        // by the kernel at set-up): passkey entry for authenticated, Just Works below, since a
+        // keyboard would ask a device without one for protection it cannot give.
+        if raisesOnDemand { try agent.setIOCapability(wanted == .high ? .keyboardOnly : .noInputNoOutput) }
+        learned.connected(at: wanted)
         var inner = base
         inner.security = wanted
         // The agent is served while the connect waits: the kernel may ask for the passkey meanwhile.
@@ -88,6 +95,11 @@ public struct SecureConnector: BraceletConnector, Sendable {
     public func raiseSecurity(of socket: SeqPacketSocket, to wanted: LESecurityLevel) throws -> LinkSecurity? {
         guard raisesOnDemand else { return nil }
         if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= wanted { return security }
+        // Authentication needs a link set up for passkey entry: the next one is.
+        if wanted == .high, learned.setUpFor < .high {
+            learned.raise(to: .high)
+            throw SecurityNeedsNewLink(level: .high)
+        }
         agent.reset(base.address)
         if cbluez_set_security(socket.descriptor, wanted.rawValue) < 0 {
             // The kernel answers EINVAL when the link already has the level; anything else is a failure.
@@ -150,9 +162,12 @@ public struct SecureConnector: BraceletConnector, Sendable {
     }
 }
 
-/// The highest level a device asked for, shared by the copies of one connector.
+/// The highest level a device asked for, and the level the current link was set up for, shared
+/// by the copies of one connector.
 private final class LevelMemory: Sendable {
-    private let value = Mutex<LESecurityLevel>(.low)
-    var level: LESecurityLevel { value.withLock { $0 } }
-    func raise(to level: LESecurityLevel) { value.withLock { $0 = max($0, level) } }
+    private let value = Mutex<(asked: LESecurityLevel, setUp: LESecurityLevel)>((.low, .low))
+    var level: LESecurityLevel { value.withLock { $0.asked } }
+    var setUpFor: LESecurityLevel { value.withLock { $0.setUp } }
+    func raise(to level: LESecurityLevel) { value.withLock { $0.asked = max($0.asked, level) } }
+    func connected(at level: LESecurityLevel) { value.withLock { $0.setUp = level } }
 }

@@ -21,3 +21,21 @@ public enum SecurityUpgrade {
         return current < wanted ? wanted : nil
     }
 }
+
+/// A link that cannot be raised where it is: the device asked for authentication, which needs
+/// passkey entry, and the kernel takes a link's pairing capability when the link is set up (a link
+/// set up without a keyboard can only pair Just Works). The connector remembers the level; the
+/// session reconnects and the new link is set up and secured for it before anything is sent.
+public struct SecurityNeedsNewLink: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The level the next link is secured to.
+    public var level: LESecurityLevel
+
+    /// The next link is secured to `level`.
+    public init(level: LESecurityLevel) { self.level = level }
+
+    /// What happens next.
+    public var description: String {
+        "the device asks for an \(level == .high ? "authenticated" : "encrypted") link, which this link was not set up to pair for: "
+            + "reconnecting to pair with the passkey first"
+    }
+}
