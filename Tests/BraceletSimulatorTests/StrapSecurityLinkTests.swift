@@ -92,12 +92,7 @@ struct RaisingConnector: BraceletConnector {
 
 @Suite("A strap that lets only a secured link subscribe, and the client raising its link")
 struct StrapSecurityLinkTests {
-    final class Events: Sendable {
-        private let all = Mutex<[SessionEvent]>([])
-        func append(_ e: SessionEvent) { all.withLock { $0.append(e) } }
-        var list: [SessionEvent] { all.withLock { $0 } }
-        var rates: Int { list.filter { if case .heartRate = $0 { true } else { false } }.count }
-    }
+    typealias Events = HeartRateSensorLinkTests.Events
 
     @Test func theRuleIsBlueZs() {
         #expect(SecurityUpgrade.level(after: .insufficientEncryption, current: .low) == .medium)
@@ -120,7 +115,7 @@ struct StrapSecurityLinkTests {
         #expect(events.list.contains(.securityRaised(after: .insufficientEncryption, link: raised)))
         // Refused once on the unsecured link, accepted on the raised one: samples follow.
         #expect(strap.refusals == [.refused(.writeRequest, link: nil)])
-        #expect(report.heartRateNotifications >= 2 && events.rates == report.heartRateNotifications)
+        #expect(report.heartRateNotifications >= 2 && events.list.filter({ if case .heartRate = $0 { true } else { false } }).count == report.heartRateNotifications)
         #expect(report.connections == 1 && report.syncCompleted)
     }
 
