@@ -5,7 +5,8 @@ import Foundation
 
 /// The link security `bracelet listen` asks for before its first write (protocol-specs §11.3).
 enum ListenSecurity: String, ExpressibleByArgument, CaseIterable {
-    /// What the advertised pairing state requires; authenticated when it was not heard (the documented default).
+    /// What the advertised pairing state requires; authenticated when it was not heard (the
+    /// documented default). A standard sensor: nothing until it refuses a request for it.
     case auto
     /// No pairing, no encryption: health data in clear. Only for bracelets that cannot pair.
     case none
@@ -17,7 +18,7 @@ enum ListenSecurity: String, ExpressibleByArgument, CaseIterable {
 
 /// `bracelet listen` options for pairing and encryption.
 struct ListenSecurityOptions: ParsableArguments {
-    @Option(help: "Link security before the first write: auto follows the bracelet's advertised pairing state (authenticated when not heard); none sends in clear.")
+    @Option(help: "Link security before the first write: auto follows the bracelet's advertised pairing state (authenticated when not heard), and pairs a standard sensor (a strap) only when it refuses a request for insufficient encryption or authentication; none sends in clear.")
     var security: ListenSecurity = .auto
 
     @Option(help: "Passkey to enter when the bracelet asks for one (its manual's 999999 unless changed).")
