@@ -11,8 +11,9 @@ import Synchronization
 /// With ``raisesOnDemand`` the link's security is also raised later, when the device refuses a
 /// request for insufficient encryption or authentication (``SecurityUpgrade``): a standard sensor
 /// (a heart-rate strap) is connected at ``level`` `.low` and paired only when it asks for it. A level
-/// reached that way is asked for at once on the next connection of this connector, as BlueZ asks for
-/// an encrypted link at once with a device it holds a key of. Authentication cannot be raised on a
+/// reached that way is asked for at once on the device's next connection in this process (a gateway
+/// makes a connector per sync), as BlueZ asks for an encrypted link at once with a device it holds
+/// a key of. Authentication cannot be raised on a
 /// link set up for Just Works: the connector then asks for a new link (``SecurityNeedsNewLink``),
 /// which it sets up for passkey entry.
 public struct SecureConnector: BraceletConnector, Sendable {
@@ -29,8 +30,8 @@ public struct SecureConnector: BraceletConnector, Sendable {
     public var raisesOnDemand: Bool
     /// Sees the link's security once it is sufficient, and whether a new pairing happened.
     public var onSecured: @Sendable (LinkSecurity, _ newlyPaired: Bool) -> Void
-    /// The highest level the device asked for on an earlier link of this connector.
-    private let learned = LevelMemory()
+    /// The highest level the device asked for on an earlier link (of any connector in this process).
+    private var learned: LevelMemory { LevelMemory.of(base.address) }
 
     /// A connector requiring `level` on `base`'s link.
     public init(base: L2CAPConnector, level: LESecurityLevel, agent: PairingAgent, pairingTimeout: Duration = .seconds(35),
@@ -165,9 +166,20 @@ public struct SecureConnector: BraceletConnector, Sendable {
     }
 }
 
-/// The highest level a device asked for, and the level the current link was set up for, shared
-/// by the copies of one connector.
+/// The highest level a device asked for, and the level its current link was set up for, kept per
+/// device for the life of the process.
 private final class LevelMemory: Sendable {
+    private static let devices = Mutex<[BluetoothAddress: LevelMemory]>([:])
+    /// The memory of `address`.
+    static func of(_ address: BluetoothAddress) -> LevelMemory {
+        devices.withLock { all in
+            if let known = all[address] { return known }
+            let made = LevelMemory()
+            all[address] = made
+            return made
+        }
+    }
+
     private let value = Mutex<(asked: LESecurityLevel, setUp: LESecurityLevel)>((.low, .low))
     var level: LESecurityLevel { value.withLock { $0.asked } }
     var setUpFor: LESecurityLevel { value.withLock { $0.setUp } }
