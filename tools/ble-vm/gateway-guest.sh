@@ -8,7 +8,8 @@
 #   - every bracelet is synced (the passkey one with the enrolled passkey);
 #   - two of its LE links are up at the same time and both carry ATT meanwhile (hci0's HCI trace;
 #     needs run.sh's patched btvirt, tools/ble-vm/btvirt-build.sh says why);
-#   - a bracelet whose controller is powered off (out of range) is synced again once it is back;
+#   - a bracelet whose controller is powered off (out of range) is synced again once it is back,
+#     on its first bond (it paired once in the whole run);
 #   - each bracelet's days in the gateway's database equal the same bracelet synced over unix: by
 #     `listen` (same seed, serial and start minute), and `gateway status --json` shows all three;
 #   - SIGTERM ends the gateway with exit 0.
