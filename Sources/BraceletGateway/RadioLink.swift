@@ -21,6 +21,10 @@ struct RadioLink: BraceletConnector, Sendable {
 
     func connect() throws -> SeqPacketSocket {
         try setUp.withLock {
+            // Management events of other links (their pairings, disconnections) wait in the agent's
+            // socket while no link is being set up; they are handled now, so that what this link's
+            // connect reads as its outcome is only what happened to it.
+            agent.service(timeout: .milliseconds(1))
             try agent.setIOCapability(capability)
             return try secure.connect()
         }

@@ -14,7 +14,7 @@ for m in ecb cmac af_alg algif_hash algif_skcipher drbg bluetooth hci_vhci; do
 done
 n=${CONTROLLERS:-2}
 last=/sys/class/bluetooth/hci$((n - 1))
-btvirt -L -l"$n" > /tmp/btvirt.log 2>&1 &
+"${BTVIRT:-btvirt}" -L -l"$n" > /tmp/btvirt.log 2>&1 &
 for _ in $(seq 100); do
   [ -e "$last" ] && break
   sleep 0.1

@@ -8,7 +8,8 @@
 # work on these machines), shares this machine's root file system read-only (so the guest runs the
 # very binaries built here) and a writable results folder. Inside, `btvirt -L -l2` makes two LE-only
 # controllers on one virtual radio, hci0 00:AA:01:00:00:00 and hci1 00:AA:01:01:00:01, both powered
-# on through the kernel's management interface (no bluetoothd). The guest script runs as root with:
+# on through the kernel's management interface (no bluetoothd). btvirt is BlueZ's, patched so that a
+# central can hold several links at once (tools/ble-vm/btvirt-build.sh builds it once). The guest script runs as root with:
 #   BRACELET   the bracelet binary under test (default: <checkout>/.build/debug/bracelet; override
 #              with BRACELET=... on the host, it must live outside /tmp, which the guest does not see)
 #   OUT        a writable folder whose files come back to the host (BLE_VM_OUT, default: a new
@@ -49,6 +50,11 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+
+# 1b. btvirt with both ends of a link on one handle (btvirt-build.sh says why), built once into the
+# cache; BLE_VM_BTVIRT=PATH boots another one (e.g. /usr/bin/btvirt, Debian's own).
+btvirt=${BLE_VM_BTVIRT:-$("$here/btvirt-build.sh" "$cache")}
+[ -x "$btvirt" ] || { echo "ble-vm: no btvirt at $btvirt" >&2; exit 1; }
 
 # 2. The stock kernel and its modules, unpacked once into the cache.
 # BLE_VM_KERNEL names another Debian kernel package (linux-image-6.12.117+deb12-amd64) to compare kernels.
@@ -91,7 +97,7 @@ mkdir -p "$out"
 rm -f "$out/.rc"
 cp "$script" "$out/.guest-script"
 {
-  printf 'export BRACELET=%q REPO=%q OUT=/tmp/ble-vm-out KMODDIR=%q KVER=%q CONTROLLERS=%q\n' "$bracelet" "$repo" "$kroot/root" "$kver" "$controllers"
+  printf 'export BRACELET=%q REPO=%q OUT=/tmp/ble-vm-out KMODDIR=%q KVER=%q CONTROLLERS=%q BTVIRT=%q\n' "$bracelet" "$repo" "$kroot/root" "$kver" "$controllers" "$btvirt"
   printf 'set --'; printf ' %q' "$@"; printf '\n'
 } > "$out/.guest-env"
 started=$(date +%s.%N)
