@@ -96,15 +96,6 @@ public final class Gateway: @unchecked Sendable {
         lock.withLock { lock.broadcast() }
     }
 
-    /// Waits until ``stop()`` is called or `seconds` pass; returns whether the gateway is stopping.
-    public func waitForStop(seconds: Double) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: max(0, seconds))
-        return lock.withLock {
-            while !isStopping, lock.wait(until: deadline) {}
-            return isStopping
-        }
-    }
-
     /// Whether ``stop()`` was called.
     public var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
@@ -147,7 +138,7 @@ public final class Gateway: @unchecked Sendable {
         running.wait()
     }
 
-    /// Sleeps until ``wakeSchedule()``, ``stop()`` or `seconds` (at least a millisecond, so that a
+    /// Sleeps until ``wakeScheduleLocked()``, ``stop()`` or `seconds` (at least a millisecond, so that a
     /// time due now is not waited for in a tight loop when the clock reads it a little early).
     private func waitForWork(seconds: Double) {
         let deadline = Date(timeIntervalSinceNow: max(0.001, seconds))
