@@ -117,6 +117,10 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         settings.events.batteryLowPercent = batteryLow
         let origin = timeOrigin ?? Int64(Date().timeIntervalSince1970)
         settings.clock = ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
+        let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
+        // The schedule turns at least twice per watchdog message, so the control thread always
+        // has a fresh tick to vouch for.
+        if let every = notifier.watchdogMilliseconds { settings.turnSeconds = min(settings.turnSeconds, Double(every) / 2_000) }
         let gateway = Gateway(store: store, settings: settings) { event in
             // What a sync allocated is freed when it ends: given back, not kept for the next burst.
             if case .syncEnded = event { releaseFreeHeap() }
@@ -140,7 +144,6 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         signal(SIGHUP) { _ in gatewayReload.store(true, ordering: .relaxed); Self.wakeControl() }
         signal(SIGPIPE, SIG_IGN)
 
-        let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         let enrolled = try store.enrolments().count
         Log.info("gateway: \(enrolled) enrolled bracelet(s), interval \(interval) s, up to \(maxLinks) link(s)"
                  + (delivery.map { ", delivering to \($0.description)" } ?? "; no sink given: the outbox waits for `bracelet sync`"))
@@ -219,10 +222,11 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
                 }
             }
             // Until the next status line or watchdog message is due, or a signal arrives. A tick
-            // that has not moved yet is looked at again a second later, not at once.
+            // that has not moved yet is looked at again a quarter interval later, not at once.
             var next = Duration.seconds(10) - lastStatus.duration(to: .now)
             if let every = notifier.watchdogMilliseconds {
-                next = min(next, max(.seconds(1), .milliseconds(every) - lastWatchdog.duration(to: .now)))
+                let due = .milliseconds(every) - lastWatchdog.duration(to: .now)
+                next = min(next, due > .zero ? due : .milliseconds(max(1, every / 4)))
             }
             var descriptor = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
             let (seconds, attoseconds) = next.components

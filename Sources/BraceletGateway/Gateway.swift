@@ -16,8 +16,8 @@ import Synchronization
 ///
 /// The schedule does not poll: between two turns it sleeps until something it waits for happens (a
 /// sync ended, a radio bracelet was heard again, a reload was requested, ``stop()``) or the next
-/// time it knows of comes (the next bracelet due, the next retry, the next re-read), so an idle
-/// gateway on a small board wakes once per re-read.
+/// time it knows of comes (the next bracelet due, the next retry, the next re-read, at the latest
+/// ``Settings/turnSeconds``), so an idle gateway on a small board wakes once every few seconds.
 ///
 /// Radio bracelets are tried only while heard advertising (management-interface discovery, on its
 /// own thread); `unix:` endpoints are tried on the schedule alone (a refused connection is a
@@ -35,9 +35,11 @@ public final class Gateway: @unchecked Sendable {
         public var retryCapSeconds: Int64 = 3_600
         /// Operator-event thresholds.
         public var events = OperatorEvents.Thresholds()
-        /// How often enrolments are read again without a SIGHUP (real seconds); the schedule also
-        /// turns at least this often, so a watchdog sees ``Gateway/tickCount`` move.
+        /// How often enrolments are read again without a SIGHUP (real seconds).
         public var reloadSeconds: Double = 5
+        /// The longest the schedule sleeps between two turns (real seconds), so that a watchdog
+        /// sees ``Gateway/tickCount`` move at least this often.
+        public var turnSeconds: Double = 5
         /// The gateway's time (scaled for tests).
         public var clock = ScaledClock.wall
         /// The adapter for radio bracelets (default: the first).
@@ -99,7 +101,7 @@ public final class Gateway: @unchecked Sendable {
     /// Whether ``stop()`` was called.
     public var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    /// How many times the schedule has turned (at least once per ``Settings/reloadSeconds`` while
+    /// How many times the schedule has turned (at least once per ``Settings/turnSeconds`` while
     /// alive, and whenever something it waits for happens): a watchdog sees it move.
     public var tickCount: Int { ticks.load(ordering: .relaxed) }
 
@@ -128,7 +130,7 @@ public final class Gateway: @unchecked Sendable {
             }
             let nextDue = startDueSyncs()
             ticks.add(1, ordering: .relaxed)
-            var seconds = Self.seconds(reloadEvery - lastReload.duration(to: .now))
+            var seconds = min(settings.turnSeconds, Self.seconds(reloadEvery - lastReload.duration(to: .now)))
             if let nextDue {
                 let gatewayMilliseconds = max(0, nextDue - settings.clock.nowMilliseconds())
                 seconds = min(seconds, Double(settings.clock.realMilliseconds(gatewayMilliseconds)) / 1_000)
