@@ -137,8 +137,12 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        defer { close(wakePipe[0]); close(wakePipe[1]) }
         gatewaySignalWake.store(wakePipe[1], ordering: .relaxed)
+        defer {
+            // A late signal writes to no descriptor rather than to one reused after the close.
+            gatewaySignalWake.store(-1, ordering: .relaxed)
+            close(wakePipe[0]); close(wakePipe[1])
+        }
         signal(SIGTERM) { gatewayStopSignal.store($0, ordering: .relaxed); Self.wakeControl() }
         signal(SIGINT) { gatewayStopSignal.store($0, ordering: .relaxed); Self.wakeControl() }
         signal(SIGHUP) { _ in gatewayReload.store(true, ordering: .relaxed); Self.wakeControl() }
