@@ -14,11 +14,12 @@
 # status.json in OUTDIR. Uses .build/debug/bracelet (BRACELET overrides). The last line:
 #   soak: bracelets=N days=N summarized=N/N lost_beats=N duplicate_final_versions=N rss_growth=P% fds_growth=P%
 # Exit status 0 when every check holds. Memory and open files count as flat when, over the samples
-# taken every SOAK_SAMPLE_HOURS simulated hours (default 6) from the baseline to the end (all in one
-# gateway process, printed to stderr and kept in OUTDIR/memory.tsv), the median of the second half
-# is at most max(4 MiB, 10%) above the first half's for anonymous RSS, and at most 2 above it for
-# open files: medians of halves, so that one sample taken while three syncs recompute does not fail
-# it, and a steady growth (a leak of a few KiB per sync adds MiBs per simulated day) does.
+# taken every SOAK_SAMPLE_HOURS simulated hours (default: a twelfth of the span, 1 to 6) from the
+# baseline to the end (all in one gateway process, printed to stderr and kept in OUTDIR/memory.tsv),
+# the median of the second half is at most max(4 MiB, 10%) above the first half's for anonymous RSS,
+# and at most 2 above it for open files: medians of halves, so that one sample taken while three
+# syncs recompute does not fail it, and a steady growth (a leak of a few KiB per sync adds MiBs per
+# simulated day) does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,6 @@ OUT=${3:?usage: tools/gateway-soak.sh BRACELETS DAYS OUTDIR}
 BRACELET=${BRACELET:-$PWD/.build/debug/bracelet}
 SCALE=${SOAK_SCALE:-2160}
 KILLS=${SOAK_KILLS:-10}
-SAMPLE_HOURS=${SOAK_SAMPLE_HOURS:-6}
 [ -x "$BRACELET" ] || { echo "gateway-soak: no $BRACELET; run swift build first" >&2; exit 1; }
 mkdir -p "$OUT"
 rm -f "$OUT"/gateway.db* "$OUT"/*.log "$OUT"/*.sock "$OUT"/status.json "$OUT"/memory.tsv
@@ -109,6 +109,10 @@ down_at=$(( total_hours > 60 ? 50 : total_hours / 3 ))
 # The kills fall between hour 6 and the baseline, so that memory and open files are compared within
 # one gateway process: from simulated day 2 (or half the run, when shorter) to the end.
 baseline_hour=$(( total_hours > 48 ? 48 : total_hours / 2 ))
+# At least a dozen samples also in a short run (the CI's), so that one taken during a burst of syncs
+# weighs little in its half's median.
+span=$(( (total_hours - baseline_hour) / 12 ))
+SAMPLE_HOURS=${SOAK_SAMPLE_HOURS:-$(( span < 1 ? 1 : span > 6 ? 6 : span ))}
 kills_at=$(python3 -c "print(' '.join(str(round(6 + k * ($baseline_hour - 8) / max(1, $KILLS), 2)) for k in range($KILLS)))")
 events=$( { for h in $kills_at; do echo "$h kill"; done; echo "$down_at receiver_down"; echo "$((down_at + 6)) receiver_up"; \
             echo "$baseline_hour baseline"; \
