@@ -13,7 +13,13 @@
 # Leaves the database (gateway.db), what the receiver accepted (received.log), the logs and
 # status.json in OUTDIR. Uses .build/debug/bracelet (BRACELET overrides). The last line:
 #   soak: bracelets=N days=N summarized=N/N lost_beats=N duplicate_final_versions=N rss_growth=P% fds_growth=P%
-# Exit status 0 when every check holds.
+# Exit status 0 when every check holds. Memory and open files count as flat when, over the samples
+# taken every SOAK_SAMPLE_HOURS simulated hours (default: a twelfth of the span, 1 to 6) from the
+# baseline to the end (all in one gateway process, printed to stderr and kept in OUTDIR/memory.tsv),
+# the median of the second half is at most max(4 MiB, 10%) above the first half's for anonymous RSS,
+# and at most 2 above it for open files: medians of halves, so that one sample taken while three
+# syncs recompute does not fail it, and a steady growth (a leak of a few KiB per sync adds MiBs per
+# simulated day) does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +31,7 @@ SCALE=${SOAK_SCALE:-2160}
 KILLS=${SOAK_KILLS:-10}
 [ -x "$BRACELET" ] || { echo "gateway-soak: no $BRACELET; run swift build first" >&2; exit 1; }
 mkdir -p "$OUT"
-rm -f "$OUT"/gateway.db* "$OUT"/*.log "$OUT"/*.sock "$OUT"/status.json
+rm -f "$OUT"/gateway.db* "$OUT"/*.log "$OUT"/*.sock "$OUT"/status.json "$OUT"/memory.tsv
 OUT=$(cd "$OUT" && pwd)
 
 # Simulated start: 36 h before the clocks go back in Amsterdam (2026-10-25 01:00 UTC).
@@ -103,10 +109,20 @@ down_at=$(( total_hours > 60 ? 50 : total_hours / 3 ))
 # The kills fall between hour 6 and the baseline, so that memory and open files are compared within
 # one gateway process: from simulated day 2 (or half the run, when shorter) to the end.
 baseline_hour=$(( total_hours > 48 ? 48 : total_hours / 2 ))
+# At least a dozen samples also in a short run (the CI's), so that one taken during a burst of syncs
+# weighs little in its half's median.
+span=$(( (total_hours - baseline_hour) / 12 ))
+SAMPLE_HOURS=${SOAK_SAMPLE_HOURS:-$(( span < 1 ? 1 : span > 6 ? 6 : span ))}
 kills_at=$(python3 -c "print(' '.join(str(round(6 + k * ($baseline_hour - 8) / max(1, $KILLS), 2)) for k in range($KILLS)))")
 events=$( { for h in $kills_at; do echo "$h kill"; done; echo "$down_at receiver_down"; echo "$((down_at + 6)) receiver_up"; \
-            echo "$baseline_hour baseline"; } | sort -n)
+            echo "$baseline_hour baseline"; \
+            python3 -c "print('\\n'.join(f'{h} sample' for h in range($baseline_hour + $SAMPLE_HOURS, $total_hours, $SAMPLE_HOURS)))"; } | sort -n)
 baseline=""
+record_sample() { # appends "hour rss_kib fds cpu_ticks" to memory.tsv and shows it
+  echo "$1 $2" >>"$OUT/memory.tsv"
+  read -r rss fds _ <<<"$2"
+  echo "gateway-soak: simulated hour $1: anonymous RSS $((rss / 1024)).$((rss % 1024 * 10 / 1024)) MiB, $fds open files" >&2
+}
 while read -r hour what; do
   (( $(python3 -c "print(int($hour < $total_hours))") )) || continue
   wait_until_hour "$hour"
@@ -114,13 +130,15 @@ while read -r hour what; do
     kill) kill -9 "$gateway"; wait "$gateway" 2>/dev/null || true; sleep 0.3; start_gateway ;;
     receiver_down) kill "$receiver"; wait "$receiver" 2>/dev/null || true ;;
     receiver_up) start_receiver ;;
-    baseline) sleep 1; baseline=$(sample) ;;
+    baseline) sleep 1; baseline=$(sample); record_sample "$hour" "$baseline" ;;
+    sample) record_sample "$hour" "$(sample)" ;;
   esac
 done <<<"$events"
 wait_until_hour "$total_hours"
 end_sim=$(sim_now)
-[ -n "$baseline" ] || baseline=$(sample)
+[ -n "$baseline" ] || { baseline=$(sample); record_sample "$baseline_hour" "$baseline"; }
 final=$(sample)
+record_sample "$total_hours" "$final"
 curl -fsS "http://127.0.0.1:$MPORT/metrics" >"$OUT/metrics.txt" || echo "gateway-soak: metrics not served" >&2
 
 # Every bracelet synced once more after the end, and the outbox empty (at most 120 s).
@@ -145,7 +163,7 @@ simulators=()
 kill "$receiver"; wait "$receiver" 2>/dev/null || true; receiver=""
 
 python3 - "$OUT" "$N" "$DAYS" "$START" "$baseline" "$final" "$(( $(date +%s) - began ))" "$baseline_hour" "$(getconf CLK_TCK)" <<'EOF'
-import collections, datetime, glob, re, sqlite3, sys, zoneinfo
+import collections, datetime, glob, re, sqlite3, statistics, sys, zoneinfo
 out, n, days, start, baseline, final, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(), sys.argv[6].split(), int(sys.argv[7])
 baseline_hour, ticks = float(sys.argv[8]), int(sys.argv[9])
 bracelet_days = n * (days * 24 - baseline_hour) / 24
@@ -180,6 +198,21 @@ for i in range(1, n + 1):
         lost += max(0, int(erased.group(1)) - stored)
 events = db.execute("SELECT kind, count(*) FROM outbox WHERE kind LIKE 'event:%' GROUP BY kind").fetchall()
 growth = lambda a, b: round(100.0 * (int(b) - int(a)) / int(a), 1)
+# Flat: the second half of the samples (by time) against the first, median against median.
+samples = [line.split() for line in open(f"{out}/memory.tsv") if line.strip()]
+half = len(samples) // 2
+early, late = samples[:max(1, half)], samples[len(samples) - max(1, half):]
+median = lambda rows, column: statistics.median(int(row[column]) for row in rows)
+rss_early, rss_late = median(early, 1), median(late, 1)
+fds_early, fds_late = median(early, 2), median(late, 2)
+rss_flat = rss_late - rss_early <= max(4 * 1024, 0.10 * rss_early)
+fds_flat = fds_late - fds_early <= 2
+if not rss_flat:
+    problems.insert(0, f"gateway memory not flat: anonymous RSS median {rss_early / 1024:.1f} MiB in the first half of "
+                    f"{len(samples)} samples, {rss_late / 1024:.1f} MiB in the second (allowed: 4 MiB or 10% more)")
+if not fds_flat:
+    problems.insert(0, f"gateway open files not flat: median {fds_early:g} in the first half of {len(samples)} samples, "
+                    f"{fds_late:g} in the second (allowed: 2 more)")
 for p in problems[:20]:
     print("gateway-soak:", p, file=sys.stderr)
 print(f"gateway-soak: {len(expected)} complete local days per bracelet ({first}..{last}); operator events {dict(events)}; "
@@ -187,5 +220,5 @@ print(f"gateway-soak: {len(expected)} complete local days per bracelet ({first}.
       f"CPU {cpu:.3f} s per bracelet-day (hour {baseline_hour:g} to the end); {seconds} s", file=sys.stderr)
 print(f"soak: bracelets={n} days={days} summarized={summarized}/{n} lost_beats={lost} duplicate_final_versions={duplicates} "
       f"rss_growth={growth(baseline[0], final[0])}% fds_growth={growth(baseline[1], final[1])}%")
-sys.exit(0 if summarized == n and lost == 0 and duplicates == 0 else 1)
+sys.exit(0 if summarized == n and lost == 0 and duplicates == 0 and rss_flat and fds_flat else 1)
 EOF

@@ -11,6 +11,10 @@ import Synchronization
 private let gatewayStopSignal = Atomic<Int32>(0)
 /// Set by SIGHUP: read the enrolments again.
 private let gatewayReload = Atomic<Bool>(false)
+/// The write end of the pipe the signal handlers wake the control thread with (-1 before it exists):
+/// a write(2) is what a signal handler may do, and the control thread sleeps in poll(2) instead of
+/// looking at the flags ten times a second.
+private let gatewaySignalWake = Atomic<Int32>(-1)
 
 /// `bracelet gateway run`: the service itself.
 struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
@@ -95,8 +99,8 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func run() async throws {
-        // Before any thread allocates: a service that runs for months keeps its memory bounded
-        // (one malloc arena; per-thread arenas grew with every sync thread).
+        // A service that runs for months keeps its memory bounded: one malloc arena, already set
+        // before main when the command line starts `gateway run` (see boundHeapForBackfill).
         boundHeapForBackfill()
         let store = try openStore(db, mustExist: false)
         let lock: ForwarderLock?
@@ -113,7 +117,13 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         settings.events.batteryLowPercent = batteryLow
         let origin = timeOrigin ?? Int64(Date().timeIntervalSince1970)
         settings.clock = ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
+        let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
+        // The schedule turns at least twice per watchdog message, so the control thread always
+        // has a fresh tick to vouch for.
+        if let every = notifier.watchdogMilliseconds { settings.turnSeconds = min(settings.turnSeconds, Double(every) / 2_000) }
         let gateway = Gateway(store: store, settings: settings) { event in
+            // What a sync allocated is freed when it ends: given back, not kept for the next burst.
+            if case .syncEnded = event { releaseFreeHeap() }
             if event.isWarning { Log.warning("gateway: \(event)") } else if case .reloaded = event { Log.debug("gateway: \(event)") } else { Log.info("gateway: \(event)") }
         }
         let server = try metrics.map { address in
@@ -121,17 +131,28 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         }
         if let server { Log.info("gateway: metrics on http://\(metrics ?? ""):\(server.port == 0 ? "" : "")/metrics (port \(server.port))") }
 
-        signal(SIGTERM) { gatewayStopSignal.store($0, ordering: .relaxed) }
-        signal(SIGINT) { gatewayStopSignal.store($0, ordering: .relaxed) }
-        signal(SIGHUP) { _ in gatewayReload.store(true, ordering: .relaxed) }
+        var wakePipe: [Int32] = [-1, -1]
+        guard pipe(&wakePipe) == 0 else { throw CLIError("cannot create the signal pipe: \(String(cString: strerror(errno)))") }
+        for fd in wakePipe {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        gatewaySignalWake.store(wakePipe[1], ordering: .relaxed)
+        defer {
+            // A late signal writes to no descriptor rather than to one reused after the close.
+            gatewaySignalWake.store(-1, ordering: .relaxed)
+            close(wakePipe[0]); close(wakePipe[1])
+        }
+        signal(SIGTERM) { gatewayStopSignal.store($0, ordering: .relaxed); Self.wakeControl() }
+        signal(SIGINT) { gatewayStopSignal.store($0, ordering: .relaxed); Self.wakeControl() }
+        signal(SIGHUP) { _ in gatewayReload.store(true, ordering: .relaxed); Self.wakeControl() }
         signal(SIGPIPE, SIG_IGN)
 
-        let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
         let enrolled = try store.enrolments().count
         Log.info("gateway: \(enrolled) enrolled bracelet(s), interval \(interval) s, up to \(maxLinks) link(s)"
                  + (delivery.map { ", delivering to \($0.description)" } ?? "; no sink given: the outbox waits for `bracelet sync`"))
-        let control = Thread {
-            Self.supervise(gateway, notifier: notifier)
+        let control = Thread { [wakeFD = wakePipe[0]] in
+            Self.supervise(gateway, notifier: notifier, wakeFD: wakeFD)
         }
         control.start()
 
@@ -167,10 +188,17 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         Log.info("gateway: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); everything committed is kept")
     }
 
+    /// Wakes the control thread from a signal handler (only write(2): async-signal-safe).
+    static func wakeControl() {
+        var byte: UInt8 = 1
+        _ = write(gatewaySignalWake.load(ordering: .relaxed), &byte, 1)
+    }
+
     /// The control thread: turns signals into stop and reload requests, and tells systemd the
     /// gateway is ready, how it is doing (every 10 s), and that it is alive (at half the watchdog
-    /// interval, only while the schedule keeps running).
-    static func supervise(_ gateway: Gateway, notifier: ServiceNotifier) {
+    /// interval, only while the schedule keeps running). Between those it sleeps until a signal
+    /// handler writes to `wakeFD`.
+    static func supervise(_ gateway: Gateway, notifier: ServiceNotifier, wakeFD: Int32) {
         notifier.notify("READY=1\nSTATUS=\(statusLine(gateway))")
         var lastStatus = ContinuousClock.now, lastWatchdog = ContinuousClock.now - .seconds(3_600)
         var lastTick = -1
@@ -197,7 +225,18 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
                     notifier.notify("WATCHDOG=1")
                 }
             }
-            Thread.sleep(forTimeInterval: 0.1)
+            // Until the next status line or watchdog message is due, or a signal arrives. A tick
+            // that has not moved yet is looked at again a quarter interval later, not at once.
+            var next = Duration.seconds(10) - lastStatus.duration(to: .now)
+            if let every = notifier.watchdogMilliseconds {
+                let due = .milliseconds(every) - lastWatchdog.duration(to: .now)
+                next = min(next, due > .zero ? due : .milliseconds(max(1, every / 4)))
+            }
+            var descriptor = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+            let (seconds, attoseconds) = next.components
+            _ = poll(&descriptor, 1, Int32(clamping: max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)))
+            var drain = [UInt8](repeating: 0, count: 64)
+            while read(wakeFD, &drain, drain.count) > 0 {}
         }
     }
 

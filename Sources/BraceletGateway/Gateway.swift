@@ -14,6 +14,11 @@ import Synchronization
 /// ``requestReload()`` (SIGHUP) and on their own every few seconds, so `gateway enroll/remove`
 /// take effect while it runs. Operator events (``OperatorEvents``) go to the outbox.
 ///
+/// The schedule does not poll: between two turns it sleeps until something it waits for happens (a
+/// sync ended, a radio bracelet was heard again, a reload was requested, ``stop()``) or the next
+/// time it knows of comes (the next bracelet due, the next retry, the next re-read, at the latest
+/// ``Settings/turnSeconds``), so an idle gateway on a small board wakes once every few seconds.
+///
 /// Radio bracelets are tried only while heard advertising (management-interface discovery, on its
 /// own thread); `unix:` endpoints are tried on the schedule alone (a refused connection is a
 /// bracelet out of range).
@@ -32,6 +37,9 @@ public final class Gateway: @unchecked Sendable {
         public var events = OperatorEvents.Thresholds()
         /// How often enrolments are read again without a SIGHUP (real seconds).
         public var reloadSeconds: Double = 5
+        /// The longest the schedule sleeps between two turns (real seconds), so that a watchdog
+        /// sees ``Gateway/tickCount`` move at least this often.
+        public var turnSeconds: Double = 5
         /// The gateway's time (scaled for tests).
         public var clock = ScaledClock.wall
         /// The adapter for radio bracelets (default: the first).
@@ -52,8 +60,9 @@ public final class Gateway: @unchecked Sendable {
     private let onEvent: @Sendable (GatewayEvent) -> Void
     private let events: OperatorEvents
 
-    // Guarded by `lock`.
-    private let lock = NSLock()
+    // Guarded by `lock`; its condition is signalled whenever `wakeRequested` is set or stop is asked.
+    private let lock = NSCondition()
+    private var wakeRequested = false
     private var enrolments: [GatewayEnrolment] = []
     private var active: Set<String> = []
     private var retryAt: [String: Int64] = [:]
@@ -75,16 +84,25 @@ public final class Gateway: @unchecked Sendable {
         events = OperatorEvents(store: store, thresholds: settings.events, clock: settings.clock)
     }
 
-    /// Reads the enrolments again at the next tick (SIGHUP).
-    public func requestReload() { lock.withLock { reloadRequested = true } }
+    /// Reads the enrolments again at once (SIGHUP).
+    public func requestReload() {
+        lock.withLock {
+            reloadRequested = true
+            wakeScheduleLocked()
+        }
+    }
 
     /// Asks the gateway to stop: no new sync starts, running ones stop at their next safe point.
-    public func stop() { stopping.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        lock.withLock { lock.broadcast() }
+    }
 
     /// Whether ``stop()`` was called.
     public var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    /// How many times the schedule has run (ten a second while alive): a watchdog sees it move.
+    /// How many times the schedule has turned (at least once per ``Settings/turnSeconds`` while
+    /// alive, and whenever something it waits for happens): a watchdog sees it move.
     public var tickCount: Int { ticks.load(ordering: .relaxed) }
 
     /// Endpoints being synced now.
@@ -96,10 +114,11 @@ public final class Gateway: @unchecked Sendable {
     /// Runs the schedule on the calling thread until ``stop()``, then waits for running syncs to
     /// reach their safe point. Radio discovery runs on its own thread while radio bracelets are enrolled.
     public func run() {
+        let reloadEvery = Duration.milliseconds(Int(settings.reloadSeconds * 1_000))
         var lastReload = ContinuousClock.now - .seconds(3_600)
         var discovery: Thread?
         while !isStopping {
-            let due = lock.withLock { reloadRequested } || lastReload.duration(to: .now) >= .milliseconds(Int(settings.reloadSeconds * 1_000))
+            let due = lock.withLock { reloadRequested } || lastReload.duration(to: .now) >= reloadEvery
             if due {
                 lastReload = .now
                 reload()
@@ -109,11 +128,37 @@ public final class Gateway: @unchecked Sendable {
                 discovery = Thread { [self] in discover() }
                 discovery?.start()
             }
-            startDueSyncs()
+            let nextDue = startDueSyncs()
             ticks.add(1, ordering: .relaxed)
-            Thread.sleep(forTimeInterval: 0.1)
+            var seconds = min(settings.turnSeconds, Self.seconds(reloadEvery - lastReload.duration(to: .now)))
+            if let nextDue {
+                let gatewayMilliseconds = max(0, nextDue - settings.clock.nowMilliseconds())
+                seconds = min(seconds, Double(settings.clock.realMilliseconds(gatewayMilliseconds)) / 1_000)
+            }
+            waitForWork(seconds: seconds)
         }
         running.wait()
+    }
+
+    /// Sleeps until ``wakeScheduleLocked()``, ``stop()`` or `seconds` (at least a millisecond, so that a
+    /// time due now is not waited for in a tight loop when the clock reads it a little early).
+    private func waitForWork(seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: max(0.001, seconds))
+        lock.withLock {
+            while !wakeRequested, !isStopping, lock.wait(until: deadline) {}
+            wakeRequested = false
+        }
+    }
+
+    /// Turns the schedule at once (something it waits for happened). Call it holding `lock`.
+    private func wakeScheduleLocked() {
+        wakeRequested = true
+        lock.broadcast()
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (whole, attoseconds) = duration.components
+        return Double(whole) + Double(attoseconds) / 1e18
     }
 
     private func reload() {
@@ -133,22 +178,30 @@ public final class Gateway: @unchecked Sendable {
         }
     }
 
-    private func startDueSyncs() {
+    /// Starts the syncs due now, up to the link limit; returns the gateway time (ms) at which the next
+    /// bracelet not being synced becomes due by its interval or retry, if any. What is due but waits for
+    /// something else (a free link, a radio bracelet heard) is started when that happens: it wakes the schedule.
+    private func startDueSyncs() -> Int64? {
         let now = settings.clock.nowMilliseconds()
-        let chosen: [GatewayEnrolment] = lock.withLock {
+        let (chosen, nextDue): ([GatewayEnrolment], Int64?) = lock.withLock {
             var picked: [GatewayEnrolment] = []
+            var next: Int64?
             // Longest-waiting first, so a link limit below the number of bracelets serves them in turn.
             for e in enrolments.sorted(by: { ($0.lastSyncAt ?? Int64.min) < ($1.lastSyncAt ?? Int64.min) }) {
-                guard active.count < settings.maxLinks else { break }
-                guard !active.contains(e.endpoint), (retryAt[e.endpoint] ?? Int64.min) <= now else { continue }
-                if let last = e.lastSyncAt, now - last < settings.intervalSeconds * 1_000 { continue }
+                guard !active.contains(e.endpoint) else { continue }
+                let dueAt = max(retryAt[e.endpoint] ?? Int64.min, e.lastSyncAt.map { $0 + settings.intervalSeconds * 1_000 } ?? Int64.min)
+                if dueAt > now {
+                    next = min(next ?? dueAt, dueAt)
+                    continue
+                }
+                guard active.count < settings.maxLinks else { continue }
                 if e.endpoint.hasPrefix("ble:") {
                     guard let seen = heard[e.endpoint], seen.at.duration(to: .now) <= .milliseconds(Int(settings.heardWindowSeconds * 1_000)) else { continue }
                 }
                 active.insert(e.endpoint)
                 picked.append(e)
             }
-            return picked
+            return (picked, next)
         }
         for enrolment in chosen {
             running.enter()
@@ -158,6 +211,7 @@ public final class Gateway: @unchecked Sendable {
             }
             thread.start()
         }
+        return nextDue
     }
 
     /// One sync of `enrolment` on the calling thread, and its bookkeeping.
@@ -235,6 +289,8 @@ public final class Gateway: @unchecked Sendable {
         }
         let updated: GatewayEnrolment? = lock.withLock {
             active.remove(endpoint)
+            // A link is free and this bracelet's next due time changed.
+            wakeScheduleLocked()
             guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return nil }
             var e = enrolments[index]
             e.lastAttemptAt = attempt.at
@@ -333,6 +389,7 @@ public final class Gateway: @unchecked Sendable {
                         let fresh = heard[key].map { $0.at.duration(to: .now) > .milliseconds(Int(settings.heardWindowSeconds * 1_000)) } ?? true
                         heard[key] = (.now, report.addressType, report.bracelet?.pairingState ?? heard[key]?.pairingState,
                                       report.bracelet != nil || heard[key]?.isBracelet == true)
+                        if fresh { wakeScheduleLocked() }
                         return fresh
                     }
                     if isNew {

@@ -1,8 +1,26 @@
 #include "heap_tuning.h"
 #include <malloc.h>
+#include <string.h>
 
 int bracelet_bound_heap(void) {
     int arenas = mallopt(M_ARENA_MAX, 1);
     int trimmed = mallopt(M_TRIM_THRESHOLD, 8 << 20);
     return arenas == 1 && trimmed == 1;
+}
+
+int bracelet_release_free_heap(void) {
+    return malloc_trim(0);
+}
+
+/* glibc takes M_ARENA_MAX only for arenas made after it: every thread that allocates before it gets
+ * an arena of its own, and keeps it (its freed blocks stay there). By the time a Swift command's
+ * run() executes, the concurrency runtime's threads have allocated, so the gateway set the cap
+ * too late and ran on three arenas. The gateway, which runs for months, is therefore bounded
+ * here, before main: glibc hands ELF constructors argc and argv. */
+__attribute__((constructor))
+static void bracelet_bound_gateway_heap_before_main(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc >= 3 && strcmp(argv[1], "gateway") == 0 && strcmp(argv[2], "run") == 0) {
+        (void)bracelet_bound_heap();
+    }
 }

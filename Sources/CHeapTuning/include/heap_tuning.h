@@ -7,4 +7,8 @@
 /// come and go) and free heap given back above 8 MiB. Returns 1 when glibc took both settings.
 int bracelet_bound_heap(void);
 
+/// Gives the free memory of every malloc arena back to the system (malloc_trim(0)): whole free pages
+/// inside the heaps too, not only the top. Returns 1 when some memory was released.
+int bracelet_release_free_heap(void);
+
 #endif
