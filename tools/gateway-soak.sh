@@ -13,13 +13,14 @@
 # Leaves the database (gateway.db), what the receiver accepted (received.log), the logs and
 # status.json in OUTDIR. Uses .build/debug/bracelet (BRACELET overrides). The last line:
 #   soak: bracelets=N days=N summarized=N/N lost_beats=N duplicate_final_versions=N rss_growth=P% fds_growth=P%
-# Exit status 0 when every check holds. Memory and open files count as flat when, over the samples
-# taken every SOAK_SAMPLE_HOURS simulated hours (default: a twelfth of the span, 1 to 6) from the
-# baseline to the end (all in one gateway process, printed to stderr and kept in OUTDIR/memory.tsv),
-# the median of the second half is at most max(4 MiB, 10%) above the first half's for anonymous RSS,
-# and at most 2 above it for open files: medians of halves, so that one sample taken while three
-# syncs recompute does not fail it, and a steady growth (a leak of a few KiB per sync adds MiBs per
-# simulated day) does.
+# Exit status 0 when every check holds. The gateway is sampled every SOAK_SAMPLE_HOURS simulated
+# hours (default: a twelfth of the span, 1 to 6) from the baseline (day 2, or half a shorter run) to
+# the end, all in one gateway process; the samples are printed to stderr and kept in
+# OUTDIR/memory.tsv. rss_growth and fds_growth compare the median of the first three samples with
+# the median of the last three (one sample taken while three syncs recompute is not a trend), and
+# memory and open files count as flat when anonymous RSS grew by at most max(4 MiB, 10%) and open
+# files by at most 2: a leak of a few KiB per sync adds MiBs per simulated day. Status and metrics
+# must show every bracelet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -163,7 +164,7 @@ simulators=()
 kill "$receiver"; wait "$receiver" 2>/dev/null || true; receiver=""
 
 python3 - "$OUT" "$N" "$DAYS" "$START" "$baseline" "$final" "$(( $(date +%s) - began ))" "$baseline_hour" "$(getconf CLK_TCK)" <<'EOF'
-import collections, datetime, glob, re, sqlite3, statistics, sys, zoneinfo
+import collections, datetime, glob, json, os, re, sqlite3, statistics, sys, zoneinfo
 out, n, days, start, baseline, final, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(), sys.argv[6].split(), int(sys.argv[7])
 baseline_hour, ticks = float(sys.argv[8]), int(sys.argv[9])
 bracelet_days = n * (days * 24 - baseline_hour) / 24
@@ -198,27 +199,36 @@ for i in range(1, n + 1):
         lost += max(0, int(erased.group(1)) - stored)
 events = db.execute("SELECT kind, count(*) FROM outbox WHERE kind LIKE 'event:%' GROUP BY kind").fetchall()
 growth = lambda a, b: round(100.0 * (int(b) - int(a)) / int(a), 1)
-# Flat: the second half of the samples (by time) against the first, median against median.
-samples = [line.split() for line in open(f"{out}/memory.tsv") if line.strip()]
-half = len(samples) // 2
-early, late = samples[:max(1, half)], samples[len(samples) - max(1, half):]
-median = lambda rows, column: statistics.median(int(row[column]) for row in rows)
-rss_early, rss_late = median(early, 1), median(late, 1)
-fds_early, fds_late = median(early, 2), median(late, 2)
+# Growth from day 2 to the end, each end the median of three samples.
+samples = [[int(v) for v in line.split()] for line in open(f"{out}/memory.tsv") if line.strip()]
+median = lambda rows, column: statistics.median(row[column] for row in rows)
+rss_early, rss_late = median(samples[:3], 1), median(samples[-3:], 1)
+fds_early, fds_late = median(samples[:3], 2), median(samples[-3:], 2)
 rss_flat = rss_late - rss_early <= max(4 * 1024, 0.10 * rss_early)
 fds_flat = fds_late - fds_early <= 2
 if not rss_flat:
-    problems.insert(0, f"gateway memory not flat: anonymous RSS median {rss_early / 1024:.1f} MiB in the first half of "
-                    f"{len(samples)} samples, {rss_late / 1024:.1f} MiB in the second (allowed: 4 MiB or 10% more)")
+    problems.insert(0, f"gateway memory not flat: anonymous RSS {rss_early / 1024:.1f} -> {rss_late / 1024:.1f} MiB "
+                    f"(median of the first and of the last three of {len(samples)} samples; allowed: 4 MiB or 10% more)")
 if not fds_flat:
-    problems.insert(0, f"gateway open files not flat: median {fds_early:g} in the first half of {len(samples)} samples, "
-                    f"{fds_late:g} in the second (allowed: 2 more)")
+    problems.insert(0, f"gateway open files not flat: {fds_early:g} -> {fds_late:g} (median of the first and of the last three "
+                    f"of {len(samples)} samples; allowed: 2 more)")
+# Status and metrics show every bracelet.
+serials = {f"SOAK{i:04d}" for i in range(1, n + 1)}
+status = json.load(open(f"{out}/status.json"))
+shown = serials & {d.get("serial") for d in status.get("devices", [])}
+metrics = open(f"{out}/metrics.txt").read() if os.path.exists(f"{out}/metrics.txt") else ""
+measured = {s for s in serials if f'bracelet_last_sync_timestamp_seconds{{device="{s}"}}' in metrics}
+for missing in sorted(serials - shown):
+    problems.insert(0, f"{missing}: not in gateway status --json")
+for missing in sorted(serials - measured):
+    problems.insert(0, f"{missing}: no bracelet_last_sync_timestamp_seconds in /metrics")
+shown_all = shown == serials and measured == serials
 for p in problems[:20]:
     print("gateway-soak:", p, file=sys.stderr)
 print(f"gateway-soak: {len(expected)} complete local days per bracelet ({first}..{last}); operator events {dict(events)}; "
       f"gateway anonymous RSS {baseline[0]} -> {final[0]} KiB, open files {baseline[1]} -> {final[1]}, "
       f"CPU {cpu:.3f} s per bracelet-day (hour {baseline_hour:g} to the end); {seconds} s", file=sys.stderr)
 print(f"soak: bracelets={n} days={days} summarized={summarized}/{n} lost_beats={lost} duplicate_final_versions={duplicates} "
-      f"rss_growth={growth(baseline[0], final[0])}% fds_growth={growth(baseline[1], final[1])}%")
-sys.exit(0 if summarized == n and lost == 0 and duplicates == 0 and rss_flat and fds_flat else 1)
+      f"rss_growth={growth(rss_early, rss_late)}% fds_growth={growth(fds_early, fds_late)}%")
+sys.exit(0 if summarized == n and lost == 0 and duplicates == 0 and rss_flat and fds_flat and shown_all else 1)
 EOF

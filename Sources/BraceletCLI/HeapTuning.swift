@@ -11,9 +11,10 @@ import CHeapTuning
 ///
 /// glibc applies the arena cap only to arenas made after it, and a command's `run()` starts after
 /// the concurrency runtime's threads have allocated (each with an arena of its own), so called here
-/// it leaves two or three arenas. `gateway run` is therefore bounded before `main` as well (a
-/// constructor in CHeapTuning): with the cap set here only, its five-bracelet soak ran on three
-/// arenas and grew from 17.6 to 26.4 MiB of anonymous memory over 5 simulated days.
+/// alone it leaves two or three arenas. These commands are therefore bounded before `main` as well
+/// (a constructor in CHeapTuning, which reads the command line); this call keeps the bound for a
+/// command run in-process (tests). With the cap set here only, the gateway's five-bracelet soak ran
+/// on three arenas and grew from 17.6 to 26.4 MiB of anonymous memory over 5 simulated days.
 func boundHeapForBackfill() {
     _ = bracelet_bound_heap()
 }

@@ -343,7 +343,7 @@ public final class Gateway: @unchecked Sendable {
         case .radio(let address):
             let seen = lock.withLock { heard[enrolment.endpoint] }
             let type: LEAddressType = enrolment.addressType.map { $0 == "public" ? .public : .random } ?? seen?.addressType ?? .random
-                        let base = L2CAPConnector(address: address, addressType: type, adapter: settings.adapter,
+            let base = L2CAPConnector(address: address, addressType: type, adapter: settings.adapter,
                                       shouldStop: { [self] in isStopping })
             // A device advertising without the bracelet's service data is a standard sensor (a
             // heart-rate strap): it is connected at the security it asks for, none to begin with,
@@ -378,7 +378,7 @@ public final class Gateway: @unchecked Sendable {
     /// Listens for advertisements (management-interface discovery, as `scan` does) and records when
     /// each enrolled radio bracelet was last heard, until the gateway stops.
     private func discover() {
-                let scanner = LEScanner(adapter: settings.adapter, shouldStop: { [self] in isStopping })
+        let scanner = LEScanner(adapter: settings.adapter, shouldStop: { [self] in isStopping })
         while !isStopping {
             let wanted = Set(enrolled.map(\.endpoint).filter { $0.hasPrefix("ble:") })
             do {

@@ -14,13 +14,17 @@ int bracelet_release_free_heap(void) {
 
 /* glibc takes M_ARENA_MAX only for arenas made after it: every thread that allocates before it gets
  * an arena of its own, and keeps it (its freed blocks stay there). By the time a Swift command's
- * run() executes, the concurrency runtime's threads have allocated, so the gateway set the cap
- * too late and ran on three arenas. The gateway, which runs for months, is therefore bounded
- * here, before main: glibc hands ELF constructors argc and argv. */
+ * run() executes, the concurrency runtime's threads have allocated, so a cap set there leaves two or
+ * three arenas. The commands whose peak must not grow with the history are therefore bounded here,
+ * before main: glibc hands ELF constructors argc and argv. */
+static int bounded_command(int argc, char **argv) {
+    if (argc < 2) return 0;
+    if (argc >= 3 && strcmp(argv[1], "gateway") == 0) return strcmp(argv[2], "run") == 0;
+    return strcmp(argv[1], "listen") == 0 || strcmp(argv[1], "ingest") == 0 || strcmp(argv[1], "recompute") == 0;
+}
+
 __attribute__((constructor))
-static void bracelet_bound_gateway_heap_before_main(int argc, char **argv, char **envp) {
+static void bracelet_bound_heap_before_main(int argc, char **argv, char **envp) {
     (void)envp;
-    if (argc >= 3 && strcmp(argv[1], "gateway") == 0 && strcmp(argv[2], "run") == 0) {
-        (void)bracelet_bound_heap();
-    }
+    if (bounded_command(argc, argv)) (void)bracelet_bound_heap();
 }
