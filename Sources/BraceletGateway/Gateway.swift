@@ -217,6 +217,7 @@ public final class Gateway: @unchecked Sendable {
     /// One sync of `enrolment` on the calling thread, and its bookkeeping.
     private func sync(_ enrolment: GatewayEnrolment) {
         let endpoint = enrolment.endpoint
+        let started = ContinuousClock.now
         onEvent(.syncStarted(endpoint: endpoint))
         try? store.setEnrolmentState(endpoint: endpoint, state: "syncing")
         var attempt = GatewayAttempt(at: 0, completed: false, heard: false)
@@ -309,7 +310,7 @@ public final class Gateway: @unchecked Sendable {
             return e
         }
         onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,
-                           completed: attempt.completed, error: attempt.error))
+                           completed: attempt.completed, error: attempt.error, seconds: Self.seconds(started.duration(to: .now))))
         guard let updated else { return }
         if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))

@@ -4,8 +4,10 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     case reloaded(enrolments: Int)
     /// A sync of `endpoint` started.
     case syncStarted(endpoint: String)
-    /// A sync ended: files committed, bytes received, whether it completed, the error when not.
-    case syncEnded(endpoint: String, serial: String?, files: Int, bytes: Int, completed: Bool, error: String?)
+    /// A sync ended: files committed, bytes received, whether it completed, the error when not, and
+    /// how long it held its link slot (real seconds, from the connect to the end of its bookkeeping:
+    /// what limits how many bracelets one adapter keeps up with).
+    case syncEnded(endpoint: String, serial: String?, files: Int, bytes: Int, completed: Bool, error: String?, seconds: Double)
     /// `endpoint` failed `failures` times in a row; it is tried again in `retryInSeconds` (gateway clock).
     case backingOff(endpoint: String, failures: Int, retryInSeconds: Int64)
     /// An operator event was written to the outbox.
@@ -20,9 +22,9 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         switch self {
         case .reloaded(let n): "\(n) enrolled bracelet(s)"
         case .syncStarted(let endpoint): "\(endpoint): syncing"
-        case let .syncEnded(endpoint, serial, files, bytes, completed, error):
-            "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes"
-                : "sync failed after \(files) file(s): \(error ?? "stopped")")
+        case let .syncEnded(endpoint, serial, files, bytes, completed, error, seconds):
+            "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes in \(Self.tenths(seconds)) s"
+                : "sync failed after \(files) file(s) and \(Self.tenths(seconds)) s: \(error ?? "stopped")")
         case let .backingOff(endpoint, failures, seconds): "\(endpoint): \(failures) failure(s) in a row; next try in \(seconds) s"
         case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
         case .heard(let endpoint): "\(endpoint): heard"
@@ -30,11 +32,17 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `seconds` with one decimal.
+    private static func tenths(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
     /// Whether the line is a warning rather than information.
     public var isWarning: Bool {
         switch self {
         case .operatorEvent, .problem, .backingOff: true
-        case .syncEnded(_, _, _, _, let completed, _): !completed
+        case .syncEnded(_, _, _, _, let completed, _, _): !completed
         default: false
         }
     }

@@ -69,7 +69,7 @@ func temporaryFolder() throws -> String {
         _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + b.path, user: "P-B", timeZone: "UTC", hrMax: 180))
         _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + folder + "/absent.sock"))
 
-        let links = Mutex((now: 0, most: 0, ended: [String: Bool]()))
+        let links = Mutex((now: 0, most: 0, ended: [String: Bool](), seconds: [String: Double]()))
         var settings = Gateway.Settings()
         settings.maxLinks = 3
         settings.intervalSeconds = 3_600
@@ -79,7 +79,10 @@ func temporaryFolder() throws -> String {
             links.withLock { l in
                 switch event {
                 case .syncStarted: l.now += 1; l.most = max(l.most, l.now)
-                case let .syncEnded(endpoint, _, _, _, completed, _): l.now -= 1; l.ended[endpoint] = completed
+                case let .syncEnded(endpoint, _, _, _, completed, _, seconds):
+                    l.now -= 1
+                    l.ended[endpoint] = completed
+                    l.seconds[endpoint] = seconds
                 default: break
                 }
             }
@@ -107,6 +110,11 @@ func temporaryFolder() throws -> String {
         #expect(absent?.state == "out_of_range")
         #expect((absent?.failures ?? 0) >= 2, "the unreachable endpoint was retried after its backoff")
         #expect(links.withLock { $0.most } >= 2, "two links were open at the same time")
+        // A sync's duration is the time it held its link: seconds of slowed notifications here.
+        for served in [a, b] {
+            let seconds = links.withLock { $0.seconds["unix:" + served.path] } ?? 0
+            #expect(seconds > 1 && seconds < 120, "the sync of \(served.path) took \(seconds) s")
+        }
         // Everything each bracelet recorded is in the store and erased on the bracelet.
         for (served, serial) in [(a, "GWTA0001"), (b, "GWTB0001")] {
             #expect(try store.wornSlotCount(device: serial, from: 0, to: Int64.max / 2).slots >= 2 * 1_440 - 60)
@@ -130,7 +138,7 @@ func temporaryFolder() throws -> String {
         settings.intervalSeconds = 1
         let syncs = Mutex(0)
         let gateway = Gateway(store: store, settings: settings) { event in
-            if case .syncEnded(_, _, _, _, true, _) = event { syncs.withLock { $0 += 1 } }
+            if case .syncEnded(_, _, _, _, true, _, _) = event { syncs.withLock { $0 += 1 } }
         }
         let finished = DispatchSemaphore(value: 0)
         Thread { gateway.run(); finished.signal() }.start()

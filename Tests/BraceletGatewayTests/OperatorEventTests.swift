@@ -32,7 +32,7 @@ final class RunningGateway: @unchecked Sendable {
         settings.reloadSeconds = 0.2
         let syncs = self.syncs
         gateway = Gateway(store: store, settings: settings) { event in
-            if case let .syncEnded(endpoint, _, _, _, true, _) = event { syncs.add(endpoint) }
+            if case let .syncEnded(endpoint, _, _, _, true, _, _) = event { syncs.add(endpoint) }
         }
         let gateway = self.gateway, finished = self.finished
         Thread { gateway.run(); finished.signal() }.start()
