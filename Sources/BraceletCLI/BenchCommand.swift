@@ -102,7 +102,7 @@ struct BenchCommand: ParsableCommand, LoggingCommand {
     func time(_ body: () -> UInt64) -> Timing {
         var checksum: UInt64 = 0
         let elapsed = ContinuousClock().measure { checksum = body() }
-        return Timing(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, checksum: checksum)
+        return Timing(seconds: elapsed.inSeconds, checksum: checksum)
     }
 
     func gb(_ rate: Double) -> String {

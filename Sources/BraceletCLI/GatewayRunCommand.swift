@@ -233,8 +233,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
                 next = min(next, due > .zero ? due : .milliseconds(max(1, every / 4)))
             }
             var descriptor = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-            let (seconds, attoseconds) = next.components
-            _ = poll(&descriptor, 1, Int32(clamping: max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)))
+            _ = poll(&descriptor, 1, Int32(max(1, next.milliseconds)))
             var drain = [UInt8](repeating: 0, count: 64)
             while read(wakeFD, &drain, drain.count) > 0 {}
         }

@@ -72,7 +72,7 @@ struct ReplayCommand: ParsableCommand, LoggingCommand {
     func report(_ r: ReplayedCapture, bytes: Int, elapsed: Duration) {
         let slots = r.metricsFiles.reduce(0) { $0 + $1.records }
         let beats = r.beatsFiles.reduce(0) { $0 + $1.records }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = elapsed.inSeconds
         let devices = Set(r.metricsFiles.map { "\($0.header.serial) (\($0.header.model))" }).sorted().joined(separator: ", ")
         Log.info("\(capture): \(r.metricsFiles.count) metrics files (\(slots) slots), \(r.beatsFiles.count) beats files (\(beats) beats), \(r.heartRates.count) heart-rate notifications from \(devices.isEmpty ? "a heart-rate sensor" : devices); \(bytes / 1024) KiB in \(Int(seconds * 1000)) ms")
         if r.duplicateFiles > 0 { Log.info("note: \(r.duplicateFiles) file(s) were transferred twice with identical content and are printed once") }

@@ -130,7 +130,7 @@ public final class Gateway: @unchecked Sendable {
             }
             let nextDue = startDueSyncs()
             ticks.add(1, ordering: .relaxed)
-            var seconds = min(settings.turnSeconds, Self.seconds(reloadEvery - lastReload.duration(to: .now)))
+            var seconds = min(settings.turnSeconds, (reloadEvery - lastReload.duration(to: .now)).inSeconds)
             if let nextDue {
                 let gatewayMilliseconds = max(0, nextDue - settings.clock.nowMilliseconds())
                 seconds = min(seconds, Double(settings.clock.realMilliseconds(gatewayMilliseconds)) / 1_000)
@@ -154,11 +154,6 @@ public final class Gateway: @unchecked Sendable {
     private func wakeScheduleLocked() {
         wakeRequested = true
         lock.broadcast()
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (whole, attoseconds) = duration.components
-        return Double(whole) + Double(attoseconds) / 1e18
     }
 
     private func reload() {
@@ -310,7 +305,7 @@ public final class Gateway: @unchecked Sendable {
             return e
         }
         onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,
-                           completed: attempt.completed, error: attempt.error, seconds: Self.seconds(started.duration(to: .now))))
+                           completed: attempt.completed, error: attempt.error, seconds: started.duration(to: .now).inSeconds))
         guard let updated else { return }
         if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))

@@ -23,19 +23,13 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case .reloaded(let n): "\(n) enrolled bracelet(s)"
         case .syncStarted(let endpoint): "\(endpoint): syncing"
         case let .syncEnded(endpoint, serial, files, bytes, completed, error, seconds):
-            "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes in \(Self.tenths(seconds)) s"
-                : "sync failed after \(files) file(s) and \(Self.tenths(seconds)) s: \(error ?? "stopped")")
+            "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes in \(String(format: "%.1f", seconds)) s"
+                : "sync failed after \(files) file(s) and \(String(format: "%.1f", seconds)) s: \(error ?? "stopped")")
         case let .backingOff(endpoint, failures, seconds): "\(endpoint): \(failures) failure(s) in a row; next try in \(seconds) s"
         case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
         case .heard(let endpoint): "\(endpoint): heard"
         case .problem(let text): text
         }
-    }
-
-    /// `seconds` with one decimal.
-    private static func tenths(_ seconds: Double) -> String {
-        let tenths = Int((seconds * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// Whether the line is a warning rather than information.

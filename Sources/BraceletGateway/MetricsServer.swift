@@ -1,3 +1,4 @@
+import BraceletProtocol
 import Foundation
 import Glibc
 import Synchronization
@@ -83,7 +84,7 @@ public final class MetricsServer: Sendable {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return }
             var poller = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000)) > 0 else { return }
+            guard poll(&poller, 1, Int32(left.milliseconds)) > 0 else { return }
             let n = recv(client, &buffer, buffer.count, 0)
             guard n > 0 else { return }
             request.append(contentsOf: buffer[0..<n])

@@ -150,15 +150,6 @@ public struct LEScanner: Sendable {
     }
 }
 
-extension Duration {
-    /// Whole milliseconds, rounded up, saturating at Int32.max.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        let ms = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int(min(ms, Int64(Int32.max)))
-    }
-}
-
 /// An advertiser heard by ``LEScanner/advertised(_:seconds:)``.
 public struct HeardAdvertiser: Sendable, Hashable {
     /// The address type it advertises with.
