@@ -99,9 +99,6 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func run() async throws {
-        // A service that runs for months keeps its memory bounded: one malloc arena, already set
-        // before main when the command line starts `gateway run` (see boundHeapForBackfill).
-        boundHeapForBackfill()
         let store = try openStore(db, mustExist: false)
         let lock: ForwarderLock?
         do { lock = delivery == nil ? nil : try ForwarderLock(databasePath: db) } catch { throw CLIError("\(error)") }

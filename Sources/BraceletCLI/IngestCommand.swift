@@ -42,7 +42,6 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        boundHeapForBackfill()
         let existed = FileManager.default.fileExists(atPath: db)
         let store = try openStore(db, mustExist: false)
         // Each capture is streamed into the store a bounded piece at a time, each piece its own

@@ -97,7 +97,6 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
     var quiet: Bool { log.level < .info }
 
     func run() throws {
-        boundHeapForBackfill()
         // Installed first: SIGINT/SIGTERM must also end a scan or a pending connect at once.
         signal(SIGINT) { number in listenSignal.store(number, ordering: .relaxed) }
         signal(SIGTERM) { number in listenSignal.store(number, ordering: .relaxed) }

@@ -32,7 +32,6 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        boundHeapForBackfill()
         // Recomputing writes: the database must exist, but is opened for writing (and checked).
         guard FileManager.default.fileExists(atPath: db) else {
             throw CLIError("no database at \(db): create one with `bracelet ingest CAPTURE --db \(db)`")

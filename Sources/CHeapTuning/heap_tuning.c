@@ -2,7 +2,11 @@
 #include <malloc.h>
 #include <string.h>
 
-int bracelet_bound_heap(void) {
+/* Bounds what glibc's malloc keeps beyond what is in use, for a process whose peak must stay small
+ * (a backfill on a gateway): one arena for every thread (each thread's own arena keeps its freed
+ * blocks apart from the others', about 25 MB more in a 30-day backfill whose two summary threads
+ * come and go) and free heap given back above 8 MiB. Returns 1 when glibc took both settings. */
+static int bracelet_bound_heap(void) {
     int arenas = mallopt(M_ARENA_MAX, 1);
     int trimmed = mallopt(M_TRIM_THRESHOLD, 8 << 20);
     return arenas == 1 && trimmed == 1;
