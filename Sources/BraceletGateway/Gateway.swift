@@ -220,6 +220,7 @@ public final class Gateway: @unchecked Sendable {
         var zone = TimeZone.current
         var stateReadAt: Int64?
         var serialRead: String?
+        var settingsMoved = false
         do {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.timeZone(serial: enrolment.serial, store: store)
@@ -241,9 +242,14 @@ public final class Gateway: @unchecked Sendable {
             var connections = 0
             let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
                 if case .connected = event { connections += 1 }
-                if case .device(_, let serial, _) = event {
+                // A reconnect reads the serial again; the enrolled settings were moved into the record
+                // at the first reading, and writing them again would undo a `person set` made since.
+                if case .device(_, let serial, _) = event, !settingsMoved {
                     serialRead = serial.isEmpty ? nil : serial
-                    do { try device.apply(serial: serial, endpoint: endpoint, store: store) } catch {
+                    do {
+                        try device.apply(serial: serial, endpoint: endpoint, store: store)
+                        settingsMoved = serialRead != nil
+                    } catch {
                         onEvent(.problem("\(endpoint): cannot write the enrolled settings into the participant record of \(serial): \(error)"))
                     }
                 }
@@ -294,6 +300,8 @@ public final class Gateway: @unchecked Sendable {
             if attempt.heard { e.lastHeardAt = attempt.at }
             e.offsetMinutes = attempt.offsetMinutes ?? e.offsetMinutes
             e.serial = attempt.serial.flatMap { $0.isEmpty ? nil : $0 } ?? e.serial
+            // The stored enrolment no longer holds them (DeviceSettings.apply); neither does this copy.
+            if settingsMoved { e.settings = [:]; e.user = nil }
             if !attempt.completed {
                 let shift = min(e.failures - 1, 20)
                 let wait = min(settings.retryBaseSeconds << Int64(shift), settings.retryCapSeconds)

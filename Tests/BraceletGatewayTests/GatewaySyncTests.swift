@@ -228,4 +228,38 @@ func temporaryFolder() throws -> String {
         #expect(after.age == 51)
         #expect(next.timeZone(serial: "SN1", store: store).identifier == "America/New_York")
     }
+
+    /// A running gateway moves the enrolled settings into the record once: a `person set` made
+    /// after the first sync stays through the next syncs, whose enrolment copy (enrolments are
+    /// not read again here) no longer holds the settings it moved.
+    @Test func aRunningGatewayDoesNotWriteMovedSettingsAgain() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try ServedBracelet(directory: folder, serial: "GWPS0001", model: .v2, slowMilliseconds: nil)
+        defer { a.stop() }
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + a.path, user: "P-1", timeZone: "UTC", age: 50))
+        var settings = Gateway.Settings()
+        settings.intervalSeconds = 1
+        settings.reloadSeconds = 3_600
+        let syncs = Mutex(0)
+        let gateway = Gateway(store: store, settings: settings) { event in
+            if case .syncEnded(_, _, _, _, true, _, _) = event { syncs.withLock { $0 += 1 } }
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        func waitFor(_ count: Int) {
+            let deadline = Date().addingTimeInterval(60)
+            while syncs.withLock({ $0 }) < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(syncs.withLock { $0 } >= count)
+        }
+        waitFor(1)
+        #expect(try ParticipantRecord.load(device: "GWPS0001", from: store).current().age == 50)
+        _ = try Participants.set(ParticipantChange(settings: ParticipantProfile(age: 51)), device: "GWPS0001", store: store)
+        waitFor(syncs.withLock { $0 } + 2)
+        #expect(try ParticipantRecord.load(device: "GWPS0001", from: store).current().age == 51)
+        #expect(gateway.enrolled.first?.settings.isEmpty == true)
+        #expect(try store.user(ofDevice: "GWPS0001") == "P-1")
+    }
 }
