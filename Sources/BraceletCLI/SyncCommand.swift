@@ -271,8 +271,9 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         if let setUser, let device {
             // The shorthand of `bracelet person set --user`: the participant record's user id.
             let change = try participantCall(db) { try Participants.set(ParticipantChange(user: .set(setUser)), device: device, store: store) }
-            Log.info("sync: device \(device) is assigned to user \(setUser); \(change.pendingEntriesWithUser ?? 0) pending entries now carry it, "
-                + "and so does every later delivery and re-send.")
+            // A count the store did not report is left out, not printed as 0.
+            let pending = change.pendingEntriesWithUser.map { "\($0) pending entries now carry it, and so does" } ?? "so does"
+            Log.info("sync: device \(device) is assigned to user \(setUser); \(pending) every later delivery and re-send.")
         }
         if requeueDead {
             let count = try store.requeueDeadEntries(keys: key.isEmpty ? nil : key, fromDate: from, toDate: to ?? from)
