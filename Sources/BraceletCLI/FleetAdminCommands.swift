@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import BraceletFleet
 import Foundation
 
@@ -103,7 +104,8 @@ struct NewRoleOptions: ParsableArguments {
         let admin = try fleetCall { try FleetAdmin(server: try database.server()) }
         let credentials = try fleetCall { try make(admin, name) }
         if json {
-            print(#"{"password":"\#(credentials.password)","role":"\#(credentials.role)"}"#)
+            // Escaped as every JSON we print is: the scripts read it with a JSON parser.
+            print(String(decoding: try CanonicalJSON.bytes(of: credentials, what: "the credentials"), as: UTF8.self))
             return
         }
         print("role: \(credentials.role)\npassword: \(credentials.password)")

@@ -131,19 +131,13 @@ extension ScoreCommand {
     /// participant record), else the record's.
     func scoringAge(_ store: Store, device: String, database: String) throws -> Int {
         let record = try participantCall(database) { try ParticipantRecord.load(device: device, from: store) }
-        let recorded = try participantCall(database) { try record.current().age }
-        if let age {
-            if let recorded, recorded != age {
-                Log.info("note: --age \(age) applies to this run only: the participant record of \(device) says age \(recorded) "
-                           + "(change it with `bracelet person set --db \(database) --device \(device) --age \(age)`)")
-            }
-            return age
-        }
-        guard let recorded else {
+        let (profile, overridden) = try participantCall(database) { try Participants.reading(ParticipantProfile(age: age), record: record) }
+        for override in overridden { Log.info("note: " + override.note(database: database, device: device)) }
+        guard let scoring = profile.age else {
             throw CLIError("the participant record of \(device) has no age: give --age N, or store it with "
                            + "`bracelet person set --db \(database) --device \(device) --age N`")
         }
-        return recorded
+        return scoring
     }
 }
 
