@@ -60,4 +60,35 @@ func threadArenaHeaps(pid: Int32) throws -> [String] {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
+
+    /// `listen` (and `ingest`, `recompute`, bounded by the same constructor) takes a backfill on
+    /// one arena as well: checked while it stays connected after committing the sync.
+    @Test func listenRunsOnOneMallocArena() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let served = try ServedBracelet(directory: folder, serial: "GWHL0001", model: .v2, slowMilliseconds: nil)
+        defer { served.stop() }
+        let db = folder + "/l.db"
+        let process = Process()
+        process.executableURL = try braceletBinary()
+        process.arguments = ["listen", "--via", "unix:" + served.path, "--db", db, "--tz", "UTC", "--age", "40", "--quiet"]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        // After the backfill is committed and summarised, listen stays for live samples.
+        let deadline = Date().addingTimeInterval(60)
+        while try !FileManager.default.fileExists(atPath: db) || Store(path: db, readOnly: true).outboxCounts().pending == 0 {
+            guard Date() < deadline, process.isRunning else {
+                Issue.record("listen did not store and summarise the backfill within 60 s")
+                return
+            }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        let arenas = try threadArenaHeaps(pid: process.processIdentifier)
+        #expect(arenas.isEmpty, "thread arenas besides the main heap: \(arenas)")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+    }
 }
