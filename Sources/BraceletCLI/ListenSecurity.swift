@@ -52,7 +52,7 @@ struct ListenSecurityOptions: ParsableArguments {
         }
         // KeyboardOnly on both sides makes the pairing passkey entry with a typed passkey; a
         // display-capable side would have the kernel draw a random passkey instead.
-        let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
+        let capability = IOCapability.forPairing(at: level)
         let settings = PairingAgent.Settings(adapter: base.adapter, ioCapability: capability, passkey: passkey, bondable: true)
         let agent = try PairingAgent(settings: settings) { event in
             if !quiet { Log.info("listen: pairing: \(event)") }

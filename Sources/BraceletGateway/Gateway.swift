@@ -356,12 +356,9 @@ public final class Gateway: @unchecked Sendable {
             let level = sensor ? .low : BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
             let agent = try pairingAgent()
             agent.setPasskey(UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey)), for: address)
-            // Passkey entry needs a keyboard; a keyboard facing a bracelet without one would ask for
-            // MITM protection it cannot give (its kernel refuses: Authentication Requirements).
-            let capability: IOCapability = level == .high ? .keyboardOnly : .noInputNoOutput
+            // Raised on demand, the connector also sets the pairing capability each link needs.
             let link = RadioLink(secure: SecureConnector(base: base, level: level, agent: agent, raisesOnDemand: true),
-                                 agent: agent, capability: capability, setUp: linkSetUp,
-                                 device: ManagementAddress(address, type))
+                                 agent: agent, setUp: linkSetUp, device: ManagementAddress(address, type))
             return (link, { link.release() })
         }
     }

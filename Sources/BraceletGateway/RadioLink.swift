@@ -4,7 +4,8 @@ import Foundation
 /// A bracelet's secured link as the gateway sets it up and ends it. The IO capability a pairing
 /// declares is the adapter's, taken by the kernel when a link is set up, and a passkey bracelet
 /// needs another one than a Just Works bracelet: so links are set up and secured one at a time
-/// (under `setUp`), each after setting its own capability; once up, links transfer side by side.
+/// (under `setUp`), each setting its own capability (``SecureConnector`` with `raisesOnDemand`);
+/// once up, links transfer side by side.
 /// When the sync is over the link is ended at once (``release()``) rather than when the kernel
 /// drops it idle about 2 s later, so the bracelet is free for the next central at once.
 struct RadioLink: BraceletConnector, Sendable {
@@ -12,8 +13,6 @@ struct RadioLink: BraceletConnector, Sendable {
     let secure: SecureConnector
     /// The adapter's pairing agent.
     let agent: PairingAgent
-    /// The capability this bracelet's pairing declares.
-    let capability: IOCapability
     /// Held while a link is set up and secured.
     let setUp: NSLock
     /// The bracelet, for ending its link.
@@ -25,7 +24,6 @@ struct RadioLink: BraceletConnector, Sendable {
             // socket while no link is being set up; they are handled now, so that what this link's
             // connect reads as its outcome is only what happened to it.
             agent.service(timeout: .milliseconds(1))
-            try agent.setIOCapability(capability)
             return try secure.connect()
         }
     }

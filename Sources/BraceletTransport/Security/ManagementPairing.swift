@@ -59,6 +59,14 @@ public enum IOCapability: UInt8, Sendable, Hashable {
     case noInputNoOutput = 3
     /// Both.
     case keyboardDisplay = 4
+
+    /// The capability a central declares to reach `level` with a device that has no display: passkey
+    /// entry (a keyboard) for an authenticated link, Just Works below, since a keyboard would ask a
+    /// device without one for MITM protection it cannot give (its kernel refuses: Authentication
+    /// Requirements). The kernel takes the adapter's capability when a link is set up.
+    public static func forPairing(at level: LESecurityLevel) -> IOCapability {
+        level == .high ? .keyboardOnly : .noInputNoOutput
+    }
 }
 
 /// A remote device as the management interface names it: address and address type

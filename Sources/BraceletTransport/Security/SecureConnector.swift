@@ -52,10 +52,8 @@ public struct SecureConnector: BraceletConnector, Sendable {
         let agent = self.agent, address = base.address, stop = base.shouldStop
         let wanted = max(level, learned.level)
         agent.reset(address)
-        // Raised on demand, the link is set up with the pairing capability its level needs (taken
-        // by the kernel at set-up): passkey entry for authenticated, Just Works below, since a
-        // keyboard would ask a device without one for protection it cannot give.
-        if raisesOnDemand { try agent.setIOCapability(wanted == .high ? .keyboardOnly : .noInputNoOutput) }
+        // Raised on demand, the link is set up with the pairing capability its level needs.
+        if raisesOnDemand { try agent.setIOCapability(.forPairing(at: wanted)) }
         learned.connected(at: wanted)
         var inner = base
         inner.security = wanted
