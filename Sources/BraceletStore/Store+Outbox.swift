@@ -168,10 +168,12 @@ extension Store {
     }
 
     /// When each pending entry the kinds `filter` takes may next be attempted (Unix ms), without
-    /// reading a payload.
-    public func pendingAttemptTimes(filter: OutboxKindFilter = .all) throws -> [Int64] {
+    /// reading a payload; with `headsOnly`, only each device's first pending entry (what a sink that
+    /// delivers each device's entries in order can attempt next, as ``pendingOutboxHeads(filter:)``).
+    public func pendingAttemptTimes(filter: OutboxKindFilter = .all, headsOnly: Bool = false) throws -> [Int64] {
         try locked { db in
-            let statement = try db.prepare("SELECT o.next_attempt_at FROM outbox o WHERE o.state = 'pending' AND \(Store.takes("o"))")
+            let pending = headsOnly ? Store.isHead : "o.state = 'pending' AND \(Store.takes("o"))"
+            let statement = try db.prepare("SELECT o.next_attempt_at FROM outbox o WHERE \(pending)")
             statement.bind(filter.jsonArray, at: 1)
             var result: [Int64] = []
             while try statement.step() { result.append(statement.int64(at: 0) ?? 0) }

@@ -113,7 +113,7 @@ public struct Forwarder: Sendable {
     /// outage lasts. Returns early when the sink pauses (``ForwarderReport/pausedReason``).
     public func drain() async throws -> ForwarderReport {
         try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
-            try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.map(\.nextAttemptAt)
+            try await onStore { [filter] in try $0.pendingAttemptTimes(filter: filter, headsOnly: true) }
         })
     }
 
@@ -124,7 +124,7 @@ public struct Forwarder: Sendable {
     public func follow(pollMilliseconds: Int64) async throws {
         try await DeliveryLoop.follow(clock: clock, pollMilliseconds: pollMilliseconds, pausedMilliseconds: policy.maxDelayMilliseconds,
                                       pass: { try await deliverDue() }, nextRetry: {
-            try await onStore { [filter] in try $0.pendingOutboxHeads(filter: filter) }.map(\.nextAttemptAt).min()
+            try await onStore { [filter] in try $0.pendingAttemptTimes(filter: filter, headsOnly: true) }.min()
         })
     }
 
