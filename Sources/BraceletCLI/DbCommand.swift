@@ -89,7 +89,7 @@ struct DbBackupCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         let store = try openStore(db, mustExist: true)
         do {
-            try store.requireIntactStructure()
+            try store.requireIntactForDelivery()
             try store.backup(to: to)
         } catch { throw CLIError("\(error)") }
         let copy = try openStore(to, mustExist: true)

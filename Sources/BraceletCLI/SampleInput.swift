@@ -103,7 +103,7 @@ func openStore(_ path: String, mustExist: Bool) throws -> Store {
     do {
         let store = try Store(path: path, readOnly: mustExist)
         // A command that writes must not append to a damaged file.
-        if !mustExist { try store.requireIntactStructure() }
+        if !mustExist { try store.requireIntactForDelivery() }
         Log.debug("database \(path) open \(mustExist ? "read-only" : "for writing, its structure checked")")
         return store
     } catch { throw CLIError("cannot open \(path): \(error)", cause: error) }

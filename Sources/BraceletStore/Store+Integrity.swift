@@ -161,8 +161,12 @@ extension Store {
 
     /// Throws ``StoreError/corrupt(path:detail:)`` unless the structure check passes and every outbox
     /// entry still to be delivered matches its key and content hash: what a delivery needs before
-    /// it sends. Delivered and dead entries are not read, so the cost follows the backlog rather
-    /// than everything ever queued (whole-outbox checks are `bracelet db check`'s).
+    /// it sends, and a command that writes before it appends. Its cost follows the file's size (the
+    /// structure check reads every page, so a page changed on disk since bracelet wrote it fails its
+    /// checksum wherever it is) and the backlog, never the number of documents ever stored: a
+    /// gateway opens the file at every sync. Delivered and dead entries are not read (whole-outbox
+    /// checks are `bracelet db check`'s); a summary document read elsewhere is guarded by its zstd
+    /// frame's content checksum, and hashed by `db check`.
     public func requireIntactForDelivery() throws {
         if let first = try structureFindings(full: false).first {
             throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
@@ -180,18 +184,6 @@ extension Store {
         let structure = try structureFindings(full: full)
         guard pages.isEmpty, structure.isEmpty else { return pages + structure.filter { $0.area != "pages" || pages.isEmpty } }
         return try measurementFindings() + contentFindings()
-    }
-
-    /// Throws ``StoreError/corrupt(path:detail:)`` unless the structure check passes and every outbox
-    /// entry still to be delivered matches its key and content hash: a command that writes must not
-    /// append to (or deliver from) a damaged file. Its cost follows the file's size (the structure
-    /// check reads every page, so a page changed on disk since bracelet wrote it fails its checksum
-    /// wherever it is) and the backlog, never the number of documents ever stored: a gateway opens
-    /// the file at every sync. A stored document is hashed where it is read (a summary served, an
-    /// entry delivered), and every one by `bracelet db check`; the row checks of slots and beats
-    /// are left to the readers of those rows likewise.
-    public func requireIntactStructure() throws {
-        try requireIntactForDelivery()
     }
 
     /// Throws ``StoreError/corrupt(path:detail:)`` when a slot or beat of `device` (in `seconds`, Unix

@@ -97,11 +97,11 @@ private func offset(of needle: [UInt8], in path: String) throws -> UInt64 {
         try damage(path, at: at + UInt64(frame.count) - 1, with: [frame[frame.count - 1] ^ 0x5A])
         let store = try Store(path: path)
         // Its outbox entry is still to be delivered: a writer refuses the file.
-        #expect(throws: StoreError.self) { try store.requireIntactStructure() }
+        #expect(throws: StoreError.self) { try store.requireIntactForDelivery() }
         // Delivered, the document is no longer hashed at every open (that cost would grow with the
         // history); `db check` and every read of it still find the damage.
         try store.locked { try $0.execute("UPDATE outbox SET state = 'delivered'") }
-        try store.requireIntactStructure()
+        try store.requireIntactForDelivery()
         #expect(try store.contentFindings().map(\.area) == ["documents"])
         #expect(throws: StoreError.self) { try store.dailySummaries(device: "SN1", localDate: "2026-03-29") }
     }

@@ -68,7 +68,7 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         try overwrite(path, at: at + 10, with: Array("7".utf8), resealing: false)
         let store = try Store(path: path)
         #expect(try store.slots(device: "SN1", from: 0, to: Int64.max / 2).map(\.bpm) == [61, 62])
-        #expect(throws: StoreError.self) { try store.requireIntactStructure() }
+        #expect(throws: StoreError.self) { try store.requireIntactForDelivery() }
         #expect(throws: StoreError.self) { try store.requireIntactForDelivery() }
         #expect(try store.integrityFindings(full: false).map(\.area) == ["pages"])
     }
@@ -82,7 +82,7 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         let store = try Store(path: path)
         let findings = try store.structureFindings(full: false)
         #expect(findings.first == IntegrityFinding(area: "pages", problem: "page \(at / 4096 + 1) does not match its checksum: it changed on disk after bracelet wrote it"), "\(findings)")
-        #expect(throws: StoreError.self) { try store.requireIntactStructure() }
+        #expect(throws: StoreError.self) { try store.requireIntactForDelivery() }
         #expect(throws: StoreError.self) { try store.beats(device: "SN1", fromMs: hour, toMs: hour + 3_600_000) }
     }
 
