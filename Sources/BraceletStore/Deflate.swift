@@ -1,32 +1,25 @@
 import CZlib
 
-/// Deflate compression through zlib: how bracelet compresses what leaves it, webhook bodies and
-/// JSON Lines files (gzip framing, RFC 1952, which HTTP's `Content-Encoding: gzip` and `zcat` read).
+/// Deflate compression through zlib, as gzip members (RFC 1952, which HTTP's `Content-Encoding:
+/// gzip` and `zcat` read): how bracelet compresses what leaves it, webhook bodies and JSON Lines files.
 /// What stays in the store is compressed with ``Zstd`` (smaller and faster for the same documents).
 ///
 /// A day summary is about 0.6 MB of canonical JSON made mostly of per-slot arrays; gzip makes it
-/// about a twelfth of that. Compression is lossless: the bytes that come out of ``decompress(_:size:)``
+/// about a twelfth of that. Compression is lossless: the bytes that come out of ``decompress(_:)``
 /// are the ones that went in, so content hashes over them do not change.
 package enum Deflate {
-    /// The container around the deflate stream.
-    package enum Framing: Sendable {
-        /// zlib's two-byte header and Adler-32 trailer (what the store keeps).
-        case zlib
-        /// A gzip member (header, CRC-32 and length trailer): what HTTP and `zcat` read.
-        case gzip
-
-        var windowBits: Int32 { self == .zlib ? 15 : 15 + 16 }
-    }
+    /// zlib's window bits for a gzip member (header, CRC-32 and length trailer) with the largest window.
+    private static let gzipWindowBits: Int32 = 15 + 16
 
     /// The level the sinks use: zlib's default, 6, makes a day summary (0.63 MB) 51 kB where level 1
     /// makes it 62 kB, for about twice the CPU (docs/footprint.md).
     package static let defaultLevel: Int32 = 6
 
     /// `bytes` compressed in one call.
-    package static func compress(_ bytes: UnsafeRawBufferPointer, framing: Framing, level: Int32 = defaultLevel) -> [UInt8] {
+    package static func compress(_ bytes: UnsafeRawBufferPointer, level: Int32 = defaultLevel) -> [UInt8] {
         var stream = z_stream()
         // Fails only without memory or with arguments that are constants here.
-        guard deflateInit2_(&stream, level, Z_DEFLATED, framing.windowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+        guard deflateInit2_(&stream, level, Z_DEFLATED, gzipWindowBits, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             fatalError("zlib could not start a deflate stream (out of memory)")
         }
@@ -48,8 +41,8 @@ package enum Deflate {
     }
 
     /// `bytes` compressed in one call.
-    package static func compress(_ bytes: [UInt8], framing: Framing, level: Int32 = defaultLevel) -> [UInt8] {
-        bytes.withUnsafeBytes { compress($0, framing: framing, level: level) }
+    package static func compress(_ bytes: [UInt8], level: Int32 = defaultLevel) -> [UInt8] {
+        bytes.withUnsafeBytes { compress($0, level: level) }
     }
 
     /// What went wrong reading a compressed stream.
@@ -58,16 +51,15 @@ package enum Deflate {
         package var description: String
     }
 
-    /// The bytes of one complete stream of either framing (zlib's header detection). `size`, when
-    /// known, is the exact length expected: a stream that makes more or fewer bytes is an error.
-    /// A gzip input made of several members (a JSON Lines file) is read to the end of all of them.
-    package static func decompress(_ bytes: UnsafeRawBufferPointer, size: Int? = nil) throws -> [UInt8] {
+    /// The bytes of a complete gzip (or zlib) stream, by zlib's header detection; an input made of
+    /// several gzip members (a JSON Lines file) is read to the end of all of them.
+    package static func decompress(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
         var stream = z_stream()
         guard inflateInit2_(&stream, 15 + 32, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw Failure(description: "zlib could not start an inflate stream (out of memory)")
         }
         defer { inflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: max(64, size.map { $0 + 1 } ?? bytes.count * 8))
+        var output = [UInt8](repeating: 0, count: max(64, bytes.count * 8))
         var produced = 0
         var consumed = 0
         while true {
@@ -86,14 +78,10 @@ package enum Deflate {
                 // Another gzip member follows (concatenated members are one file to `zcat`).
                 guard inflateReset(&stream) == Z_OK else { throw Failure(description: "zlib could not restart for the next member") }
             case Z_STREAM_END:
-                if let size, produced != size {
-                    throw Failure(description: "the stream holds \(produced) bytes where \(size) were stored")
-                }
                 output.removeSubrange(produced...)
                 return output
             case Z_OK, Z_BUF_ERROR:
                 if stream.avail_out == 0 {
-                    if let size, produced > size { throw Failure(description: "the stream holds more than the \(size) bytes stored") }
                     output.append(contentsOf: repeatElement(0, count: output.count))
                 } else if status == Z_BUF_ERROR {
                     // Room to write and nothing more to read: the input ended inside the stream.
@@ -106,8 +94,8 @@ package enum Deflate {
         }
     }
 
-    /// The bytes of one complete stream (see ``decompress(_:size:)``).
-    package static func decompress(_ bytes: [UInt8], size: Int? = nil) throws -> [UInt8] {
-        try bytes.withUnsafeBytes { try decompress($0, size: size) }
+    /// The bytes of a complete stream, as the buffer form above reads them.
+    package static func decompress(_ bytes: [UInt8]) throws -> [UInt8] {
+        try bytes.withUnsafeBytes { try decompress($0) }
     }
 }

@@ -74,7 +74,7 @@ public final class JSONLinesSink: OutboxSink, Sendable {
         var line = Array(entry.deliveryBody)
         line.removeAll { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         line.append(UInt8(ascii: "\n"))
-        if gzip { line = Deflate.compress(line, framing: .gzip) }
+        if gzip { line = Deflate.compress(line) }
         return await queue.run { [line, fd, path] in
             let start = lseek(fd, 0, SEEK_END)
             guard start >= 0 else {

@@ -78,7 +78,7 @@ public struct WebhookSink: OutboxSink {
         request.httpMethod = "POST"
         var body = entry.deliveryBody
         if (encoding ?? currentEncoding) == .gzip {
-            body = body.withUnsafeBytes { Data(Deflate.compress($0, framing: .gzip)) }
+            body = body.withUnsafeBytes { Data(Deflate.compress($0)) }
             request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
         }
         request.httpBody = body
