@@ -21,15 +21,13 @@ public struct DeviceSettings: Sendable {
         let settings: ParticipantProfile
         do throws(ParticipantError) {
             settings = try ParticipantProfile(texts: enrolment.settings, device: enrolment.endpoint)
-            // The ranges, as a summary checks them; the zone may still come from the record.
-            var check = settings
-            if check.timeZone == nil { check.timeZone = TimeZone(identifier: "UTC") }
-            _ = try check.configuration(device: enrolment.endpoint)
+            try settings.validateRanges(device: enrolment.endpoint)
         } catch {
             let reason: String
             switch error {
             case .invalid(let problem): reason = "\(problem)"
-            case let .damaged(_, setting, value): reason = "\(setting.flag) \(value) is not a value of it"
+            case let .damaged(_, setting, value):
+                reason = "the enrolment holds \"\(value)\" as \(setting.rawValue), which is not a value of it: enrol it again with \(setting.flag) VALUE"
             default: reason = "\(error)"
             }
             throw GatewayError.invalidSettings(endpoint: enrolment.endpoint, reason: reason)

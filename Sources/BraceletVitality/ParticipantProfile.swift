@@ -109,6 +109,14 @@ public struct ParticipantProfile: Sendable, Equatable {
         }
     }
 
+    /// Throws ``ParticipantError/invalid(_:)`` when a value given is out of its range, checked as a
+    /// summary checks it; a zone not given is not required (it may come from the record).
+    public func validateRanges(device: String) throws(ParticipantError) {
+        var zoned = self
+        zoned.timeZone = zoned.timeZone ?? TimeZone(identifier: "UTC")
+        _ = try zoned.configuration(device: device)
+    }
+
     /// Text that differs exactly when the stored summaries, sleep sessions or vitality metrics of a
     /// day computed with these settings differ: the summary basis, the age the metrics carry and
     /// whether the zones are the person's own (movement minutes need them).

@@ -136,10 +136,7 @@ public enum Participants {
             }
             proposed.rows = (proposed.rows + rows).sorted { ($0.name, $0.fromDate) < ($1.name, $1.fromDate) }
             for row in rows {
-                let profile = try proposed.profile(on: row.fromDate)
-                var zoned = profile
-                zoned.timeZone = zoned.timeZone ?? TimeZone(identifier: "UTC")
-                _ = try zoned.configuration(device: device)
+                try proposed.profile(on: row.fromDate).validateRanges(device: device)
             }
             var report = ParticipantChangeReport(before: before, after: before)
             report.replaced = before.rows.filter { old in
