@@ -43,18 +43,24 @@ public struct SummaryConfiguration: Sendable, Equatable {
     public static let defaultAge = 40
     /// The default body height in centimetres (170 cm).
     public static let defaultHeightCm = 170.0
+    /// The default summary slot length in seconds (60 s).
+    public static let defaultSlotSeconds = 60
+    /// The default lowest signal quality a sample needs to count (2).
+    public static let defaultQualityThreshold = 2
+    /// The default daily step goal (10 000).
+    public static let defaultStepGoal = 10_000
 
     /// Creates a validated configuration.
     ///
     /// - Throws: ``SummaryConfigurationError`` when a value is out of range.
     public init(
-        summarySlotSeconds: Int = 60,
-        qualityThreshold: Int = 2,
+        summarySlotSeconds: Int = SummaryConfiguration.defaultSlotSeconds,
+        qualityThreshold: Int = SummaryConfiguration.defaultQualityThreshold,
         age: Int? = nil,
         hrMax: Int? = nil,
         hrMaxFormula: HRMaxFormula = .tanaka,
         heightCm: Double = SummaryConfiguration.defaultHeightCm,
-        stepGoal: Int = 10_000,
+        stepGoal: Int = SummaryConfiguration.defaultStepGoal,
         timeZone: TimeZone = TimeZone(secondsFromGMT: 0) ?? .current
     ) throws(SummaryConfigurationError) {
         guard summarySlotSeconds >= 60, summarySlotSeconds <= 86_400 else {

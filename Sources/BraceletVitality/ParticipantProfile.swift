@@ -101,9 +101,10 @@ public struct ParticipantProfile: Sendable, Equatable {
     public func configuration(device: String) throws(ParticipantError) -> SummaryConfiguration {
         guard let timeZone else { throw .noTimeZone(device: device) }
         do {
-            return try SummaryConfiguration(summarySlotSeconds: slotSeconds ?? 60, qualityThreshold: minQuality ?? 2, age: age, hrMax: hrMax,
+            return try SummaryConfiguration(summarySlotSeconds: slotSeconds ?? SummaryConfiguration.defaultSlotSeconds,
+                                            qualityThreshold: minQuality ?? SummaryConfiguration.defaultQualityThreshold, age: age, hrMax: hrMax,
                                             hrMaxFormula: hrMaxFormula ?? .tanaka, heightCm: heightCm ?? SummaryConfiguration.defaultHeightCm,
-                                            stepGoal: stepGoal ?? 10_000, timeZone: timeZone)
+                                            stepGoal: stepGoal ?? SummaryConfiguration.defaultStepGoal, timeZone: timeZone)
         } catch {
             throw .invalid(error)
         }

@@ -105,9 +105,9 @@ public struct ParticipantRecord: Sendable, Equatable {
         case .age, .hrMax: " (zones assume age \(SummaryConfiguration.defaultAge); no movement minutes)"
         case .hrMaxFormula: " (208 - 0.7 x age)"
         case .heightCm: " (\(SummaryConfiguration.defaultHeightCm) cm)"
-        case .stepGoal: " (10000)"
-        case .slotSeconds: " (60 s)"
-        case .minQuality: " (2)"
+        case .stepGoal: " (\(SummaryConfiguration.defaultStepGoal))"
+        case .slotSeconds: " (\(SummaryConfiguration.defaultSlotSeconds) s)"
+        case .minQuality: " (\(SummaryConfiguration.defaultQualityThreshold))"
         }
     }
 
