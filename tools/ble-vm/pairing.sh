@@ -199,8 +199,9 @@ else known "wrong passkey (5)"; fi
 
 step "6. a gateway that does not encrypt gets no write through (ATT 0x05)"
 listen listen-clear.err --security none
-if [ $rc -ne 0 ] && grep -qi 'refused write' "$W/sim-wrong.log" && ! grep -q 'command ' "$W/sim-wrong.log"; then
-  ok "--security none against a passkey bracelet: exit $rc, every write refused: $(grep -im1 'refused write' "$W/sim-wrong.log")"
+if [ $rc -ne 0 ] && grep -qi 'refused write' "$W/sim-wrong.log" && ! grep -q 'command ' "$W/sim-wrong.log" \
+   && grep -q 'requires a secured link.*--security auto' "$W/listen-clear.err"; then
+  ok "--security none against a passkey bracelet: exit $rc, every write refused ($(grep -im1 'refused write' "$W/sim-wrong.log")), and listen says to secure the link"
 else
   fail "unencrypted writes: exit $rc; $(grep -c 'command ' "$W/sim-wrong.log") command(s) executed"
 fi

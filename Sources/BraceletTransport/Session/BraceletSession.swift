@@ -178,16 +178,22 @@ public final class BraceletSession {
 
     func gattStep<T>(_ body: () throws(GATTError) -> T) throws(SessionError) -> T {
         do { return try body() } catch {
-            if error.isLinkFailure { throw .link(error.description) }
-            // Refused for insufficient security after any raise was tried: reconnecting cannot help.
-            if case .securityNotRaised = error { throw .cannotConnect("\(connector.label): \(error)") }
-            if error.securityRefusal != nil {
-                throw .cannotConnect("\(connector.label): \(error). The device requires a secured link, which this connection "
-                                     + "cannot give (a unix: link, or listen --security none): connect over the radio with "
-                                     + "--security auto (the default), encrypted or authenticated.")
-            }
-            throw .link("GATT procedure failed: \(error)")
+            throw linkOrSecurityError(error) ?? .link("GATT procedure failed: \(error)")
         }
+    }
+
+    /// What a failed GATT procedure means for the session whatever the procedure was: a dropped
+    /// link (reconnect), or a refusal for insufficient security that no raise satisfied (reconnecting
+    /// cannot help); `nil` for a failure the procedure's caller classifies.
+    func linkOrSecurityError(_ error: GATTError) -> SessionError? {
+        if error.isLinkFailure { return .link(error.description) }
+        if case .securityNotRaised = error { return .cannotConnect("\(connector.label): \(error)") }
+        if error.securityRefusal != nil {
+            return .cannotConnect("\(connector.label): \(error). The device requires a secured link, which this connection "
+                                  + "cannot give (a unix: link, or listen --security none): connect over the radio with "
+                                  + "--security auto (the default), encrypted or authenticated.")
+        }
+        return nil
     }
 
     private func setUp(_ bearer: ATTBearer, gatt: GATTClient, database: GATTDatabase) throws(SessionError) -> Link {
@@ -221,8 +227,7 @@ public final class BraceletSession {
         // Both CCCDs before the first command (spec §3.1): responses arrive as notifications.
         for c in [response, data] {
             do { try gatt.enableNotifications(c) } catch {
-                if error.isLinkFailure { throw .link(error.description) }
-                throw .missingCharacteristic("\(c.uuid) notifications (\(error))")
+                throw linkOrSecurityError(error) ?? .missingCharacteristic("\(c.uuid) notifications (\(error))")
             }
         }
         var heartRate: UInt16?
