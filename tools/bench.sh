@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Whole-process benchmarks on a generated history, as a table (docs/performance.md).
+# Whole-process benchmarks on a generated history: a table, then one row per figure with its target
+# and its change against the last accepted figure (tools/bench-baseline.txt; docs/performance.md).
 #
-# usage: tools/bench.sh [DAYS] [MODEL]        (default: 30 v2; `tools/bench.sh 365` for a year)
+# usage: tools/bench.sh [--ci] [--accept] [DAYS] [MODEL]   (default: 30 v2; `tools/bench.sh 365` for a year)
+#   --ci      only the steps cheap enough for .ci/run (ingest, summarize-db, replay, listen, decoder;
+#             5 runs each), judged on the rows the baseline marks `ci`; status 1 on a regression
+#   --accept  after the run, write every row's figure into tools/bench-baseline.txt (on purpose only:
+#             a change made things faster, or the machine changed)
 #
 # Generates the history once per DAYS/MODEL (cached in $BENCH_DIR, default /tmp/bracelet-bench):
 # `bracelet simulate --days DAYS --seed 3` served on a Unix socket and recorded by `bracelet listen
@@ -16,14 +21,29 @@
 #   replay        `replay --format jsonl -o FILE` against `tshark -T fields -e btatt.value > FILE`
 #                 on the same capture: both read the whole file and write every record
 #   listen        `listen --db` of the whole history over unix: against `simulate` (client CPU)
-#   decoder       `bracelet bench --model MODEL` (decoder vs same-run memory-read rate)
+#   decoder       `bracelet bench --model both` (decoder vs same-run memory-read rate, V1 and V2)
 # Each step runs RUNS times (default 3; listen once) and the run with the least wall time is shown.
 # Set BRACELET=path to measure a given binary instead of building .build/release/bracelet, and
-# STEPS="ingest summarize-db listen" (names as above) to run only those steps.
+# STEPS="ingest summarize-db listen" (names as above) to run only those steps. The rows are compared
+# by tools/bench-lib.sh; BENCH_ROWS=FILE collects them in FILE (appended) for a later comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-days=${1:-30}
-model=${2:-v2}
+ci=0 accept=0 positional=()
+for arg in "$@"; do
+  case $arg in
+    --ci) ci=1 ;;
+    --accept) accept=1 ;;
+    -*) echo "unknown option $arg; usage: tools/bench.sh [--ci] [--accept] [DAYS] [MODEL]" >&2; exit 2 ;;
+    *) positional+=("$arg") ;;
+  esac
+done
+days=${positional[0]:-30}
+model=${positional[1]:-v2}
+if [ "$ci" = 1 ]; then
+  : "${STEPS:=ingest summarize-db replay listen decoder}" "${RUNS:=5}"
+fi
+. tools/bench-lib.sh
+trap bench_cleanup EXIT
 dir=${BENCH_DIR:-/tmp/bracelet-bench}
 mkdir -p "$dir"
 if [ -z "${BRACELET:-}" ]; then
@@ -115,7 +135,10 @@ if wanted listen; then
   kill "$sim"; wait "$sim" 2>/dev/null || true
 fi
 decoder=
-if wanted decoder; then decoder=$("$B" bench --model "$model" --repetitions 5 | awk '/ratio/ {print $3; exit}'); fi
+if wanted decoder; then
+  # "v1: ..." then its "ratio : N % ..." line, likewise for v2.
+  decoder=$("$B" bench --model both --repetitions 5 | awk '/^v[12]:/ {m = substr($1, 1, 2)} /ratio/ {printf "%s %s ", m, $3}')
+fi
 
 slots=?; records=?
 if [ -s "$dir/replay.jsonl" ]; then
@@ -138,4 +161,36 @@ if wanted replay && wanted tshark && grep -q '^tshark ' "$dir/times"; then
   printf 'replay vs tshark (whole processes): wall %.1fx, CPU %.1fx\n' \
     "$(echo "$theirs_wall / $ours_wall" | bc -l)" "$(echo "$theirs_cpu / $ours_cpu" | bc -l)"
 fi
-if [ -n "$decoder" ]; then echo "decoder ($model): $decoder % of the memory-read rate"; fi
+if [ -n "$decoder" ]; then echo "decoder: $decoder (model, % of the memory-read rate)"; fi
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# The rows: NAME TARGET FIGURE (tools/bench-lib.sh). Wall and CPU in seconds, peak RSS in MB
+# (10^6 bytes, as the footprint targets), ratios as multiples, shares in percent.
+h=$model-${days}d
+while read -r name wall cpu rss; do
+  wall_target=lower cpu_target=lower rss_target=lower
+  # The targets are set on the 30-day V2 history, and on a year for summarize's memory.
+  if [ "$h" = v2-30d ]; then
+    case $name in
+      ingest) wall_target="<=0.25" rss_target="<=96" ;;
+      summarize-db) wall_target="<=0.03" ;;
+      listen) cpu_target="<=0.5" ;;
+    esac
+  fi
+  if [ "$name" = summarize ] && [ "$days" = 365 ]; then rss_target="<=64"; fi
+  bench_row "bench.$h.$name.wall_s" "$wall_target" "$wall"
+  bench_row "bench.$h.$name.cpu_s" "$cpu_target" "$cpu"
+  bench_row "bench.$h.$name.rss_mb" "$rss_target" "$(echo "scale=1; $rss * 1024 / 1000000" | bc -l)"
+done < "$dir/times"
+if wanted replay && wanted tshark && grep -q '^tshark ' "$dir/times"; then
+  bench_row "bench.$h.replay-vs-tshark.wall_x" ">=30" "$(printf '%.1f' "$(echo "$theirs_wall / $ours_wall" | bc -l)")"
+  bench_row "bench.$h.replay-vs-tshark.cpu_x" "higher" "$(printf '%.1f' "$(echo "$theirs_cpu / $ours_cpu" | bc -l)")"
+fi
+for part in $decoder; do
+  case $part in v1|v2) m=$part ;; *) bench_row "bench.decoder.${m}_pct" ">=80" "$part" ;; esac
+done
+status=0
+if [ "$ci" = 1 ]; then bench_compare --ci || status=1; else bench_compare || status=1; fi
+if [ "$accept" = 1 ]; then bench_accept; fi
+exit $status
