@@ -160,7 +160,7 @@ public struct SensorRows: Sendable {
     }
 
     /// The quality 0...4 of an oximeter's value from its statuses (see the type's rules).
-    static func quality(_ status: PLXMeasurementStatus?, _ device: PLXDeviceAndSensorStatus?) -> Int {
+    package static func quality(_ status: PLXMeasurementStatus?, _ device: PLXDeviceAndSensorStatus?) -> Int {
         let unusable: PLXMeasurementStatus = [.invalidMeasurementDetected, .measurementUnavailable, .dataForDemonstration,
                                               .dataForTesting, .calibrationOngoing]
         let broken: PLXDeviceAndSensorStatus = [.equipmentMalfunctionDetected, .sensorMalfunctioning, .sensorDisconnected,
@@ -180,7 +180,7 @@ public struct SensorRows: Sendable {
 
     /// The time (Unix ms) a value is stored at: its arrival, or its device time stamp when that
     /// says it comes from the device's storage (see the type's rules).
-    func storedTime(_ stamp: SIGDateTime?, arrivedAt: Int64) -> Int64 {
+    package func storedTime(_ stamp: SIGDateTime?, arrivedAt: Int64) -> Int64 {
         guard let stamp, let timeZone, let date = LocalDate(year: stamp.year, month: stamp.month, day: stamp.day),
               (0..<24).contains(stamp.hours), (0..<60).contains(stamp.minutes), (0..<60).contains(stamp.seconds) else { return arrivedAt }
         let local = Int64(date.dayNumber) * 86_400 + Int64(stamp.hours * 3_600 + stamp.minutes * 60 + stamp.seconds)

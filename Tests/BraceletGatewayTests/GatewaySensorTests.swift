@@ -1,3 +1,4 @@
+import BraceletGateway
 import BraceletProtocol
 import BraceletSimulator
 import BraceletStore
@@ -106,5 +107,49 @@ final class ServedSensor: @unchecked Sendable {
         let average = try #require(((latest["summary"] as? [String: Any])?["bpm"] as? [String: Any])?["averageBPM"] as? Int)
         #expect(abs(Double(average) - streamMean) <= 2, "averageBPM \(average), stream mean \(streamMean)")
         #expect(daily.count >= 3)  // new versions delivered as the day went on
+    }
+}
+
+extension GatewaySensorTests {
+    /// A strap that goes away: its session ends, `not_sending` is written once the silence passes the
+    /// threshold, and the strap is connected again as soon as it is back (not at the interval).
+    @Test func aStrapThatStopsSendingRaisesAnEventAndIsKeptAgainWhenBack() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var strap = try ServedSensor(directory: folder, profile: .heartRate, serial: nil)
+        let endpoint = "unix:" + strap.path
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: endpoint, timeZone: "UTC"))
+        var settings = Gateway.Settings()
+        settings.intervalSeconds = 3_600
+        settings.reloadSeconds = 0.2
+        settings.sensorRetrySeconds = 1
+        settings.events.sensorSilentSeconds = 2
+        let gateway = Gateway(store: store, settings: settings)
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        func wait(_ what: String, seconds: Double = 30, until condition: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while try !condition() {
+                guard Date() < deadline else { Issue.record("\(what) did not happen"); throw CancellationError() }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        // Without a Serial Number it is kept under its address (the endpoint here).
+        try wait("values kept") { try store.enrolments().first.map { $0.samplesKept >= 5 } ?? false }
+        #expect(try store.enrolments().first?.serial == endpoint)
+        #expect(try store.devices().map(\.serial) == [endpoint])
+
+        strap.stop()
+        try wait("not_sending") { try store.operatorEvents(limit: 10).contains { $0.kind == "event:not_sending" } }
+        let kept = try #require(try store.enrolments().first?.samplesKept)
+        #expect(try store.operatorEvents(limit: 10).filter { $0.kind == "event:not_sending" }.count == 1)
+
+        strap = try ServedSensor(directory: folder, profile: .heartRate, serial: nil)
+        defer { strap.stop() }
+        try wait("kept again after it came back", seconds: 40) { try store.enrolments().first.map { $0.samplesKept >= kept + 3 } ?? false }
+        // The interval (an hour) did not hold it back, and one silence made one event.
+        #expect(try store.operatorEvents(limit: 10).filter { $0.kind == "event:not_sending" }.count == 1)
     }
 }
