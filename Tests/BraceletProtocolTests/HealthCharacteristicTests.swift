@@ -45,6 +45,10 @@ struct HealthCharacteristicTests {
         // A number too wide for an SFLOAT has no SFLOAT encoding (never a wrapped one).
         #expect(MedicalFloat.number(mantissa: 4_000, exponent: 0).sfloatBits == nil)
         #expect(MedicalFloat(36.4, fractionDigits: 1) == .number(mantissa: 364, exponent: -1))
+        // The FLOAT exponents at both ends (found by FuzzHealth: -128 overflowed when negated).
+        #expect(MedicalFloat(float: 0x8000_0002).description == "0." + String(repeating: "0", count: 127) + "2")
+        #expect(MedicalFloat(float: 0x7F00_0003).description == "3" + String(repeating: "0", count: 127))
+        #expect(MedicalFloat(float: 0x7F00_0003).value == 3e127)
     }
 
     @Test func theWhitePapersThermometerReadsAsItSays() throws {

@@ -61,12 +61,12 @@ public enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
         self = .number(mantissa: Int32(clamping: Int64((value * scale).rounded())), exponent: Int8(-max(0, min(7, fractionDigits))))
     }
 
-    /// The number, `nil` for the special values.
+    /// The number (the double nearest to mantissa x 10^exponent: 36.4 reads as the literal 36.4),
+    /// `nil` for the special values.
     public var value: Double? {
         guard case let .number(mantissa, exponent) = self else { return nil }
-        var scale = 1.0
-        for _ in 0..<abs(Int(exponent)) { scale *= 10 }
-        return exponent < 0 ? Double(mantissa) / scale : Double(mantissa) * scale
+        // Read from its decimal text, which rounds once; scaling by powers of ten rounds at each step.
+        return Double("\(mantissa)e\(exponent)")
     }
 
     /// The 16-bit SFLOAT encoding; `nil` when the number does not fit (mantissa beyond -2048...2047
@@ -110,8 +110,10 @@ public enum MedicalFloat: Sendable, Hashable, CustomStringConvertible {
         case .negativeInfinity: return "-INFINITY"
         case .reserved: return "reserved"
         case let .number(mantissa, exponent):
-            guard exponent < 0 else { return "\(value.map { Int64($0) } ?? 0)" }
-            let digits = Int(-exponent)
+            // Written from the digits, never through a binary number: a FLOAT's exponent reaches
+            // 10^127, beyond every integer type.
+            guard exponent < 0 else { return "\(mantissa)" + (mantissa == 0 ? "" : String(repeating: "0", count: Int(exponent))) }
+            let digits = -Int(exponent)
             let magnitude = String(mantissa.magnitude)
             let padded = String(repeating: "0", count: max(0, digits + 1 - magnitude.count)) + magnitude
             let split = padded.index(padded.endIndex, offsetBy: -digits)
