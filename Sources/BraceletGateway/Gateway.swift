@@ -408,26 +408,35 @@ public final class Gateway: @unchecked Sendable {
 
     /// Recomputes, for every enrolled sensor whose local day changed since the last look, the day
     /// that ended: its last version then says the day is over, also for a sensor out of range at
-    /// midnight (a streaming one recomputes it itself at its first value of the new day).
+    /// midnight (a streaming one recomputes it itself at its first value of the new day). The
+    /// recomputes run on a thread of their own: a day of a sensor's seconds takes seconds, which the
+    /// schedule (and a watchdog) must not wait for.
     private func endSensorDays() {
         let now = settings.clock.nowMilliseconds() / 1_000
+        var ended: [(enrolment: GatewayEnrolment, serial: String, date: String)] = []
         for e in enrolled where e.sensor != nil {
             guard let serial = e.serial, let device = try? DeviceSettings(enrolment: e) else { continue }
-            let zone = device.timeZone(serial: serial, store: store)
-            let today = OperatorEvents.localDate(now, zone: zone)
+            let today = OperatorEvents.localDate(now, zone: device.timeZone(serial: serial, store: store))
             let seen = lock.withLock { () -> Int? in
                 defer { sensorDays[e.endpoint] = today.dayNumber }
                 return sensorDays[e.endpoint]
             }
             guard let seen, seen < today.dayNumber else { continue }
-            let ended = LocalDate(dayNumber: today.dayNumber - 1).description
-            do {
-                try store.markForRecompute(device: serial, dates: [ended])
-                _ = try pipeline(for: e).recomputePending(device: serial)
-            } catch {
-                onEvent(.problem("\(e.endpoint): cannot recompute \(ended) of \(serial) (it stays pending): \(error)"))
-            }
+            ended.append((e, serial, LocalDate(dayNumber: today.dayNumber - 1).description))
         }
+        guard !ended.isEmpty else { return }
+        running.enter()
+        Thread { [self, ended] in
+            defer { running.leave() }
+            for (e, serial, date) in ended {
+                do {
+                    try store.markForRecompute(device: serial, dates: [date])
+                    _ = try pipeline(for: e).recomputePending(device: serial)
+                } catch {
+                    onEvent(.problem("\(e.endpoint): cannot recompute \(date) of \(serial) (it stays pending): \(error)"))
+                }
+            }
+        }.start()
     }
 
     /// The ingest pipeline of an enrolment, kept while it stays enrolled: each day is computed with
