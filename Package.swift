@@ -137,6 +137,7 @@ if Context.environment["BRACELET_FUZZ"] != nil {
         ("FuzzCaptureReader", ["BraceletCapture"]),
         ("FuzzReplay", ["BraceletCapture"]),
         ("FuzzFrames", ["BraceletProtocol"]),
+        ("FuzzHealth", ["BraceletProtocol"]),
         ("FuzzDecoders", ["BraceletDecoder", "BraceletProtocol"]),
         ("FuzzAdvertisement", ["BraceletProtocol", "BraceletTransport"]),
         ("FuzzATTPDU", ["BraceletTransport"]),

@@ -89,6 +89,18 @@ def main() -> None:
     # Heart Rate Measurement: u8 bpm with RR, u16 bpm with energy and contact.
     write(out, "FuzzFrames", bytes([5, 0x10, 72, 0x00, 0x04, 0x10, 0x04]))
     write(out, "FuzzFrames", bytes([5, 0x0F, 0x48, 0x00, 0x10, 0x00]))
+    # Standard health characteristics (FuzzHealth: selector, value): IEEE 11073 floats (numbers and
+    # the special values), PLX continuous and spot-check measurements of a real oximeter and one
+    # with every optional field, the SIG white paper's thermometer reading and one with a time
+    # stamp and a site, a battery level, a Device Information string.
+    write(out, "FuzzHealth", bytes.fromhex("00" "14f0 0000" "ff07 7f00" "0008 8000" "6c01 00ff" "0208 0280"))
+    write(out, "FuzzHealth", bytes.fromhex("01" "0c 6200 4e00 2000 000000"))
+    write(out, "FuzzHealth", bytes.fromhex("01" "1f 6100 3d00 c0f3 ff07 6200 3c00 8001 100800 23f0"))
+    write(out, "FuzzHealth", bytes.fromhex("02" "17 6100 6000 e107 01 01 01 22 13 2000 200000"))
+    write(out, "FuzzHealth", bytes.fromhex("03" "00 6c0100ff"))
+    write(out, "FuzzHealth", bytes.fromhex("03" "07 a50300ff ea07 06 13 03 37 02 09"))
+    write(out, "FuzzHealth", bytes.fromhex("04" "40"))
+    write(out, "FuzzHealth", bytes([5]) + b"HRSIM001\x00")
     # Advertising data: flags, service data for 0xFFFF, complete local name; and a management
     # Device Found event carrying it (address, LE public, RSSI -60, flags, length, data).
     service = bytes([0x01]) + b"BR200007" + struct.pack("<HHH", 0x0B1E, 0x0002, 2)

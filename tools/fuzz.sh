@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCRATCH=.build-fuzz
-HARNESSES=(FuzzBtsnoop FuzzCaptureReader FuzzReplay FuzzFrames FuzzDecoders FuzzAdvertisement FuzzATTPDU FuzzCSV FuzzROOK)
+HARNESSES=(FuzzBtsnoop FuzzCaptureReader FuzzReplay FuzzFrames FuzzHealth FuzzDecoders FuzzAdvertisement FuzzATTPDU FuzzCSV FuzzROOK)
 # Per input: at most 10 s and 2 GiB resident.
 # No leak checking: Swift's lazily built globals (static lets, metadata) stay allocated until exit
 # and LeakSanitizer reports each as a leak; memory growth is caught by -rss_limit_mb instead.
@@ -54,6 +54,7 @@ dictionary() {
   case "$1" in
     FuzzBtsnoop|FuzzCaptureReader|FuzzReplay) echo Fuzz/dictionaries/capture.dict ;;
     FuzzFrames|FuzzDecoders) echo Fuzz/dictionaries/frames.dict ;;
+    FuzzHealth) echo Fuzz/dictionaries/health.dict ;;
     FuzzAdvertisement|FuzzATTPDU) echo Fuzz/dictionaries/att.dict ;;
     FuzzCSV) echo Fuzz/dictionaries/csv.dict ;;
     FuzzROOK) echo Fuzz/dictionaries/rook.dict ;;

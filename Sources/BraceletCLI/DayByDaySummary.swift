@@ -30,6 +30,7 @@ enum DayByDayCaptureSummary {
         var windows: [SessionWindow] = []
         func keepWindows(_ day: DayByDaySummarizer.FinishedDay) {
             windows += day.sleepSessions.map { SessionWindow(start: $0.startSession, stop: $0.stopSession) }
+            if let night = day.nightWindow { windows.append(night) }
         }
         let replayed = try streamCapture(path, beatsLast: false, metrics: { _, _, batch in
             batch.forEachSlot { slot, _ in slots.append(slot) }

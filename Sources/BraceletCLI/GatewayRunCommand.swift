@@ -24,7 +24,11 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         discussion: """
             Each enrolled bracelet whose last sync is older than --interval is synced when it is \
             reachable (radio bracelets: when heard advertising on --adapter; --via endpoints: tried on \
-            the schedule), up to --max-links at the same time. A failed sync is retried after a wait \
+            the schedule), up to --max-links at the same time. A standard sensor (a heart-rate strap, a \
+            pulse oximeter, a thermometer) has no memory, so it is kept subscribed while it is in range \
+            and connected again as soon as it can be: its values are stored every few seconds, today's \
+            summary is recomputed every --interval seconds (at most every 5 minutes) and at the day's \
+            end, and not_sending fires when it has sent nothing for --not-sending-minutes. A failed sync is retried after a wait \
             that doubles per failure (1 min up to 1 h). The outbox goes to the one sink given, with \
             sync's retry, pause and dead-letter rules. SIGHUP reads the enrolments again (they are also \
             read every 5 s). SIGTERM or SIGINT stops at the next safe point: nothing committed is lost, \
@@ -66,6 +70,9 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     @Option(help: "Raise battery_low at or below this percent.")
     var batteryLow: Int = 15
 
+    @Option(help: "Raise not_sending once an enrolled standard sensor has sent nothing this long (minutes).")
+    var notSendingMinutes: Double = 5
+
     @OptionGroup var log: LogOptions
 
     // Tests and soaks: calendar time runs this many times faster than real time from --time-origin
@@ -88,6 +95,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0") }
         guard notHeardHours > 0 else { throw ValidationError("--not-heard-hours must be above 0") }
         guard (0...100).contains(batteryLow) else { throw ValidationError("--battery-low must be 0-100") }
+        guard notSendingMinutes > 0 else { throw ValidationError("--not-sending-minutes must be above 0") }
     }
 
     /// The sink given, if any.
@@ -112,6 +120,8 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         settings.retryCapSeconds = retryCapSeconds
         settings.events.notHeardSeconds = Int64(notHeardHours * 3_600)
         settings.events.batteryLowPercent = batteryLow
+        settings.events.sensorSilentSeconds = max(1, Int64(notSendingMinutes * 60))
+        settings.sensorSummarySeconds = min(Int64(interval), 300)
         let origin = timeOrigin ?? Int64(Date().timeIntervalSince1970)
         settings.clock = ScaledClock(scale: timeScale, originMilliseconds: origin * 1_000, startMilliseconds: (timeStart ?? origin) * 1_000)
         let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment)
@@ -249,6 +259,9 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         let enrolments = (try? gateway.store.enrolments()) ?? gateway.enrolled
         let lastSyncs = enrolments.compactMap { e in e.lastSyncAt.map { (device: e.serial ?? e.endpoint, seconds: Double($0) / 1_000) } }
         let pending = ((try? gateway.store.sinkCounts()) ?? []).map { (sink: $0.sink, count: $0.pending) }
-        return gateway.metrics.exposition(lastSyncs: lastSyncs, pending: pending)
+        let sensors = enrolments.filter { $0.sensor != nil }.map { e in
+            (device: e.serial ?? e.endpoint, samplesKept: e.samplesKept, lastSample: e.lastSampleAt.map { Double($0) / 1_000 }, battery: e.battery)
+        }
+        return gateway.metrics.exposition(lastSyncs: lastSyncs, pending: pending, sensors: sensors)
     }
 }

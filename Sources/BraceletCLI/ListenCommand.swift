@@ -35,19 +35,23 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             with --format json it goes instead to standard output as JSON Lines, next to the live samples \
             ("kind": backlog, file, progress, committed, erased, link_lost, size_mismatch, event, hr).
 
-            A device without the bracelet service but with the standard Heart Rate service (0x180D), \
-            such as any chest strap, is listened to as a heart-rate sensor: listen reads its Device \
-            Information, Body Sensor Location and Battery Level when it has them, subscribes to Heart \
-            Rate Measurement and prints each sample (rate, RR intervals, and skin contact and energy \
-            expended when the sensor sends them). Such a sensor holds no files: nothing is transferred \
-            or erased and --db/--save-dir store nothing from it (live samples are not stored, so that \
-            the database only ever holds what a bracelet's verified files say); keep them with --record \
-            FILE, which `bracelet replay` reads back as the same sample lines.
+            A device without the bracelet service but with a standard health service (Heart Rate 0x180D, \
+            such as any chest strap; Pulse Oximeter 0x1822; Health Thermometer 0x1809) is listened to as \
+            a standard sensor: listen reads its Device Information, Body Sensor Location and Battery \
+            Level when it has them, subscribes to its measurements and prints each one (rate, RR \
+            intervals, skin contact and energy expended when sent; SpO2 and pulse rate; temperature). \
+            Such a sensor holds no files, so nothing is transferred or erased; with --db its values are \
+            kept as the device's samples and beats under its Device Information serial (its address when \
+            it has none), written every few seconds and summarised like a bracelet's day (`bracelet \
+            summarize --db`), every 5 minutes and when listen ends. --save-dir keeps nothing of a sensor; \
+            --record FILE keeps its traffic, which `bracelet replay` reads back.
 
             Live sample lines (--format jsonl/json) are the ones `bracelet replay` prints for a \
             capture's notifications: {"kind":"hr","t":UTC with ms,"bpm":N,"rr_ms":[...]}, with \
             "contact":false when the sensor reports lost skin contact and "energy_kj" when it sends \
-            Energy Expended.
+            Energy Expended; an oximeter's {"kind":"spo2","t":...,"spo2":N,"pr":N} (a key left out for \
+            a value it could not measure, "spot":true for a spot-check), a thermometer's \
+            {"kind":"temp","t":...,"celsius":N} ("site" when it says where it measured).
 
             Exit status: 0 when the run finished: with --exit-after-sync, once every file was \
             transferred (a signal arriving after that changes nothing); 130 when SIGINT (Ctrl-C) and \
@@ -173,16 +177,22 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         // The sync itself (commit before erase, erases recorded, touched days recomputed however the
         // session ends) is the library's, shared with the gateway; listen prints what happens.
         let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration) { event in
-            if case .heartRateSensor = event, let storing, !quiet {
-                Log.info("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
-                           + "keep its samples with --record FILE (bracelet replay reads them back)")
+            if case .standardSensor(let info) = event, !quiet, let storing {
+                Log.info(db == nil ? "listen: a standard sensor holds no files: nothing goes to \(storing); keep its values with --db PATH"
+                    : "listen: the sensor's values are kept in \(storing) as device \(info.identity(address: connector.label))")
             }
             if case .securityRaised = event { recorder?.encryptionOn() }
-            if case .heartRate(let m) = event {
-                let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            let live: (HeartRateMeasurement, Int64)? = switch event {
+            case .heartRate(let m): (m, Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+            case .sensorSample(let s): if case .heartRate(let m) = s.measurement { (m, s.receivedAtMilliseconds) } else { nil }
+            default: nil
+            }
+            if let (m, ms) = live {
                 let line = table ? Self.tableLine(m, unixMilliseconds: ms) : HeartRateSampleLine.string(m, unixMilliseconds: ms)
                 // Unbuffered, so a pipe sees each sample as it arrives.
                 FileHandle.standardOutput.write(Data(line.utf8))
+            } else if case .sensorSample(let s) = event {
+                if let line = SensorSampleLine.string(s, table: table) { FileHandle.standardOutput.write(Data(line.utf8)) }
             } else {
                 progress.handle(event)
             }

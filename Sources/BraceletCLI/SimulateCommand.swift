@@ -26,9 +26,16 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             --profile heart-rate serves a plain SIG heart-rate sensor instead (a chest strap: Heart Rate \
             0x180D with Heart Rate Measurement notifications carrying RR intervals and Body Sensor \
             Location chest, Device Information, Battery; no bracelet service, no files), advertising the \
-            0x180D service UUID; listen listens to it like any strap. Its samples come from the \
-            same physiological model (--seed, --days); --model, --serial and --fault do not apply. \
-            --measurement-security encrypted (or authenticated) makes it a strap that lets only an \
+            0x180D service UUID; listen listens to it like any strap. --profile pulse-oximeter serves a \
+            SIG pulse oximeter (0x1822: a PLX Continuous Measurement notified once a second, a PLX \
+            Spot-Check Measurement with its time stamp indicated every 30 s) and --profile thermometer \
+            a SIG thermometer (0x1809: a Temperature Measurement, core temperature at the tympanum with \
+            its time stamp, indicated every 5 s). Each sensor's values come from the same physiological \
+            model (--seed, --days; a V2 person, whose SpO2 and core temperature it has), and off the \
+            body it sends what such sensors send (no skin contact, NaN). A sensor's Device Information \
+            carries --serial (default HRSIM001, PLXSIM01, HTSIM001), or no Serial Number with \
+            --without-serial (it is then known by its address); --model and --fault do not apply. \
+            --measurement-security encrypted (or authenticated) makes it a sensor that lets only an \
             encrypted (authenticated) link subscribe to its measurements: on a weaker link the CCCD write \
             is answered with 0x0F Insufficient Encryption (0x05 Insufficient Authentication), as such straps \
             do; over hci: it then pairs Just Works (passkey entry with --passkey) when asked; over unix: \
@@ -42,10 +49,13 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Bracelet model.")
     var model: SimulatedModel = .v2
 
-    @Option(help: "What to simulate: the bracelet, or a standard heart-rate sensor (chest strap).")
+    @Option(help: "What to simulate: the bracelet, or a standard sensor (heart-rate strap, pulse oximeter, thermometer).")
     var profile: SimulatorProfile = .bracelet
 
-    @Option(help: "--profile heart-rate: the link its measurement subscription needs (none, encrypted, authenticated).")
+    @Flag(help: "A standard sensor without a Device Information Serial Number (known by its address).")
+    var withoutSerial = false
+
+    @Option(help: "A standard sensor: the link its measurement subscription needs (none, encrypted, authenticated).")
     var measurementSecurity: StrapSecurity = .none
 
     @Option(help: "Where to serve: unix:PATH or hci:hciN.")
@@ -86,12 +96,15 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
     var quiet: Bool { log.level < .info }
 
     func run() throws {
-        let deviceModel = model.deviceModel
-        let isSensor = profile == .heartRate
-        if isSensor, !faults.isEmpty { throw ValidationError("--fault applies to the bracelet's file transfer; a heart-rate sensor has none (drop --fault or --profile heart-rate)") }
+        let sensor = profile.standard
+        let isSensor = sensor != nil
+        // A sensor simulates a V2 person: the model then carries the SpO2 and core temperature it streams.
+        let deviceModel = isSensor ? .v2 : model.deviceModel
+        if isSensor, !faults.isEmpty { throw ValidationError("--fault applies to the bracelet's file transfer; a \(profile) sensor has none (drop --fault or --profile \(profile))") }
         if !isSensor, measurementSecurity != .none {
-            throw ValidationError("--measurement-security applies to --profile heart-rate; a bracelet's security follows --pairing")
+            throw ValidationError("--measurement-security applies to a standard sensor (--profile heart-rate, pulse-oximeter, thermometer); a bracelet's security follows --pairing")
         }
+        if !isSensor, withoutSerial { throw ValidationError("--without-serial applies to a standard sensor; a bracelet always has a serial") }
         let isHCI = serve.hasPrefix("hci:")
         guard (serve.hasPrefix("unix:") || isHCI), serve.count > (isHCI ? 4 : 5) else {
             throw ValidationError("--serve must be unix:PATH (e.g. unix:/tmp/bracelet.sock) or hci:hciN (e.g. hci:hci1), not '\(serve)'")
@@ -112,7 +125,7 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             var battery = BatteryBehaviour.typical
             if let batteryStart { battery.initialPercent = batteryStart }
             if let chargeBelow { battery.chargeBelowPercent = chargeBelow }
-            history = try PhysiologyModel.simulatedHistory(model: deviceModel, serial: serial ?? (deviceModel == .v1 ? "V1SIM001" : "V2SIM001"),
+            history = try PhysiologyModel.simulatedHistory(model: deviceModel, serial: serial ?? sensor?.simulatedSerial ?? (deviceModel == .v1 ? "V1SIM001" : "V2SIM001"),
                                                            days: days + life.liveDays, seed: seed,
                                                            endingAt: clock.nowSeconds() + Int64(life.liveDays) * 86_400,
                                                            battery: battery, unwornDays: Set(unwornDays.map { $0 + liveDays }))
@@ -124,19 +137,23 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         let windows = history.sleepPeriods.map { TimeSpan(start: $0.start, end: $0.end) }
         let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: injected, maximumFileSize: maxFileSize)
         let quiet = self.quiet
-        let gattServer = isSensor ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
+        let gattServer = sensor.map { SimulatedGATTServer(sensor: $0, for: firmware, serial: withoutSerial ? nil : history.serial) }
+            ?? SimulatedGATTServer(firmware: firmware)
         // A standard heart-rate sensor serves without pairing, as straps do; a bracelet requires what its pairing state says.
         let life = self.life, clock = life.clock
         let erased = ErasedRecords()
         // Said on exit: what the bracelet handed over and erased, for a soak to compare with the store.
         defer { printError("simulate: erased \(history.serial): \(erased.line)") }
-        let server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
+        // A sensor's measurements are its feeds; a bracelet's live heart rate is the server's own.
+        let feeds = sensor.map { SensorFeeds.feeds(for: $0, server: gattServer, model: history) } ?? []
+        let server = SimulatorServer(server: gattServer, live: isSensor ? nil : LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
                                      requiredSecurity: isHCI && !isSensor ? security.pairing.requiredLevel : nil,
                                      measurementSecurity: measurementSecurity.requiredLevel,
-                                     isAvailable: { !life.isAway(at: clock.nowSeconds()) }, onEvent: { event in
+                                     isAvailable: { !life.isAway(at: clock.nowSeconds()) }, feeds: feeds, onEvent: { event in
                                          if case let .erased(kind, file) = event { erased.count(kind, file) }
                                          if quiet { return }
                                          if case .heartRate = event { return }
+                                         if case .sensorValue = event { return }
                                          Log.info("simulate: \(event)")
                                      })
         signal(SIGINT) { _ in simulateInterrupted.store(true, ordering: .relaxed) }
@@ -160,9 +177,9 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
             }
             server.stop()
         }
-        let description = isSensor ? "heart-rate sensor \(HeartRateSensorAdvertisement.localName) (seed \(seed))"
-            + (measurementSecurity == .none ? "" : ", measurements only on an \(measurementSecurity.rawValue) link")
-            : "\(deviceModel) bracelet \(history.serial) with \(days) day(s) of history"
+        let restricted = measurementSecurity == .none ? "" : ", measurements only on an \(measurementSecurity.rawValue) link"
+        let description = sensor.map { "\($0) sensor \($0.simulatedName) " + (withoutSerial ? "without a serial" : "serial \(history.serial)")
+            + " (seed \(seed))" + restricted } ?? "\(deviceModel) bracelet \(history.serial) with \(days) day(s) of history"
             + (faults.isEmpty ? "" : " with faults \(faults.joined(separator: ", "))")
         do {
             if isHCI {
@@ -175,11 +192,11 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
                     if let pairing = isSensor ? measurementSecurity.pairing : security.pairing {
                         _ = try security.startAgent(adapter: adapter, pairing: pairing, quiet: quiet, stopped: { server.isStopped })
                     }
-                    peripheral = isSensor
-                        ? try LEPeripheral(adapter: adapter, advertisingData: HeartRateSensorAdvertisement.advertisingData,
-                                           scanResponse: HeartRateSensorAdvertisement.scanResponse)
-                        : try LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
-                                           scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
+                    peripheral = try sensor.map {
+                        try LEPeripheral(adapter: adapter, advertisingData: HeartRateSensorAdvertisement.advertisingData(for: $0),
+                                         scanResponse: HeartRateSensorAdvertisement.scanResponse(for: $0))
+                    } ?? LEPeripheral(adapter: adapter, advertisingData: advertisement.encode(),
+                                      scanResponse: BraceletAdvertisement.scanResponse(localName: "Bracelet \(deviceModel.description.uppercased())"))
                 } catch {
                     Log.error("bracelet simulate: \(error)")
                     throw ExitCode(2)

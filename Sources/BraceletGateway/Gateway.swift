@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletIngest
 import BraceletProtocol
 import BraceletStore
@@ -22,6 +23,16 @@ import Synchronization
 /// Radio bracelets are tried only while heard advertising (management-interface discovery, on its
 /// own thread); `unix:` endpoints are tried on the schedule alone (a refused connection is a
 /// bracelet out of range).
+///
+/// A standard health sensor (a strap, an oximeter, a thermometer) has no memory: every second not
+/// listened to is lost. So once a session has found an enrolment is one, it is kept subscribed for
+/// as long as its link lasts (its values stored every few seconds and its days recomputed every
+/// ``Settings/sensorSummarySeconds`` by ``SensorStream``), and connected again as soon as it can
+/// be (radio: heard advertising) instead of at the interval: after a session that kept values at
+/// once, after failed ones after ``Settings/sensorRetrySeconds`` doubling up to 30 s. At each local
+/// midnight the day that ended is recomputed for every sensor (its last version says the day is
+/// over), and `not_sending` fires when an enrolled sensor has sent nothing for
+/// ``OperatorEvents/Thresholds/sensorSilentSeconds``. The same code serves `unix:` and radio sensors.
 public final class Gateway: @unchecked Sendable {
     /// How the gateway schedules and what it watches for.
     public struct Settings: Sendable {
@@ -46,6 +57,11 @@ public final class Gateway: @unchecked Sendable {
         public var adapter: String?
         /// How long a radio bracelet counts as in range after it was last heard (real seconds).
         public var heardWindowSeconds: Double = 30
+        /// How often a standard sensor's today is recomputed while it streams (seconds, gateway clock).
+        public var sensorSummarySeconds: Int64 = 300
+        /// First wait before a sensor is connected again after a session that kept nothing
+        /// (seconds, gateway clock); doubles per failure up to 30 s.
+        public var sensorRetrySeconds: Int64 = 2
 
         /// The defaults.
         public init() {}
@@ -68,6 +84,8 @@ public final class Gateway: @unchecked Sendable {
     private var retryAt: [String: Int64] = [:]
     private var pipelines: [String: IngestPipeline] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
+    /// Per sensor enrolment, the local day (days since 1970 in its zone) last seen by ``endSensorDays()``.
+    private var sensorDays: [String: Int] = [:]
     private var reloadRequested = true
     private var agent: PairingAgent?
     /// Held while a bracelet's link is set up and secured (``RadioLink``).
@@ -123,6 +141,8 @@ public final class Gateway: @unchecked Sendable {
                 lastReload = .now
                 reload()
                 events.checkNotHeard(enrolled, onEvent: note)
+                events.checkNotSending(enrolled, onEvent: note)
+                endSensorDays()
             }
             if discovery == nil, enrolled.contains(where: { $0.endpoint.hasPrefix("ble:") }) {
                 discovery = Thread { [self] in discover() }
@@ -184,7 +204,9 @@ public final class Gateway: @unchecked Sendable {
             // Longest-waiting first, so a link limit below the number of bracelets serves them in turn.
             for e in enrolments.sorted(by: { ($0.lastSyncAt ?? Int64.min) < ($1.lastSyncAt ?? Int64.min) }) {
                 guard !active.contains(e.endpoint) else { continue }
-                let dueAt = max(retryAt[e.endpoint] ?? Int64.min, e.lastSyncAt.map { $0 + settings.intervalSeconds * 1_000 } ?? Int64.min)
+                // A sensor is due as soon as its retry wait is over: it has no memory to sync later.
+                let intervalDue = e.sensor != nil ? Int64.min : e.lastSyncAt.map { $0 + settings.intervalSeconds * 1_000 } ?? Int64.min
+                let dueAt = max(retryAt[e.endpoint] ?? Int64.min, intervalDue)
                 if dueAt > now {
                     next = min(next ?? dueAt, dueAt)
                     continue
@@ -221,6 +243,8 @@ public final class Gateway: @unchecked Sendable {
         var stateReadAt: Int64?
         var serialRead: String?
         var settingsMoved = false
+        var isSensor = enrolment.sensor != nil
+        var sensorKept: Int?
         do {
             let device = try DeviceSettings(enrolment: enrolment)
             zone = device.timeZone(serial: enrolment.serial, store: store)
@@ -239,9 +263,26 @@ public final class Gateway: @unchecked Sendable {
             configuration.initialBackoff = .milliseconds(500)
             configuration.maximumBackoff = .seconds(4)
             configuration.shouldStop = { [self] in isStopping }
+            configuration.nowMilliseconds = { clock.nowMilliseconds() }
+            // A standard sensor stays subscribed until its link drops or the gateway stops.
+            configuration.sensorListenDuration = .seconds(100 * 365 * 86_400)
+            var stream = SensorStream.Settings()
+            stream.recomputeSeconds = settings.sensorSummarySeconds
             var connections = 0
-            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
+            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream, onEvent: { [self] event in
                 if case .connected = event { connections += 1 }
+                // A sensor's identity is its serial, or its address: its record gets the enrolled
+                // settings before its first values are stored, as a bracelet's does.
+                if case .standardSensor(let info) = event, !settingsMoved {
+                    let identity = info.identity(address: connector.label)
+                    serialRead = identity
+                    do {
+                        try device.apply(serial: identity, endpoint: endpoint, store: store)
+                        settingsMoved = true
+                    } catch {
+                        onEvent(.problem("\(endpoint): cannot write the enrolled settings into the participant record of \(identity): \(error)"))
+                    }
+                }
                 // A reconnect reads the serial again; the enrolled settings were moved into the record
                 // at the first reading, and writing them again would undo a `person set` made since.
                 if case .device(_, let serial, _) = event, !settingsMoved {
@@ -267,18 +308,29 @@ public final class Gateway: @unchecked Sendable {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
                     }
                 }
-            }
+            }, onSensorProgress: { [self] progress in
+                kept(progress, endpoint: endpoint)
+            })
             outcome = result
             attempt.heard = connections > 0
             attempt.completed = result.completed
             attempt.serial = result.report?.serial
+            if let progress = result.sensorProgress {
+                // A sensor's session ends when its link does: one that kept values did its work.
+                sensorKept = progress.totalStored
+                attempt.completed = progress.totalStored > 0 && result.sensorError == nil
+            }
             attempt.battery = result.deviceState?.batteryPercent
             attempt.wearing = result.deviceState?.wearing
             attempt.backlogBytes = result.backlogBytes
             // Only a session that got as far as reading the clock went on to set it.
             if stateReadAt != nil { attempt.offsetMinutes = offset }
-            attempt.error = result.error.map { "\($0)" } ?? result.recomputeError
-            if attempt.error == nil, !attempt.completed { attempt.error = "stopped before the end of the sync" }
+            attempt.error = result.sensorError ?? result.error.map { "\($0)" } ?? result.recomputeError
+            if attempt.error == nil, !attempt.completed {
+                attempt.error = result.report?.sensor == nil ? "stopped before the end of the sync" : "kept no values before the session ended"
+            }
+            if result.report?.sensor != nil, attempt.completed { attempt.error = nil }
+            isSensor = result.report?.sensor != nil
             for warning in result.eraseRecordErrors { onEvent(.problem("\(endpoint): \(warning)")) }
         } catch {
             attempt.error = "\(error)"
@@ -298,11 +350,16 @@ public final class Gateway: @unchecked Sendable {
             e.lastAttemptAt = attempt.at
             if attempt.completed { e.lastSyncAt = attempt.at; e.failures = 0 } else { e.failures += 1 }
             if attempt.heard { e.lastHeardAt = attempt.at }
+            if isSensor, e.sensor == nil { e.sensor = outcome?.report?.sensor.map { $0.profiles.map(\.rawValue).joined(separator: "+") } }
             e.offsetMinutes = attempt.offsetMinutes ?? e.offsetMinutes
             e.serial = attempt.serial.flatMap { $0.isEmpty ? nil : $0 } ?? e.serial
             // The stored enrolment no longer holds them (DeviceSettings.apply); neither does this copy.
             if settingsMoved { e.settings = [:]; e.user = nil }
-            if !attempt.completed {
+            if isSensor {
+                // Connected again at once after a session that kept values, soon after one that did not.
+                let wait = attempt.completed ? 0 : min(settings.sensorRetrySeconds << Int64(min(e.failures - 1, 10)), 30)
+                retryAt[endpoint] = attempt.at + wait * 1_000
+            } else if !attempt.completed {
                 let shift = min(e.failures - 1, 20)
                 let wait = min(settings.retryBaseSeconds << Int64(shift), settings.retryCapSeconds)
                 retryAt[endpoint] = attempt.at + wait * 1_000
@@ -312,13 +369,74 @@ public final class Gateway: @unchecked Sendable {
             enrolments[index] = e
             return e
         }
-        onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,
-                           completed: attempt.completed, error: attempt.error, seconds: started.duration(to: .now).inSeconds))
+        if let sensorKept {
+            onEvent(.sensorSessionEnded(endpoint: endpoint, serial: attempt.serial, samples: sensorKept, error: attempt.error,
+                                        seconds: started.duration(to: .now).inSeconds))
+        } else {
+            onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,
+                               completed: attempt.completed, error: attempt.error, seconds: started.duration(to: .now).inSeconds))
+        }
         guard let updated else { return }
-        if !attempt.completed, let next = lock.withLock({ retryAt[endpoint] }) {
+        if !attempt.completed, !isSensor, let next = lock.withLock({ retryAt[endpoint] }) {
             onEvent(.backingOff(endpoint: endpoint, failures: updated.failures, retryInSeconds: (next - attempt.at) / 1_000))
         }
-        events.afterSync(updated, zone: zone, completed: attempt.completed, onEvent: note)
+        // A sensor's failures are its absences, which not_sending reports; not_worn follows its rows.
+        events.afterSync(updated, zone: zone, completed: attempt.completed, failuresCount: !isSensor, onEvent: note)
+    }
+
+    /// Records what a sensor's stream kept (``SensorStream``): in the enrolment row (status), in
+    /// this process's copy (the schedule), in the metrics.
+    private func kept(_ progress: SensorStream.Progress, endpoint: String) {
+        let profiles = progress.sensor.profiles.map(\.rawValue).joined(separator: "+")
+        do {
+            try store.recordSensorProgress(endpoint: endpoint, stored: progress.samplesStored, lastSampleAt: progress.lastSampleMs,
+                                           battery: progress.battery, serial: progress.device, sensor: profiles)
+        } catch {
+            onEvent(.problem("\(endpoint): cannot record what its stream kept: \(error)"))
+        }
+        metrics.recordSensorSamples(progress.samplesStored)
+        lock.withLock {
+            guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return }
+            enrolments[index].sensor = profiles
+            enrolments[index].serial = progress.device
+            enrolments[index].samplesKept += progress.samplesStored
+            enrolments[index].lastSampleAt = progress.lastSampleMs ?? enrolments[index].lastSampleAt
+            enrolments[index].lastHeardAt = progress.lastSampleMs ?? enrolments[index].lastHeardAt
+            enrolments[index].battery = progress.battery ?? enrolments[index].battery
+        }
+    }
+
+    /// Recomputes, for every enrolled sensor whose local day changed since the last look, the day
+    /// that ended: its last version then says the day is over, also for a sensor out of range at
+    /// midnight (a streaming one recomputes it itself at its first value of the new day). The
+    /// recomputes run on a thread of their own: a day of a sensor's seconds takes seconds, which the
+    /// schedule (and a watchdog) must not wait for.
+    private func endSensorDays() {
+        let now = settings.clock.nowMilliseconds() / 1_000
+        var ended: [(enrolment: GatewayEnrolment, serial: String, date: String)] = []
+        for e in enrolled where e.sensor != nil {
+            guard let serial = e.serial, let device = try? DeviceSettings(enrolment: e) else { continue }
+            let today = OperatorEvents.localDate(now, zone: device.timeZone(serial: serial, store: store))
+            let seen = lock.withLock { () -> Int? in
+                defer { sensorDays[e.endpoint] = today.dayNumber }
+                return sensorDays[e.endpoint]
+            }
+            guard let seen, seen < today.dayNumber else { continue }
+            ended.append((e, serial, LocalDate(dayNumber: today.dayNumber - 1).description))
+        }
+        guard !ended.isEmpty else { return }
+        running.enter()
+        Thread { [self, ended] in
+            defer { running.leave() }
+            for (e, serial, date) in ended {
+                do {
+                    try store.markForRecompute(device: serial, dates: [date])
+                    _ = try pipeline(for: e).recomputePending(device: serial)
+                } catch {
+                    onEvent(.problem("\(e.endpoint): cannot recompute \(date) of \(serial) (it stays pending): \(error)"))
+                }
+            }
+        }.start()
     }
 
     /// The ingest pipeline of an enrolment, kept while it stays enrolled: each day is computed with

@@ -8,6 +8,9 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     /// how long it held its link slot (real seconds, from the connect to the end of its bookkeeping:
     /// what limits how many bracelets one adapter keeps up with).
     case syncEnded(endpoint: String, serial: String?, files: Int, bytes: Int, completed: Bool, error: String?, seconds: Double)
+    /// A standard sensor's session ended (its link dropped, or the gateway stopped): the seconds
+    /// with a value it kept, why it ended, how long it lasted (real seconds).
+    case sensorSessionEnded(endpoint: String, serial: String?, samples: Int, error: String?, seconds: Double)
     /// `endpoint` failed `failures` times in a row; it is tried again in `retryInSeconds` (gateway clock).
     case backingOff(endpoint: String, failures: Int, retryInSeconds: Int64)
     /// An operator event was written to the outbox.
@@ -25,6 +28,9 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case let .syncEnded(endpoint, serial, files, bytes, completed, error, seconds):
             "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes in \(String(format: "%.1f", seconds)) s"
                 : "sync failed after \(files) file(s) and \(String(format: "%.1f", seconds)) s: \(error ?? "stopped")")
+        case let .sensorSessionEnded(endpoint, serial, samples, error, seconds):
+            "\(endpoint)\(serial.map { " (\($0))" } ?? ""): sensor session ended after \(String(format: "%.1f", seconds)) s, "
+                + "\(samples) second(s) with a value kept" + (error.map { ": \($0)" } ?? "")
         case let .backingOff(endpoint, failures, seconds): "\(endpoint): \(failures) failure(s) in a row; next try in \(seconds) s"
         case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
         case .heard(let endpoint): "\(endpoint): heard"
@@ -37,6 +43,7 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         switch self {
         case .operatorEvent, .problem, .backingOff: true
         case .syncEnded(_, _, _, _, let completed, _, _): !completed
+        case .sensorSessionEnded(_, _, let samples, _, _): samples == 0
         default: false
         }
     }

@@ -9,6 +9,7 @@ public final class GatewayMetrics: Sendable {
         var failures = 0
         var bytes = 0
         var events = 0
+        var sensorSamples = 0
     }
 
     private let counters = Mutex(Counters())
@@ -24,6 +25,9 @@ public final class GatewayMetrics: Sendable {
         }
     }
 
+    /// Counts seconds with a value a sensor's stream stored.
+    public func recordSensorSamples(_ count: Int) { counters.withLock { $0.sensorSamples += count } }
+
     /// Counts one operator event written.
     public func recordOperatorEvent() { counters.withLock { $0.events += 1 } }
 
@@ -32,9 +36,14 @@ public final class GatewayMetrics: Sendable {
         counters.withLock { ($0.syncs, $0.failures, $0.bytes, $0.events) }
     }
 
+    /// Seconds with a value sensors' streams stored since this process started.
+    public var sensorSamples: Int { counters.withLock { $0.sensorSamples } }
+
     /// The exposition: this process's counters, each device's last sync (Unix s, by serial or
-    /// endpoint) and each sink's pending entries.
-    public func exposition(lastSyncs: [(device: String, seconds: Double)], pending: [(sink: String, count: Int)]) -> String {
+    /// endpoint), each sink's pending entries, and per standard sensor the seconds with a value
+    /// kept since enrolment, its latest value's arrival (Unix s) and its battery.
+    public func exposition(lastSyncs: [(device: String, seconds: Double)], pending: [(sink: String, count: Int)],
+                           sensors: [(device: String, samplesKept: Int, lastSample: Double?, battery: Int?)] = []) -> String {
         let t = totals
         var text = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
@@ -49,6 +58,14 @@ public final class GatewayMetrics: Sendable {
                lastSyncs.map { ("{device=\"\(Self.escape($0.device))\"}", Self.number($0.seconds)) })
         metric("bracelet_outbox_pending", "gauge", "Outbox entries waiting for delivery, per sink.",
                pending.map { ("{sink=\"\(Self.escape($0.sink))\"}", "\($0.count)") })
+        metric("bracelet_sensor_samples_total", "counter", "Seconds with a value standard sensors' streams stored (this process).",
+               [("", "\(sensorSamples)")])
+        metric("bracelet_sensor_samples_kept", "gauge", "Seconds with a value each standard sensor kept since its enrolment.",
+               sensors.map { ("{device=\"\(Self.escape($0.device))\"}", "\($0.samplesKept)") })
+        metric("bracelet_sensor_last_sample_timestamp_seconds", "gauge", "When each standard sensor's latest value arrived (Unix time).",
+               sensors.compactMap { s in s.lastSample.map { ("{device=\"\(Self.escape(s.device))\"}", Self.number($0)) } })
+        metric("bracelet_sensor_battery_percent", "gauge", "Each standard sensor's battery level as last read, percent.",
+               sensors.compactMap { s in s.battery.map { ("{device=\"\(Self.escape(s.device))\"}", "\($0)") } })
         return text
     }
 

@@ -26,7 +26,9 @@ public struct GatewayStatus: Sendable {
 
     /// The status as canonical JSON: `devices` (objects with `serial`, `endpoint`, `address`, `user`,
     /// `state`, `last_heard`, `last_sync`, `backlog_bytes`, `battery`, `wearing`, `failures`,
-    /// `last_error`; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
+    /// `last_error`, and for a standard sensor `sensor` (its profiles), `samples_kept` (seconds
+    /// with a value stored since enrolment) and `last_sample` (its latest value's arrival): null for
+    /// a bracelet; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
     /// `delivered`, `dead`) and `events` (`key`, `event`, `device`, `state`, `at`).
     public func json() -> [UInt8] {
         let root = CanonicalJSON.Node(.object)
@@ -50,6 +52,9 @@ public struct GatewayStatus: Sendable {
             node.child(forKey: "wearing").value = int(d.wearing)
             node.child(forKey: "failures").value = .int(Int64(d.failures))
             node.child(forKey: "last_error").value = text(d.lastError)
+            node.child(forKey: "sensor").value = text(d.sensor)
+            node.child(forKey: "samples_kept").value = d.sensor == nil ? .null : .int(Int64(d.samplesKept))
+            node.child(forKey: "last_sample").value = time(d.lastSampleAt)
         }
         let sinkList = root.child(forKey: "sinks")
         sinkList.value = .array
@@ -86,6 +91,9 @@ public struct GatewayStatus: Sendable {
             lines.append("    last heard \(time(d.lastHeardAt)), last sync \(time(d.lastSyncAt)), backlog "
                          + "\(d.backlogBytes.map { "\($0) bytes" } ?? "?"), battery \(d.battery.map { "\($0) %" } ?? "?"), "
                          + "\(d.failures) failure(s) in a row" + (d.lastError.map { " (last: \($0))" } ?? ""))
+            if let sensor = d.sensor {
+                lines.append("    \(sensor) sensor: \(d.samplesKept) second(s) with a value kept since enrolment, last value \(time(d.lastSampleAt))")
+            }
         }
         lines.append("sinks:")
         for s in sinks { lines.append("  \(s.sink): \(s.pending) pending, \(s.delivered) delivered, \(s.dead) dead") }

@@ -6,7 +6,8 @@ import Foundation
 /// The conditions someone must look at, written to the outbox as entries of kind `event:NAME`
 /// (delivered like summaries, listed by `gateway status`): `not_heard` (nothing from the bracelet
 /// for a day), `battery_low`, `not_worn` (a whole local day of slots, none worn), `clock_corrected`
-/// (its clock was more than a minute off when set), `sync_failing` (several failed syncs in a row).
+/// (its clock was more than a minute off when set), `sync_failing` (several failed syncs in a row),
+/// `not_sending` (an enrolled standard sensor sent nothing for a while: out of range, off, flat).
 /// Each occurrence is written once: its outbox key names the occurrence (the day, the last time
 /// heard, the start of the failing run), so checking again writes nothing.
 public struct OperatorEvents: Sendable {
@@ -20,6 +21,9 @@ public struct OperatorEvents: Sendable {
         public var clockCorrectionSeconds: Int64 = 60
         /// This many failed syncs in a row.
         public var failures = 3
+        /// An enrolled standard sensor that sent values has sent none for this long (seconds,
+        /// gateway clock): a strap has no memory, so this is data being lost.
+        public var sensorSilentSeconds: Int64 = 300
 
         /// The defaults.
         public init() {}
@@ -38,6 +42,19 @@ public struct OperatorEvents: Sendable {
             let hours = (now - since) / 3_600_000
             raise("not_heard", e, occurrence: "\(since)", at: now, zone: nil,
                   detail: "not heard for \(hours) h (since \(UTCTime.iso8601(unixMilliseconds: since)))", onEvent: onEvent)
+        }
+    }
+
+    /// Raises `not_sending` for every enrolled standard sensor whose latest value is older than the
+    /// threshold; once per silence (its occurrence is the latest value's arrival).
+    func checkNotSending(_ enrolments: [GatewayEnrolment], onEvent: (GatewayEvent) -> Void) {
+        let now = clock.nowMilliseconds()
+        for e in enrolments where e.sensor != nil {
+            guard let last = e.lastSampleAt, now - last > thresholds.sensorSilentSeconds * 1_000 else { continue }
+            raise("not_sending", e, occurrence: "\(last)", at: now, zone: nil,
+                  detail: "the \(e.sensor ?? "sensor") sent nothing for \((now - last) / 60_000) min (last value at "
+                    + "\(UTCTime.iso8601(unixMilliseconds: last))): every second it is not heard is lost; check that it is worn, charged and in range",
+                  onEvent: onEvent)
         }
     }
 
@@ -64,12 +81,12 @@ public struct OperatorEvents: Sendable {
         }
     }
 
-    /// The events a sync's end shows: repeated failures, and (after a completed sync) the previous
-    /// local day not worn.
-    func afterSync(_ e: GatewayEnrolment, zone: TimeZone, completed: Bool, onEvent: (GatewayEvent) -> Void) {
+    /// The events a sync's end shows: repeated failures (unless `failuresCount` is false: a
+    /// sensor's), and (after a completed sync) the previous local day not worn.
+    func afterSync(_ e: GatewayEnrolment, zone: TimeZone, completed: Bool, failuresCount: Bool = true, onEvent: (GatewayEvent) -> Void) {
         let now = clock.nowMilliseconds()
         let today = Self.localDate(now / 1_000, zone: zone)
-        if !completed, e.failures == thresholds.failures {
+        if failuresCount, !completed, e.failures == thresholds.failures {
             raise("sync_failing", e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: now, zone: zone,
                   detail: "\(e.failures) syncs failed in a row; last: \(e.lastError ?? "see the log")", onEvent: onEvent)
         }

@@ -102,7 +102,22 @@ public final class IngestPipeline: @unchecked Sendable {
     ///
     /// - Throws: ``StoreError`` or the summary engine's error; the days then stay pending.
     public func recomputePending() throws -> IngestReport {
-        try queue.sync { try self.recomputeRecorded() }
+        try queue.sync { try self.recomputeRecorded(device: nil) }
+    }
+
+    /// ``recomputePending()`` for one device only (a standard sensor's stream recomputes its own
+    /// days on its schedule, never another device's).
+    public func recomputePending(device: String) throws -> IngestReport {
+        try queue.sync { try self.recomputeRecorded(device: device) }
+    }
+
+    /// The participant record of `device`, created or completed from ``given`` as an ingest of its
+    /// data would (a stream needs the wearer's zone before its first rows are stored).
+    public func participantRecord(device: String) throws -> ParticipantRecord {
+        try queue.sync {
+            var report = IngestReport()
+            return try self.reconcile(device: device, report: &report)
+        }
     }
 
     /// Records that the bracelet erased the committed file of `fileKind` (call it when the session
@@ -157,9 +172,9 @@ public final class IngestPipeline: @unchecked Sendable {
     /// clears their records, a bounded number of days per transaction: each transaction holds those
     /// days' summaries, outbox entries and the clearing of their records, so a process ended in
     /// between leaves the rest pending, never a cleared day without its summaries.
-    private func recomputeRecorded() throws -> IngestReport {
+    private func recomputeRecorded(device only: String?) throws -> IngestReport {
         var report = IngestReport()
-        for (device, dates) in try store.pendingRecompute() {
+        for (device, dates) in try store.pendingRecompute() where only == nil || only == device {
             let recomputer = ParticipantRecomputer(record: try reconcile(device: device, report: &report))
             var merged = RecomputeReport()
             for start in stride(from: 0, to: dates.count, by: Self.daysPerRecomputeTransaction) {

@@ -5,6 +5,11 @@ import BraceletTransport
 /// secure (the connector's business), transfer every file, commit each through `pipeline` before
 /// it is erased, record each erase, recompute the touched days once, disconnect.
 ///
+/// A standard health sensor (a strap, an oximeter, a thermometer) holds no files: its session
+/// streams measurements for as long as it is listened to, and into an ``IngestPipeline`` they are
+/// kept as the sensor's rows through a ``SensorStream`` (written every few seconds, its days
+/// recomputed on the stream's schedule), the same code whatever link carries them.
+///
 /// Whatever ends the session (a stop request, a link given up, an error), the days already
 /// committed are recomputed before ``run(connector:pipeline:configuration:onEvent:)`` returns, so
 /// the store never keeps committed rows outside their summaries longer than one sync; what cannot
@@ -24,6 +29,10 @@ public enum LiveSync {
         public var recomputeError: String?
         /// A warning about recording an erase in the store (the erase itself happened).
         public var eraseRecordErrors: [String] = []
+        /// A standard sensor's stream, as last kept (``SensorStream/Progress``); `nil` for a bracelet.
+        public var sensorProgress: SensorStream.Progress?
+        /// Why a standard sensor's values could not all be kept (the last failure); `nil` when they were.
+        public var sensorError: String?
 
         /// Whether every file was transferred and every touched day recomputed.
         public var completed: Bool { error == nil && recomputeError == nil && report?.syncCompleted == true }
@@ -32,14 +41,45 @@ public enum LiveSync {
     /// Runs one sync (see the type's contract) into `sink`; an ``IngestPipeline`` sink also gets
     /// the erases recorded and the pending days recomputed. `onEvent` sees every session event, from
     /// this thread.
+    /// `sensor` sets how a standard sensor's stream is written and summarised; `onSensorProgress`
+    /// sees what its stream kept after each write (from this thread).
     public static func run(connector: BraceletConnector, sink: TransferSink, configuration: SessionConfiguration,
-                           onEvent: @escaping (SessionEvent) -> Void = { _ in }) -> Outcome {
+                           sensor: SensorStream.Settings = SensorStream.Settings(),
+                           onEvent: @escaping (SessionEvent) -> Void = { _ in },
+                           onSensorProgress: @escaping (SensorStream.Progress) -> Void = { _ in }) -> Outcome {
         var outcome = Outcome()
         var serial = ""
         var backlogSeen: Set<FileKind> = []
         let pipeline = sink as? IngestPipeline
+        var stream: SensorStream?
+        func endStream() {
+            guard let ended = stream else { return }
+            ended.finish()
+            if let failure = ended.failure { outcome.sensorError = failure }
+            stream = nil
+        }
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             switch event {
+            case .standardSensor(let info):
+                // Said first, so that the caller writes what it holds for the sensor's record (the
+                // gateway's enrolled settings) before the stream's first rows are computed with it.
+                onEvent(event)
+                endStream()
+                guard let pipeline else { return }
+                let device = info.identity(address: connector.label)
+                do {
+                    stream = try SensorStream(pipeline: pipeline, device: device, sensor: info, settings: sensor) { progress in
+                        outcome.sensorProgress = progress
+                        onSensorProgress(progress)
+                    }
+                } catch {
+                    outcome.sensorError = "cannot keep the values of \(device): \(error)"
+                }
+                return
+            case .sensorSample(let sample):
+                stream?.add(sample)
+            case .linkLost:
+                endStream()
             case .device(_, let s, _): serial = s
             case .deviceState(let state): outcome.deviceState = state
             case let .backlog(kind, _, bytes):
@@ -56,6 +96,7 @@ public enum LiveSync {
             onEvent(event)
         }
         do { outcome.report = try session.run() } catch { outcome.error = error }
+        endStream()
         if let pipeline {
             do { _ = try pipeline.recomputePending() } catch { outcome.recomputeError = "\(error)" }
         }

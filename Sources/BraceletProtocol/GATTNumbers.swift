@@ -37,10 +37,12 @@ public enum GATTNumbers {
     public static let currentTimeService = BluetoothUUID(0x1805)
     /// Current Time characteristic (read, write, notify).
     public static let currentTime = BluetoothUUID(0x2A2B)
-    /// Pulse Oximeter service (V2).
+    /// Pulse Oximeter service (V2, and standard oximeters).
     public static let pulseOximeterService = BluetoothUUID(0x1822)
     /// PLX Continuous Measurement characteristic (V2, notify).
     public static let plxContinuousMeasurement = BluetoothUUID(0x2A5F)
+    /// PLX Spot-Check Measurement characteristic (indicate).
+    public static let plxSpotCheckMeasurement = BluetoothUUID(0x2A5E)
     /// Health Thermometer service (V2).
     public static let healthThermometerService = BluetoothUUID(0x1809)
     /// Temperature Measurement characteristic (V2, indicate).

@@ -27,6 +27,7 @@ public struct SimulatedGATTServer: Sendable {
         public var heartRate: UInt16 = 0
         public var battery: UInt16 = 0
         public var plx: UInt16 = 0
+        public var plxSpotCheck: UInt16 = 0
         public var temperature: UInt16 = 0
         /// Every CCCD handle, keyed by the value handle it configures.
         public var cccd: [UInt16: UInt16] = [:]

@@ -385,6 +385,17 @@ enum Migrations {
         ALTER TABLE gateway_enrolments DROP COLUMN age;
         ALTER TABLE gateway_enrolments DROP COLUMN hr_max;
         """,
+        // 16: standard health sensors (straps, oximeters, thermometers) kept as devices: what a
+        // device is when it is one (its Device Information maker and model, NULL for a bracelet),
+        // and what the gateway keeps of an enrolled one's stream (seconds with a value stored since
+        // enrolment, the arrival of the latest, the profiles it streams: NULL until a session finds
+        // it is a sensor, so a bracelet's enrolment never has them).
+        """
+        ALTER TABLE devices ADD COLUMN sensor TEXT;
+        ALTER TABLE gateway_enrolments ADD COLUMN sensor TEXT;
+        ALTER TABLE gateway_enrolments ADD COLUMN samples_kept INTEGER NOT NULL DEFAULT 0 CHECK (samples_kept >= 0);
+        ALTER TABLE gateway_enrolments ADD COLUMN last_sample_at INTEGER;
+        """,
     ]
 
     /// The schema version this build writes.

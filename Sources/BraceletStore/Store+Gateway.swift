@@ -55,6 +55,13 @@ public struct GatewayEnrolment: Sendable, Equatable {
     public var backlogBytes: Int?
     /// The UTC offset last set on its clock, minutes.
     public var offsetMinutes: Int?
+    /// For a standard health sensor, the profiles it streams (`heart-rate`, `pulse-oximeter`,
+    /// `thermometer`, joined by `+`), once a session found it is one; `nil` for a bracelet.
+    public var sensor: String?
+    /// A sensor's seconds with a value stored since it was enrolled.
+    public var samplesKept = 0
+    /// Arrival of a sensor's latest value (Unix ms, gateway clock).
+    public var lastSampleAt: Int64?
 
     /// An enrolment of `endpoint` with the person's settings (`settings`, to which `timeZone`,
     /// `age` and `hrMax` are added when given).
@@ -184,7 +191,8 @@ extension Store {
         try locked { db in
             let statement = try db.prepare("""
                 SELECT endpoint, address_type, user_id, settings, passkey, enrolled_at, serial, state, last_heard_at,
-                    last_sync_at, last_attempt_at, failures, last_error, battery, wearing, backlog_bytes, offset_minutes
+                    last_sync_at, last_attempt_at, failures, last_error, battery, wearing, backlog_bytes, offset_minutes,
+                    sensor, samples_kept, last_sample_at
                 FROM gateway_enrolments ORDER BY endpoint
                 """)
             var result: [GatewayEnrolment] = []
@@ -205,6 +213,9 @@ extension Store {
                 e.wearing = statement.int(at: 14)
                 e.backlogBytes = statement.int(at: 15)
                 e.offsetMinutes = statement.int(at: 16)
+                e.sensor = statement.text(at: 17)
+                e.samplesKept = statement.int(at: 18) ?? 0
+                e.lastSampleAt = statement.int64(at: 19)
                 result.append(e)
             }
             return result
@@ -232,6 +243,30 @@ extension Store {
             let statement = try db.prepare("UPDATE gateway_enrolments SET offset_minutes = ?2 WHERE endpoint = ?1")
             statement.bind(endpoint, at: 1)
             statement.bind(minutes, at: 2)
+            try statement.run()
+        }
+    }
+
+    /// Records what a standard sensor's stream kept while its session runs: `stored` more seconds
+    /// with a value, the arrival of the latest value, its battery level and serial (a value not
+    /// known is kept), the profiles it streams; its state becomes `streaming`. No row (removed
+    /// meanwhile): nothing happens.
+    public func recordSensorProgress(endpoint: String, stored: Int, lastSampleAt: Int64?, battery: Int?, serial: String,
+                                     sensor: String) throws {
+        try write { db in
+            let statement = try db.prepare("""
+                UPDATE gateway_enrolments SET
+                    samples_kept = samples_kept + ?2, last_sample_at = coalesce(?3, last_sample_at),
+                    last_heard_at = coalesce(?3, last_heard_at), battery = coalesce(?4, battery),
+                    serial = ?5, sensor = ?6, state = 'streaming'
+                WHERE endpoint = ?1
+                """)
+            statement.bind(endpoint, at: 1)
+            statement.bind(max(0, stored), at: 2)
+            statement.bind(lastSampleAt, at: 3)
+            statement.bind(battery, at: 4)
+            statement.bind(serial, at: 5)
+            statement.bind(sensor, at: 6)
             try statement.run()
         }
     }

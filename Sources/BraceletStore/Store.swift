@@ -166,17 +166,30 @@ public final class Store: @unchecked Sendable {
     /// Every device the store has seen, ordered by serial.
     public func devices() throws -> [DeviceRecord] {
         try locked { db in
-            let statement = try db.prepare("SELECT serial, model, first_seen_at, last_seen_at FROM devices ORDER BY serial")
+            let statement = try db.prepare("SELECT serial, model, first_seen_at, last_seen_at, sensor FROM devices ORDER BY serial")
             var result: [DeviceRecord] = []
             while try statement.step() {
                 result.append(DeviceRecord(
                     serial: statement.text(at: 0) ?? "",
                     model: statement.text(at: 1).flatMap { DeviceModel(name: $0) },
                     firstSeenAt: statement.int64(at: 2) ?? 0,
-                    lastSeenAt: statement.int64(at: 3) ?? 0
+                    lastSeenAt: statement.int64(at: 3) ?? 0,
+                    sensor: statement.text(at: 4)
                 ))
             }
             return result
+        }
+    }
+
+    /// Records that `device` is a standard health sensor named `name` (its Device Information maker
+    /// and model, or its profiles): its rows are kept like a bracelet's, under the same key.
+    public func recordSensor(device: String, name: String) throws {
+        try write { db in
+            _ = try upsertDevice(db, serial: device, model: nil)
+            let statement = try db.prepare("UPDATE devices SET sensor = ?2 WHERE serial = ?1")
+            statement.bind(device, at: 1)
+            statement.bind(name, at: 2)
+            try statement.run()
         }
     }
 }
@@ -191,4 +204,7 @@ public struct DeviceRecord: Sendable, Equatable {
     public var firstSeenAt: Int64
     /// When the store last received data from it, Unix seconds.
     public var lastSeenAt: Int64
+    /// For a standard health sensor (a strap, an oximeter, a thermometer), its maker and model;
+    /// `nil` for a bracelet.
+    public var sensor: String? = nil
 }

@@ -23,7 +23,9 @@ public struct DailySummary: Sendable, Equatable, Codable {
     public var spo2: Spo2Summary
     /// Skin conductance (V2).
     public var emography: EmographySummary
-    /// HRV of the main sleep ending this day; nil when there is no main sleep.
+    /// HRV of the main sleep ending this day. Without a main sleep, for a device that does not stage
+    /// sleep (a standard sensor, whose samples carry no sleep stage) worn with a heart rate between
+    /// 00:00 and 06:00 local, the HRV of that night window; nil otherwise.
     @Nullable public var sleepHRV: NightlyHRV?
     /// Start of the main sleep ending this day (Unix seconds); nil without one.
     @Nullable public var mainSleepStart: Int64?

@@ -27,6 +27,10 @@ public struct DayByDaySummarizer {
         public var summary: DailySummary
         /// Its sleep sessions (main sleep and naps), oldest first.
         public var sleepSessions: [SleepSession]
+        /// The window its sleep HRV comes from when it has no main sleep and its device does not
+        /// stage sleep (a standard sensor worn at night), `nil` otherwise: a window to collect
+        /// beats for, like a session's.
+        public var nightWindow: SessionWindow?
     }
 
     private var engine: SummaryEngine
@@ -117,7 +121,7 @@ public struct DayByDaySummarizer {
                 guard engine.localDay(day).end <= horizon, !engine.hasSessionAtDataEnd(day: day) else { break }
             }
             if let result = engine.result(ofDay: day) {
-                finished(FinishedDay(summary: result.summary, sleepSessions: result.sessions))
+                finished(FinishedDay(summary: result.summary, sleepSessions: result.sessions, nightWindow: result.nightWindow))
             }
             lastHandedOver = day
             handed = true

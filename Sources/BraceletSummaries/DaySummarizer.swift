@@ -26,8 +26,10 @@ struct DaySummarizer {
     /// Metres walked for a step count.
     func distance(steps: Int) -> Double { Double(steps) * configuration.heightCm * 0.414 / 100 }
 
-    /// Summarises `samples` (sorted by start, all starting inside `day`).
-    func summarize(day: LocalDay, samples: [Slot], mainSleep: MainSleepInput?, now: Int64) -> DailySummary {
+    /// Summarises `samples` (sorted by start, all starting inside `day`). `nightHRV` is the HRV of
+    /// the day's night window, the sleep HRV of a device that does not stage sleep (used without a
+    /// main sleep).
+    func summarize(day: LocalDay, samples: [Slot], mainSleep: MainSleepInput?, nightHRV: NightlyHRV? = nil, now: Int64) -> DailySummary {
         let slotSeconds = Int64(configuration.summarySlotSeconds)
         var hr = WeightedStats(), breath = WeightedStats(), spo2 = WeightedStats()
         var skin = WeightedStats(), core = WeightedStats(), eda = WeightedStats()
@@ -186,7 +188,7 @@ struct DaySummarizer {
         edaSummary.stressLevelSkinConductanceMax = eda.maximum
         edaSummary.slots = edaSlots
 
-        var sleepHRV: NightlyHRV?
+        var sleepHRV = mainSleep == nil ? nightHRV : nil
         if let mainSleep {
             let session = mainSleep.session
             bpmSummary.sleepRestingBPM = RestingHeartRate.lowestRollingMean(

@@ -23,6 +23,8 @@ public struct SummaryEngine: Sendable {
     private var clusters: [SleepCluster] = []
     private var sessionsByDay: [Int: [SleepSession]] = [:]
     private var summaries: [Int: DailySummary] = [:]
+    /// Per day, the night window its sleep HRV was computed over (a device that does not stage sleep).
+    private var nightWindows: [Int: SessionWindow] = [:]
     private var offsetsByDay: [Int: Int] = [:]
     private var warnedAboutSlot = false
     /// The "now" of the latest ``add(slots:beats:sourceOffsetSeconds:now:)``: whether a day is over.
@@ -212,6 +214,16 @@ public struct SummaryEngine: Sendable {
                 if i < newBeats.count, newBeats[i].timeMs < cluster.stop * 1000 { dirtyDays.insert(stopDay(cluster)) }
             }
         }
+        // Days whose night window (a device that does not stage sleep) holds new beats.
+        var next = 0
+        while next < newBeats.count {
+            let number = calendar.dayNumber(of: newBeats[next].timeMs >= 0 ? newBeats[next].timeMs / 1000 : (newBeats[next].timeMs - 999) / 1000)
+            let day = calendar.day(number: number)
+            if newBeats[next].timeMs < (day.start + Self.nightWindowSeconds) * 1000, nightWindow(of: day, samples: sortedBucket(number)) != nil {
+                dirtyDays.insert(number)
+            }
+            next = max(next + 1, newBeats.partitioningIndex { $0.timeMs >= day.end * 1000 })
+        }
         for day in sessionDays { rebuildSessions(day: day) }
         dirtyDays.formUnion(sessionDays)
         for day in dirtyDays { rebuildSummary(day: day) }
@@ -245,9 +257,11 @@ public struct SummaryEngine: Sendable {
     /// The local day number containing `time`.
     func dayNumber(of time: Int64) -> Int { calendar.dayNumber(of: time) }
 
-    /// The summary of day `number` and the sleep sessions ending on it (main sleep marked).
-    func result(ofDay number: Int) -> (summary: DailySummary, sessions: [SleepSession])? {
-        summaries[number].map { ($0, sessionsByDay[number] ?? []) }
+    /// The summary of day `number`, the sleep sessions ending on it (main sleep marked) and the
+    /// night window its sleep HRV came from when it has no main sleep and its device does not
+    /// stage sleep.
+    func result(ofDay number: Int) -> (summary: DailySummary, sessions: [SleepSession], nightWindow: SessionWindow?)? {
+        summaries[number].map { ($0, sessionsByDay[number] ?? [], nightWindows[number]) }
     }
 
     /// Whether a session ending on day `number` reaches the end of the scored stage data seen so
@@ -279,7 +293,7 @@ public struct SummaryEngine: Sendable {
         stages.removeFirst(stages.partitioningIndex { $0.start >= time })
         beats.removeFirst(beats.partitioningIndex { $0.timeMs >= time * 1000 })
         clusters.removeAll { $0.stop <= time }
-        for day in Array(summaries.keys) where day <= lastDay { summaries[day] = nil }
+        for day in Array(summaries.keys) where day <= lastDay { summaries[day] = nil; nightWindows[day] = nil }
         for day in Array(sessionsByDay.keys) where day <= lastDay { sessionsByDay[day] = nil }
         forgottenBefore = max(forgottenBefore, time)
     }
@@ -422,7 +436,37 @@ public struct SummaryEngine: Sendable {
             }
         }
         let day = calendar.day(number: dayNumber)
-        summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput, now: now)
+        var nightHRV: NightlyHRV?
+        nightWindows[dayNumber] = nil
+        if mainInput == nil, let window = nightWindow(of: day, samples: samples) {
+            nightWindows[dayNumber] = window
+            if let nightlyHRV {
+                if nightlyHRV[window] == nil { missingNightlyHRV = true }
+                nightHRV = nightlyHRV[window]
+            } else {
+                let from = beats.partitioningIndex { $0.timeMs >= window.start * 1000 }
+                let to = beats.partitioningIndex { $0.timeMs >= window.stop * 1000 }
+                nightHRV = HRVAnalysis.nightly(Array(beats[from..<to]), start: window.start, stop: window.stop)
+            }
+        }
+        summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput, nightHRV: nightHRV, now: now)
+    }
+
+    /// How long a day's night window is, from local midnight: 00:00 to 06:00.
+    static let nightWindowSeconds: Int64 = 6 * 3600
+
+    /// The night window of `day` (local 00:00 to 06:00, or the day's end if sooner) when a device
+    /// that does not stage sleep (a standard sensor: no sample of the window carries a sleep stage)
+    /// was worn in it with a heart rate; `nil` otherwise. `samples` are the day's, sorted.
+    func nightWindow(of day: LocalDay, samples: [Slot]) -> SessionWindow? {
+        let stop = min(day.end, day.start + Self.nightWindowSeconds)
+        var worn = false
+        for s in samples {
+            guard s.start < stop else { break }
+            if s.sleepStage != nil { return nil }
+            if s.bpm != nil, s.wearing.map({ $0 > 0 }) ?? true { worn = true }
+        }
+        return worn ? SessionWindow(start: day.start, stop: stop) : nil
     }
 }
 

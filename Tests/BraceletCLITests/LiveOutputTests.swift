@@ -43,13 +43,13 @@ import Testing
         // Help wraps long lines: compare with the wrapping undone.
         let simulate = SimulateCommand.message(for: CleanExit.helpRequest(SimulateCommand.self))
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(simulate.contains("values: bracelet, heart-rate"))
+        #expect(simulate.contains("values: bracelet, heart-rate, pulse-oximeter, thermometer"))
         #expect(simulate.contains("values: v1, v2"))
         do {
             _ = try SimulateCommand.parse(["--serve", "unix:/x", "--profile", "strap"])
             Issue.record("--profile strap was accepted")
         } catch {
-            #expect(SimulateCommand.message(for: error).contains("'bracelet' and 'heart-rate'"))
+            #expect(SimulateCommand.message(for: error).contains("'bracelet', 'heart-rate', 'pulse-oximeter' or 'thermometer'"))
         }
         #expect(try SimulateCommand.parse(["--serve", "unix:/x", "--profile", "heart-rate"]).profile == .heartRate)
     }

@@ -26,16 +26,18 @@ struct HeartRateSensorLinkTests {
         let report = try session.run()
 
         let sensor = try #require(report.sensor)
-        #expect(sensor == HeartRateSensorInfo(manufacturer: "Bracelet Labs", model: "HRS-SIM", bodySensorLocation: 1,
-                                              batteryPercent: served.history.batteryPercent(at: served.now)))
+        #expect(sensor == StandardSensorInfo(manufacturer: "Bracelet Labs", model: "HRS-SIM", serial: "HRSIM001", firmwareRevision: "1.0",
+                                             bodySensorLocation: 1, batteryPercent: served.history.batteryPercent(at: served.now),
+                                             profiles: [.heartRate]))
         #expect(sensor.locationName == "chest")
-        #expect(events.list.contains(.heartRateSensor(sensor)))
+        #expect(report.serial == "HRSIM001")
+        #expect(events.list.contains(.standardSensor(sensor)))
         // One notification a second, each the model's beats of the second before the (fixed) clock.
-        let rates = events.list.compactMap { if case .heartRate(let m) = $0 { m } else { nil } }
+        let rates = events.list.compactMap { if case .sensorSample(let s) = $0, case .heartRate(let m) = s.measurement { m } else { nil } }
         #expect(rates.count >= 2)
         #expect(rates.allSatisfy { $0 == expected })
         #expect(!expected.rrIntervals1024.isEmpty)
-        #expect(report.heartRateNotifications == rates.count)
+        #expect(report.sensorSamples == rates.count)
         // A sensor holds no files: nothing committed, nothing erased, and that is a completed run.
         #expect(served.log.all.isEmpty)
         #expect(report.committed.isEmpty && report.erasedFiles == 0)
@@ -44,7 +46,7 @@ struct HeartRateSensorLinkTests {
 
     @Test func theSensorServesOnlyStandardServices() throws {
         let history = try PhysiologyModel.simulatedHistory(model: .v2, serial: "V2SIM001", days: 1, seed: 7, endingAt: 1_780_000_000)
-        let server = SimulatedGATTServer(heartRateSensorFor: SimulatedFirmware(history: history, beatWindows: []))
+        let server = SimulatedGATTServer(sensor: .heartRate, for: SimulatedFirmware(history: history, beatWindows: []), serial: "HRSIM001")
         let services = Set(server.attributes.filter { $0.type == GATTNumbers.primaryService }.map { $0.value })
         #expect(services == Set([0x1800, 0x1801, 0x180A, 0x180D, 0x180F].map { BluetoothUUID(UInt16($0)).wireBytes }))
         #expect(server.handles.command == 0 && server.handles.heartRate != 0 && server.handles.cccd[server.handles.heartRate] != nil)

@@ -55,9 +55,13 @@ final class ServedBracelet: Sendable {
         let firmware = SimulatedFirmware(history: history, beatWindows: windows, faults: f, maximumFileSize: maximumFileSize)
         let fixedNow = now
         self.log = log
-        let gattServer = profile == .heartRate ? SimulatedGATTServer(heartRateSensorFor: firmware) : SimulatedGATTServer(firmware: firmware)
-        server = SimulatorServer(server: gattServer, live: LiveHeartRateSource(model: history),
-                                 clock: { fixedNow }, measurementSecurity: measurementSecurity, linkSecurity: linkSecurity, onEvent: { event in
+        let gattServer = profile.standard.map { SimulatedGATTServer(sensor: $0, for: firmware, serial: $0.simulatedSerial) }
+            ?? SimulatedGATTServer(firmware: firmware)
+        let model = history
+        let feeds = profile.standard.map { SensorFeeds.feeds(for: $0, server: gattServer, model: model) } ?? []
+        server = SimulatorServer(server: gattServer, live: profile.standard == nil ? LiveHeartRateSource(model: history) : nil,
+                                 clock: { fixedNow }, measurementSecurity: measurementSecurity, linkSecurity: linkSecurity, feeds: feeds,
+                                 onEvent: { event in
                                      onEvent(event)
                                      switch event {
                                      case let .erased(kind, file): log.append(.erase(kind, file))

@@ -18,7 +18,7 @@ final class ServedStrap: Sendable {
         let seen = self.seen
         served = try ServedBracelet(model: .v2, days: 2, profile: .heartRate, measurementSecurity: strap.requiredLevel,
                                     linkSecurity: { _ in seen.link }, onEvent: { event in
-                                        if case .heartRate = event { return }
+                                        if case .sensorValue = event { return }
                                         seen.append(event)
                                     })
     }
@@ -115,7 +115,7 @@ struct StrapSecurityLinkTests {
         #expect(events.list.contains(.securityRaised(after: .insufficientEncryption, link: raised)))
         // Refused once on the unsecured link, accepted on the raised one: samples follow.
         #expect(strap.refusals == [.refused(.writeRequest, link: nil)])
-        #expect(report.heartRateNotifications >= 2 && events.list.filter({ if case .heartRate = $0 { true } else { false } }).count == report.heartRateNotifications)
+        #expect(report.sensorSamples >= 2 && events.list.filter({ if case .sensorSample = $0 { true } else { false } }).count == report.sensorSamples)
         #expect(report.connections == 1 && report.syncCompleted)
     }
 
@@ -127,7 +127,7 @@ struct StrapSecurityLinkTests {
                                          onEvent: { events.append($0) }).run()
         #expect(connector.asked.all == [.high])
         #expect(events.list.contains(.securityRaised(after: .insufficientAuthentication, link: LinkSecurity(level: .high, keySize: 16))))
-        #expect(report.heartRateNotifications >= 2)
+        #expect(report.sensorSamples >= 2)
     }
 
     @Test func authenticationThatNeedsANewLinkReconnectsSecuredAndSubscribes() throws {
@@ -141,7 +141,7 @@ struct StrapSecurityLinkTests {
         #expect(connector.asked.connections == 2 && report.connections == 2)
         #expect(strap.refusals == [.refused(.writeRequest, link: nil)])
         #expect(events.list.contains { if case .linkLost(let why) = $0 { why.contains("reconnecting to pair with the passkey first") } else { false } })
-        #expect(report.heartRateNotifications >= 2)
+        #expect(report.sensorSamples >= 2)
     }
 
     @Test func aLinkThatCannotBeRaisedEndsTheSessionSayingWhatTheDeviceWants() throws {

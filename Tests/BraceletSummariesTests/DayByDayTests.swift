@@ -23,10 +23,13 @@ import Testing
         let slotBatches = batches(slots, &rng)
         var sessionsPass = DayByDaySummarizer(configuration: configuration, now: testNow)
         var windows: [SessionWindow] = []
-        for batch in slotBatches {
-            sessionsPass.add(batch) { day in windows += day.sleepSessions.map { SessionWindow(start: $0.startSession, stop: $0.stopSession) } }
+        // The sessions' windows, and the night windows of days without one (as `summarize CAPTURE` collects them).
+        func keep(_ day: DayByDaySummarizer.FinishedDay) {
+            windows += day.sleepSessions.map { SessionWindow(start: $0.startSession, stop: $0.stopSession) }
+            if let night = day.nightWindow { windows.append(night) }
         }
-        _ = sessionsPass.finish { day in windows += day.sleepSessions.map { SessionWindow(start: $0.startSession, stop: $0.stopSession) } }
+        for batch in slotBatches { sessionsPass.add(batch, finished: keep) }
+        _ = sessionsPass.finish(finished: keep)
         var collector = SessionHRVCollector(windows: windows, now: testNow)
         for batch in batches(beats, &rng) { collector.add(batch) }
         let (hrv, dropped) = collector.finish()

@@ -16,6 +16,8 @@ public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
     case erased(kind: FileKind, file: [UInt8])
     /// A live Heart Rate notification went out.
     case heartRate(HeartRateMeasurement)
+    /// A standard sensor's value went out (a ``LiveFeed``'s).
+    case sensorValue(handle: UInt16, value: [UInt8])
     /// A protected write was refused: the link (`nil`: not Bluetooth) was below the required level.
     case refused(ATTOpcode, link: LinkSecurity?)
 
@@ -28,6 +30,7 @@ public enum SimulatorEvent: Sendable, Equatable, CustomStringConvertible {
         case .command(let frame): "command " + hexString(frame, separator: " ")
         case let .erased(kind, file): "erased \(kind) file of \(file.count) bytes, trailing CRC-32 \(hexString(file.suffix(4)))"
         case .heartRate(let m): "heart rate \(m.bpm) bpm, \(m.rrIntervals1024.count) RR"
+        case let .sensorValue(handle, value): "value of handle \(handle): " + hexString(value, separator: " ")
         case let .refused(opcode, link): "refused \(opcode) on a link \(link?.description ?? "without Bluetooth security")"
         }
     }

@@ -26,6 +26,7 @@ public final class SimulatorServer: Sendable {
     private let measurementSecurity: LESecurityLevel?
     private let linkSecurity: @Sendable (Int32) -> LinkSecurity?
     private let isAvailable: @Sendable () -> Bool
+    private let feeds: [LiveFeed]
 
     /// A server for `server`. `live` enables Heart Rate notifications; `clock` gives the current
     /// Unix time (the firmware seals files up to it); `onEvent` sees what happens, from the serving thread.
@@ -36,11 +37,13 @@ public final class SimulatorServer: Sendable {
     /// `linkSecurity` reads a connection's security (the kernel's BT_SECURITY by default; a Unix
     /// socket has none, so a test stands in for the kernel there).
     /// `isAvailable` false means out of range: ``serve(listener:)`` returns and a connection drops.
+    /// `feeds` are the values a standard sensor pushes on its own (``SensorFeeds``).
     public init(server: SimulatedGATTServer, live: LiveHeartRateSource?, clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
                 requiredSecurity: LESecurityLevel? = nil, measurementSecurity: LESecurityLevel? = nil,
                 linkSecurity: @escaping @Sendable (Int32) -> LinkSecurity? = { LinkSecurity.current(of: $0) },
-                isAvailable: @escaping @Sendable () -> Bool = { true },
+                isAvailable: @escaping @Sendable () -> Bool = { true }, feeds: [LiveFeed] = [],
                 onEvent: @escaping @Sendable (SimulatorEvent) -> Void = { _ in }) {
+        self.feeds = feeds
         self.requiredSecurity = requiredSecurity
         self.measurementSecurity = measurementSecurity
         self.linkSecurity = linkSecurity
@@ -80,6 +83,7 @@ public final class SimulatorServer: Sendable {
         let number = state.withLock { s in s.connections += 1; return s.connections }
         onEvent(.connected(number))
         var nextBeat = ContinuousClock.now + .seconds(1)
+        var tick = 0
         defer {
             socket.close()
             state.withLock { $0.server.linkDown() }
@@ -98,7 +102,8 @@ public final class SimulatorServer: Sendable {
             if ContinuousClock.now >= nextBeat {
                 // One notification per second; after a long stall (sealing a big file) do not burst.
                 nextBeat = max(nextBeat + .seconds(1), ContinuousClock.now + .milliseconds(500))
-                if !sendHeartRate(on: socket) { onEvent(.disconnected(number)); return }
+                tick += 1
+                if !sendHeartRate(on: socket) || !sendFeeds(tick: tick, on: socket) { onEvent(.disconnected(number)); return }
             }
             guard let frame else { continue }
             let pdu: ATTPDU
@@ -161,6 +166,23 @@ public final class SimulatorServer: Sendable {
         if let slow, slow > 0 { sleepMilliseconds(slow) }
         onEvent(.heartRate(measurement))
         return (try? socket.send(ATTPDU.handleValueNotification(handle: handle, value: measurement.encode()).encode())) != nil
+    }
+}
+
+extension SimulatorServer {
+    /// Sends the values of the feeds due at `tick` (seconds since the connection) whose
+    /// characteristic the client subscribed to; false when the link failed.
+    private func sendFeeds(tick: Int, on socket: SeqPacketSocket) -> Bool {
+        guard !feeds.isEmpty else { return true }
+        let now = clock()
+        for feed in feeds where tick % feed.everySeconds == 0 {
+            guard state.withLock({ $0.server.isSubscribed(feed.handle) }), let value = feed.value(now) else { continue }
+            onEvent(.sensorValue(handle: feed.handle, value: value))
+            let pdu: ATTPDU = feed.indicates ? .handleValueIndication(handle: feed.handle, value: value)
+                : .handleValueNotification(handle: feed.handle, value: value)
+            if (try? socket.send(pdu.encode())) == nil { return false }
+        }
+        return true
     }
 }
 

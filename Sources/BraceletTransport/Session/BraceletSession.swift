@@ -27,17 +27,19 @@ public final class BraceletSession {
         public var packetsLost = 0
         /// Repeated packets ignored.
         public var packetsRepeated = 0
-        /// Heart Rate notifications received.
+        /// Heart Rate notifications received (a bracelet's live samples).
         public var heartRateNotifications = 0
-        /// The bracelet's model and serial, once known.
+        /// Measurements a standard sensor sent (``SessionEvent/sensorSample(_:)``).
+        public var sensorSamples = 0
+        /// The bracelet's model, once known.
         public var model: DeviceModel?
-        /// The serial number.
+        /// The serial number; for a standard sensor without one, how it was reached (its address).
         public var serial: String?
         /// Whether every file kind was transferred to the end (no stop request cut it short); also
-        /// true for a heart-rate sensor, which holds nothing to transfer.
+        /// true for a standard sensor once subscribed, which holds nothing to transfer.
         public var syncCompleted = false
-        /// What the device said about itself when it is a standard heart-rate sensor, not a bracelet.
-        public var sensor: HeartRateSensorInfo?
+        /// What the device said about itself when it is a standard health sensor, not a bracelet.
+        public var sensor: StandardSensorInfo?
     }
 
     let connector: BraceletConnector
@@ -95,10 +97,10 @@ public final class BraceletSession {
         }
     }
 
-    /// Grows with every step forward: bytes and files for a bracelet, samples for a heart-rate sensor
+    /// Grows with every step forward: bytes and files for a bracelet, samples for a standard sensor
     /// (whose link may drop now and then over hours of listening without the session giving up).
     private var progressMark: Int {
-        report.bytesReceived + report.committed.count + (report.sensor == nil ? 0 : report.heartRateNotifications)
+        report.bytesReceived + report.committed.count + report.sensorSamples
     }
 
     // MARK: - One connection
@@ -150,8 +152,9 @@ public final class BraceletSession {
         let gatt = GATTClient(bearer: bearer, securityRaiser: raiser)
         try gattStep { () throws(GATTError) in _ = try gatt.exchangeMTU(247) }
         let database = try gattStep { () throws(GATTError) in try gatt.discoverAll() }
-        if let measurement = HeartRateSensorInfo.measurementCharacteristic(in: database) {
-            try listenToSensor(measurement, gatt: gatt, database: database)
+        let measurements = StandardSensorInfo.measurementCharacteristics(in: database)
+        if !measurements.isEmpty {
+            try listenToSensor(measurements, gatt: gatt, database: database)
             return
         }
         var link = try setUp(bearer, gatt: gatt, database: database)
@@ -198,7 +201,7 @@ public final class BraceletSession {
 
     private func setUp(_ bearer: ATTBearer, gatt: GATTClient, database: GATTDatabase) throws(SessionError) -> Link {
         guard let modelNumber = database.characteristic(GATTNumbers.modelNumber) else {
-            throw .missingCharacteristic("Device Information Model Number (0x2A24), nor a Heart Rate Measurement (0x2A37) to listen to as a heart-rate sensor,")
+            throw .missingCharacteristic("Device Information Model Number (0x2A24), nor a standard health measurement (Heart Rate 0x2A37, PLX 0x2A5F/0x2A5E, Temperature 0x2A1C) to listen to as a sensor,")
         }
         let modelText = String(decoding: try gattStep { () throws(GATTError) in try gatt.read(handle: modelNumber.valueHandle) }, as: UTF8.self)
         guard let model = GATTNumbers.model(fromModelNumber: modelText) else { throw .unsupportedDevice(modelText) }

@@ -8,6 +8,8 @@ public struct SessionConfiguration {
     public var timeZoneOffsetMinutes: Int = 0
     /// The current Unix time (UTC seconds).
     public var now: () -> Int64
+    /// The current Unix time in milliseconds: when a standard sensor's measurement arrived.
+    public var nowMilliseconds: () -> Int64
     /// File kinds to transfer, in order (spec §8: metrics, beats, logs).
     public var kinds: [FileKind] = [.metrics, .beats, .logs]
     /// How long to wait for a command's response (spec: 2 s).
@@ -31,6 +33,10 @@ public struct SessionConfiguration {
     public var liveHeartRate = true
     /// After the transfer, keep the link open this long for live notifications (0: disconnect).
     public var liveDuration: Duration = .zero
+    /// How long to stay subscribed to a standard sensor (which holds no files, so every second not
+    /// listened to is lost); `nil`: ``liveDuration``. The gateway keeps a sensor subscribed until
+    /// the link drops or it stops.
+    public var sensorListenDuration: Duration?
     /// Stop early when this returns true (e.g. Ctrl-C); checked between steps, never mid-commit.
     public var shouldStop: () -> Bool = { false }
     /// Sees every ATT PDU (for `--record`).
@@ -41,6 +47,7 @@ public struct SessionConfiguration {
     /// The defaults; `now` reads the system clock.
     public init() {
         now = { Int64(SystemClock.unixSeconds()) }
+        nowMilliseconds = { SystemClock.unixMilliseconds() }
     }
 }
 
@@ -49,4 +56,9 @@ import Glibc
 /// The wall clock.
 enum SystemClock {
     static func unixSeconds() -> Int { Int(time(nil)) }
+    static func unixMilliseconds() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return Int64(t.tv_sec) * 1_000 + Int64(t.tv_nsec) / 1_000_000
+    }
 }

@@ -35,13 +35,15 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
     case erased(kind: FileKind, size: Int)
     /// The bracelet refused an erase; nothing was erased and the data stays committed.
     case eraseRefused(kind: FileKind, reason: String)
-    /// The device is a standard heart-rate sensor (Heart Rate service, no bracelet service): what it
-    /// said about itself. Only live samples follow; nothing is transferred or erased.
-    case heartRateSensor(HeartRateSensorInfo)
+    /// The device is a standard health sensor (a SIG health service, no bracelet service): what it
+    /// said about itself. Only its measurements follow; nothing is transferred or erased.
+    case standardSensor(StandardSensorInfo)
+    /// A measurement a standard sensor sent, with the time it arrived.
+    case sensorSample(SensorSample)
     /// The device refused a request with `after` (insufficient encryption or authentication) and
     /// the link was raised to `link`; the request was sent again.
     case securityRaised(after: ATTErrorCode, link: LinkSecurity)
-    /// A live Heart Rate Measurement.
+    /// A live Heart Rate Measurement of a bracelet.
     case heartRate(HeartRateMeasurement)
     /// A notification for a handle discovery did not find (ignored).
     case unknownHandle(UInt16)
@@ -72,7 +74,8 @@ public enum SessionEvent: Sendable, Equatable, CustomStringConvertible {
         case let .committed(kind, size): "\(kind): \(size) bytes committed"
         case let .erased(kind, size): "\(kind): \(size) bytes erased on the bracelet"
         case let .eraseRefused(kind, reason): "\(kind): erase refused (\(reason)); data kept on the bracelet and in the store"
-        case .heartRateSensor(let info): "heart-rate sensor \(info)"
+        case .standardSensor(let info): "standard sensor \(info)"
+        case .sensorSample(let sample): "\(sample.measurement)"
         case let .securityRaised(refusal, link): "the device answered \(refusal): link raised to \(link); request sent again"
         case .heartRate(let m): "heart rate \(m.bpm) bpm"
         case .unknownHandle(let h): "ignored a notification for unknown handle \(h)"

@@ -1,0 +1,27 @@
+/// The text characteristics of Device Information (0x180A: manufacturer, model, serial, revisions)
+/// and Battery Level (0x2A19), decoded as the GATT Specification Supplement defines them.
+public enum StandardCharacteristicText {
+    /// A UTF-8 string characteristic (`utf8s`): no terminator is defined, but many devices send
+    /// one or pad with NULs, so trailing NULs are dropped; leading and trailing spaces too. An
+    /// empty result is `nil` (the device has nothing to say).
+    ///
+    /// - Throws: ``CharacteristicValueError/notUTF8(characteristic:)``.
+    public static func string(_ value: [UInt8], characteristic: String) throws(CharacteristicValueError) -> String? {
+        var bytes = value[...]
+        while bytes.last == 0 { bytes = bytes.dropLast() }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8(characteristic: characteristic) }
+        let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// A Battery Level value: one byte, percent 0...100.
+    ///
+    /// - Throws: ``CharacteristicValueError`` for an empty value or a level above 100.
+    public static func batteryLevel(_ value: [UInt8]) throws(CharacteristicValueError) -> Int {
+        guard let level = value.first else {
+            throw .tooShort(characteristic: "Battery Level (0x2A19)", flags: nil, needed: 1, actual: 0)
+        }
+        guard level <= 100 else { throw .outOfRange(characteristic: "Battery Level (0x2A19)", field: "level", value: Int(level)) }
+        return Int(level)
+    }
+}

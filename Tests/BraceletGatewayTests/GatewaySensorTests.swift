@@ -1,0 +1,155 @@
+import BraceletGateway
+import BraceletProtocol
+import BraceletSimulator
+import BraceletStore
+import BraceletTransport
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// A simulated standard sensor served on a Unix socket in this process, recording every value it
+/// sent: the stream the gateway is judged against.
+final class ServedSensor: @unchecked Sendable {
+    let path: String
+    let server: SimulatorServer
+    /// The values sent, from the serving thread.
+    final class Sent: Sendable {
+        let values = Mutex<[[UInt8]]>([])
+    }
+    private let sent = Sent()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(directory: String, profile: StandardHealthProfile, serial: String?) throws {
+        let history = try PhysiologyModel.simulatedHistory(model: .v2, serial: serial ?? "NOSERIAL", days: 1, seed: 11,
+                                                           endingAt: Int64(Date().timeIntervalSince1970) + 3_600)
+        path = directory + "/\(profile).sock"
+        let gatt = SimulatedGATTServer(sensor: profile, for: SimulatedFirmware(history: history, beatWindows: []), serial: serial)
+        let sent = self.sent
+        server = SimulatorServer(server: gatt, live: nil, feeds: SensorFeeds.feeds(for: profile, server: gatt, model: history)) { event in
+            if case let .sensorValue(_, value) = event { sent.values.withLock { $0.append(value) } }
+        }
+        nonisolated(unsafe) let listener = try SeqPacketListener(unixPath: path)
+        let server = self.server, done = self.done
+        Thread {
+            try? server.serve(listener: listener)
+            listener.close()
+            done.signal()
+        }.start()
+    }
+
+    /// The heart-rate values sent so far, decoded.
+    var heartRates: [HeartRateMeasurement] { sent.values.withLock { $0 }.compactMap { try? HeartRateMeasurement(value: $0) } }
+
+    func stop() {
+        server.stop()
+        done.wait()
+    }
+}
+
+@Suite(.serialized) struct GatewaySensorTests {
+    /// A strap enrolled in a running `bracelet gateway run` (a real process, over unix:) for 70 s:
+    /// at least 50 seconds with a value kept, `samples_kept`, `battery` and `serial` in `gateway
+    /// status --json`, and today's daily entry in the JSON Lines sink with its averageBPM within 2
+    /// of the mean of what the strap sent.
+    @Test func aGatewayKeepsAnEnrolledStrap() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strap = try ServedSensor(directory: folder, profile: .heartRate, serial: "HRSIM001")
+        defer { strap.stop() }
+        let db = folder + "/g.db", jsonl = folder + "/out.jsonl", log = folder + "/run.log"
+        #expect(try bracelet(["gateway", "enroll", "--db", db, "--via", "unix:" + strap.path, "--user", "P-S", "--tz", "UTC", "--age", "40"]).status == 0)
+
+        let process = Process()
+        process.executableURL = try braceletBinary()
+        process.arguments = ["gateway", "run", "--db", db, "--jsonl", jsonl, "--interval", "10"]
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try await Task.sleep(nanoseconds: 70_000_000_000)
+        // Status while it runs: the strap is being listened to.
+        let status = try bracelet(["gateway", "status", "--db", db, "--json"])
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<200 where process.isRunning { try await Task.sleep(nanoseconds: 100_000_000) }
+        #expect(!process.isRunning && process.terminationStatus == 0)
+        let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+
+        #expect(status.status == 0)
+        let devices = try #require((try JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any])?["devices"] as? [[String: Any]])
+        let device = try #require(devices.first)
+        let kept = try #require(device["samples_kept"] as? Int, "no samples_kept in \(status.out); log: \(logText)")
+        #expect(kept >= 50)
+        #expect(device["serial"] as? String == "HRSIM001")
+        #expect(device["battery"] as? Int != nil)
+        #expect(device["sensor"] as? String == "heart-rate")
+        #expect(device["state"] as? String == "streaming")
+        #expect(device["last_sample"] as? String != nil)
+
+        // The rows behind it, and the record of its wearer (the enrolled settings went into it).
+        let store = try Store(path: db, readOnly: true)
+        let slots = try store.slots(device: "HRSIM001", from: 0, to: Int64.max / 2)
+        #expect(slots.count >= kept)
+        #expect(try store.user(ofDevice: "HRSIM001") == "P-S")
+
+        // The sink: today's daily entry, its latest version, against the mean of what was sent.
+        let sent = strap.heartRates.filter { $0.contactDetected != false }.map { Double($0.bpm) }
+        let streamMean = sent.reduce(0, +) / Double(max(1, sent.count))
+        let entries = try String(contentsOfFile: jsonl, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+        let daily = entries.filter { $0["kind"] as? String == "daily:daily" && $0["device"] as? String == "HRSIM001" }
+        // Today's, unless the run crossed midnight (UTC): then the day that holds most of it.
+        let latest = try #require(daily.filter { $0["local_date"] as? String == today }.max { ($0["version"] as? Int ?? 0) < ($1["version"] as? Int ?? 0) }
+            ?? daily.last, "no daily entry; log: \(logText)")
+        let average = try #require(((latest["summary"] as? [String: Any])?["bpm"] as? [String: Any])?["averageBPM"] as? Int)
+        #expect(abs(Double(average) - streamMean) <= 2, "averageBPM \(average), stream mean \(streamMean)")
+        #expect(daily.count >= 3)  // new versions delivered as the day went on
+    }
+}
+
+extension GatewaySensorTests {
+    /// A strap that goes away: its session ends, `not_sending` is written once the silence passes the
+    /// threshold, and the strap is connected again as soon as it is back (not at the interval).
+    @Test func aStrapThatStopsSendingRaisesAnEventAndIsKeptAgainWhenBack() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var strap = try ServedSensor(directory: folder, profile: .heartRate, serial: nil)
+        let endpoint = "unix:" + strap.path
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: endpoint, timeZone: "UTC"))
+        var settings = Gateway.Settings()
+        settings.intervalSeconds = 3_600
+        settings.reloadSeconds = 0.2
+        settings.sensorRetrySeconds = 1
+        settings.events.sensorSilentSeconds = 2
+        let gateway = Gateway(store: store, settings: settings)
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        func wait(_ what: String, seconds: Double = 30, until condition: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while try !condition() {
+                guard Date() < deadline else { Issue.record("\(what) did not happen"); throw CancellationError() }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        // Without a Serial Number it is kept under its address (the endpoint here).
+        try wait("values kept") { try store.enrolments().first.map { $0.samplesKept >= 5 } ?? false }
+        #expect(try store.enrolments().first?.serial == endpoint)
+        #expect(try store.devices().map(\.serial) == [endpoint])
+
+        strap.stop()
+        try wait("not_sending") { try store.operatorEvents(limit: 10).contains { $0.kind == "event:not_sending" } }
+        let kept = try #require(try store.enrolments().first?.samplesKept)
+        #expect(try store.operatorEvents(limit: 10).filter { $0.kind == "event:not_sending" }.count == 1)
+
+        strap = try ServedSensor(directory: folder, profile: .heartRate, serial: nil)
+        defer { strap.stop() }
+        try wait("kept again after it came back", seconds: 40) { try store.enrolments().first.map { $0.samplesKept >= kept + 3 } ?? false }
+        // The interval (an hour) did not hold it back, and one silence made one event.
+        #expect(try store.operatorEvents(limit: 10).filter { $0.kind == "event:not_sending" }.count == 1)
+    }
+}
