@@ -1,6 +1,7 @@
 import ArgumentParser
 import BraceletDecoder
 import BraceletFleet
+import BraceletProtocol
 import BraceletVitality
 import Foundation
 
@@ -11,8 +12,10 @@ struct FleetScoreCommand: ParsableCommand, LoggingCommand {
         commandName: "score",
         abstract: "Score every device of the fleet database (as `score --postgres --device` does each) and store the scores in fleet_scores.",
         discussion: """
-            Each device gets the vitality score `bracelet score --postgres URL --device SERIAL` gives it \
-            with the same options: the same days, rules and numbers. The scores are stored in the \
+            Each device gets the vitality score `bracelet score --postgres URL --device SERIAL --age N` \
+            gives it with the same options: the same days, rules and numbers. N is the device's age in \
+            --ages (a line for its serial, else for its participant), else --age; a device with neither \
+            is not scored. The scores are stored in the \
             table fleet_scores (one row per device, window length and last day; a window that lacked \
             data is stored with the reason and no score) when every device is done, and printed: \
             --format json prints a list of {device, user, age, window, scores, warnings, error}, \
@@ -27,8 +30,12 @@ struct FleetScoreCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var database: FleetDatabaseOptions
 
-    @Option(name: .long, help: "Age in whole years (18-120) every device is scored for; selects the reference ranges.")
-    var age: Int
+    @Option(name: .long, help: "Age in whole years (18-120) of every device not in --ages; selects the reference ranges.")
+    var age: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Ages by device or participant: SUBJECT,AGE lines (a serial or participant id; # comments).",
+                                            valueName: "file"))
+    var ages: String?
 
     @OptionGroup var window: ScoreWindowOptions
 
@@ -39,7 +46,10 @@ struct FleetScoreCommand: ParsableCommand, LoggingCommand {
 
     func validate() throws {
         // Checked once here rather than failing the same way for every device.
-        guard ReferenceRanges.supportedAges.contains(age) else { throw ValidationError("--age \(age) is outside 18-120") }
+        guard age != nil || ages != nil else {
+            throw ValidationError("give --age N (every device) or --ages FILE (by device or participant), or both: the fleet database holds no ages")
+        }
+        if let age, !ReferenceRanges.supportedAges.contains(age) { throw ValidationError("--age \(age) is outside 18-120") }
         guard VitalityWindowBuilder.allowedLengths.contains(window.days) else { throw ValidationError("--days \(window.days) is outside 7-30") }
         if let minDays = window.minDays, !(1...window.days).contains(minDays) {
             throw ValidationError("--min-days \(minDays) must be between 1 and --days \(window.days)")
@@ -47,16 +57,27 @@ struct FleetScoreCommand: ParsableCommand, LoggingCommand {
     }
 
     func run() throws {
+        let ages = try scoringAges()
         let server = try database.server()
         let scorer = try fleetCall { try FleetScorer(server: server) }
         let output = try TextOutput(path: nil)
         let printer = FleetScorePrinter(format: format, windowDays: window.days, output: output)
-        let summary = try fleetCall { try scorer.scoreAll(age: age, builder: window.builder, each: printer.print) }
+        let summary = try fleetCall { try scorer.scoreAll(ages: ages, builder: window.builder, each: printer.print) }
         guard summary.devices > 0 else { throw CLIError("the fleet database holds no devices: nothing was scored", exitCode: 2) }
         printer.finish()
         try output.flush()
         Log.info("fleet score: \(summary.devices) devices, \(summary.scored) scored, \(summary.devices - summary.scored) without a score "
                  + "(each with its reason); \(summary.stored) rows stored in fleet_scores")
+    }
+}
+
+extension FleetScoreCommand {
+    /// `--age` for every device and the ages of `--ages` by device or participant.
+    func scoringAges() throws -> FleetScoreAges {
+        guard let ages else { return FleetScoreAges(default: age) }
+        let bytes: [UInt8]
+        do { bytes = try InputFile.read(path: ages, what: "--ages file", limit: 64 << 20) } catch { throw CLIError("\(error)") }
+        return FleetScoreAges(default: age, bySubject: try fleetCall { try FleetScoreAges.parse(String(decoding: bytes, as: UTF8.self), what: ages) })
     }
 }
 

@@ -11,8 +11,8 @@ public struct FleetScore: Sendable {
     public let device: String
     /// Its study participant in `fleet_devices`, when assigned.
     public let user: String?
-    /// The age scored for.
-    public let age: Int
+    /// The age scored for, `nil` when none was given for the device.
+    public let age: Int?
     /// The report, `nil` when the device could not be scored.
     public let report: ScoreReport?
     /// Canonical JSON of the report's `scores` object, empty when not scored.
@@ -34,7 +34,7 @@ public struct FleetScore: Sendable {
     }
 
     /// A device that could not be scored, with the window that lacked data when known.
-    init(device: String, user: String?, age: Int, error: String, window: (start: LocalDate, end: LocalDate)? = nil) {
+    init(device: String, user: String?, age: Int?, error: String, window: (start: LocalDate, end: LocalDate)? = nil) {
         self.device = device
         self.user = user
         self.age = age
@@ -60,7 +60,7 @@ public struct FleetScore: Sendable {
     /// The total as printed (one decimal), `nil` when no pillar had data or the device no score.
     public var total: Double? { report?.scores.total.map { ScoreReport.round($0, 1) } }
 
-    /// The device as one canonical JSON object: `device`, `user`, `age`, `window` {start, end, days}
+    /// The device as one canonical JSON object: `device`, `user`, `age` (null when none was given), `window` {start, end, days}
     /// (null when no day had data), `scores` (the object of `score --format json`, null when not
     /// scored), `warnings` and `error` (null when scored).
     public func json(windowDays: Int) -> [UInt8] {
@@ -74,7 +74,7 @@ public struct FleetScore: Sendable {
         var warningBytes: [UInt8] = []
         CanonicalJSON.write(warnings, into: &warningBytes)
         return CanonicalJSON.object([
-            ("device", .string(device)), ("user", user.map { .string($0) } ?? .null), ("age", .int(Int64(age))), ("window", window),
+            ("device", .string(device)), ("user", user.map { .string($0) } ?? .null), ("age", age.map { .int(Int64($0)) } ?? .null), ("window", window),
             ("scores", scoresJSON.isEmpty ? .null : .canonical(scoresJSON)), ("warnings", .canonical(warningBytes)),
             ("error", error.map { .string($0) } ?? .null),
         ])

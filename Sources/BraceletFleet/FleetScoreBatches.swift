@@ -14,7 +14,11 @@ struct DeviceScoreRows: Sendable {
 
     /// The device's score: the rows decoded the way `score --postgres --device` decodes them and
     /// scored by the same ``BraceletVitality/ScoreReport/make(days:age:builder:source:)``.
-    func score(age: Int, builder: VitalityWindowBuilder) -> FleetScore {
+    func score(ages: FleetScoreAges, builder: VitalityWindowBuilder) -> FleetScore {
+        guard let age = ages.age(device: device, user: user) else {
+            return FleetScore(device: device, user: user, age: nil, error: "no age was given for device \(device)"
+                + (user.map { " (participant \($0))" } ?? "") + ": give --age N for every device, or list it in --ages FILE")
+        }
         do {
             let days = try DayScoreInput.vitalityDays(self.days.map { try FleetReader.dayScoreInput(stored: $0.stored, payload: $0.payload) },
                                                       sleepSessions: sessions.map { try FleetReader.sleepScoreInput(stored: $0.stored, payload: $0.payload) },

@@ -47,13 +47,13 @@ public final class FleetScorer {
         }
     }
 
-    /// Scores every device (in serial order) for the window `builder` describes at `age`, stores
+    /// Scores every device (in serial order) for the window `builder` describes at its age in `ages`, stores
     /// each device's result that has a window, and hands each result to `each` as its batch is stored.
     /// The scores are committed once every device is done.
     ///
     /// - Throws: ``FleetError`` (the server, or another `fleet score` running on this database), or
     ///   what `each` throws (the run is then rolled back).
-    public func scoreAll(age: Int, builder: VitalityWindowBuilder, batchBudget: Int = defaultBatchBudget,
+    public func scoreAll(ages: FleetScoreAges, builder: VitalityWindowBuilder, batchBudget: Int = defaultBatchBudget,
                          each: (FleetScore) throws -> Void) throws -> Summary {
         // With a fixed end, only the window's days change the result: `score` drops the others.
         let (from, to) = builder.end.map { ($0.adding(days: -(builder.length - 1)).description, $0.description) } ?? ("0001-01-01", "9999-12-31")
@@ -67,7 +67,7 @@ public final class FleetScorer {
             var batches = FleetScoreBatches(connection: connection, fromDate: from, toDate: to, budget: batchBudget)
             var inFlight: ScoringJob?
             while let batch = try batches.next() {
-                let job = ScoringJob(batch, age: age, builder: builder)
+                let job = ScoringJob(batch, ages: ages, builder: builder)
                 if let previous = inFlight { try store(previous.results(), windowDays: builder.length, summary: &summary, each: each) }
                 inFlight = job
             }
@@ -116,7 +116,7 @@ public final class FleetScorer {
     static func parameters(_ score: FleetScore, windowDays: Int) throws -> [String?] {
         let window = score.window
         let number = { (value: Double?) in value.map { String($0) } }
-        return [score.device, String(windowDays), window?.end.description, window?.start.description, score.user, String(score.age),
+        return [score.device, String(windowDays), window?.end.description, window?.start.description, score.user, score.age.map { String($0) },
                 number(score.total), number(score.score(of: .sleep)), number(score.score(of: .movement)),
                 number(score.score(of: .stressRecovery)), score.scoresJSON.isEmpty ? nil : String(decoding: score.scoresJSON, as: UTF8.self),
                 String(decoding: try CanonicalJSON.bytes(of: score.warnings, what: "the warnings"), as: UTF8.self), score.error]
@@ -129,9 +129,9 @@ private final class ScoringJob: Sendable {
     private let output = Mutex<[FleetScore]>([])
 
     /// Starts scoring `batch`.
-    init(_ batch: [DeviceScoreRows], age: Int, builder: VitalityWindowBuilder) {
+    init(_ batch: [DeviceScoreRows], ages: FleetScoreAges, builder: VitalityWindowBuilder) {
         DispatchQueue.global().async {
-            let scores = SummaryRecomputer.inParallel(batch) { $0.score(age: age, builder: builder) }
+            let scores = SummaryRecomputer.inParallel(batch) { $0.score(ages: ages, builder: builder) }
             self.output.withLock { $0 = scores }
             self.done.signal()
         }

@@ -111,7 +111,7 @@ struct FleetScoreTests {
             var runs: [[FleetScore]] = []
             for budget in [1, FleetScorer.defaultBatchBudget] {
                 var results: [FleetScore] = []
-                let summary = try FleetScorer(server: fleet.owner).scoreAll(age: 40, builder: builder, batchBudget: budget) { results.append($0) }
+                let summary = try FleetScorer(server: fleet.owner).scoreAll(ages: FleetScoreAges(default: 40), builder: builder, batchBudget: budget) { results.append($0) }
                 #expect(results.map(\.device) == ["FS-A", "FS-B", "FS-C", "FS-D", "FS-E"])
                 #expect(summary.devices == 5 && summary.scored == results.count { $0.report != nil })
                 runs.append(results)
@@ -134,7 +134,7 @@ struct FleetScoreTests {
         }
         // The data differ: A, B and D (read from its payloads) are scored, each differently; C has
         // too few days; E has no day at all.
-        let byDevice = try FleetScorer(server: fleet.owner).scoreAllCollected(age: 40, builder: VitalityWindowBuilder(length: 7))
+        let byDevice = try FleetScorer(server: fleet.owner).scoreAllCollected(ages: FleetScoreAges(default: 40), builder: VitalityWindowBuilder(length: 7))
         #expect(byDevice.filter { $0.report != nil }.map(\.device) == ["FS-A", "FS-B", "FS-D"])
         #expect(Set(byDevice.compactMap(\.total)).count == 3)
         #expect(byDevice[2].error?.contains("does not have enough data") == true && byDevice[2].window != nil)
@@ -159,6 +159,26 @@ struct FleetScoreTests {
         #expect(try connection.execute("SELECT count(*) FROM fleet_scores").values == [["7"]])
     }
 
+    /// Each device is scored for its own age: its serial's line, else its participant's, else the
+    /// default; a device with none has no score and says how to give one.
+    @Test func eachDeviceIsScoredForTheAgeGivenForItOrItsParticipant() throws {
+        let fleet = try ScoredFleet()
+        let ages = FleetScoreAges(default: nil, bySubject: try FleetScoreAges.parse("subject,age\n# the study's roster\nP-A,71\nFS-B, 25\nFS-D,19\n",
+                                                                                   what: "ages.csv"))
+        let results = try FleetScorer(server: fleet.owner).scoreAllCollected(ages: ages, builder: VitalityWindowBuilder(length: 7))
+        #expect(results.map(\.age) == [71, 25, nil, 19, nil])
+        for result in results where result.age != nil {
+            guard case let .scored(report) = try fleet.single(result.device, age: result.age!, builder: VitalityWindowBuilder(length: 7)) else {
+                Issue.record("\(result.device) has no score"); continue
+            }
+            #expect(result.report == report && report.age == result.age, "\(result.device)")
+        }
+        #expect(results[2].report == nil && results[2].error?.contains("no age was given for device FS-C (participant P-C): give --age N") == true)
+        // The same days at the default age score differently (other reference ranges).
+        let atForty = try FleetScorer(server: fleet.owner).scoreAllCollected(ages: FleetScoreAges(default: 40), builder: VitalityWindowBuilder(length: 7))
+        #expect(atForty[0].scoresJSON != results[0].scoresJSON)
+    }
+
     /// The scores are read by readers and written by scorers only: a gateway can neither read nor
     /// write them, a reader cannot write them nor run `fleet score`, and a scorer reads every
     /// gateway's days but writes nothing else.
@@ -179,7 +199,7 @@ struct FleetScoreTests {
 
         // A scorer sees both gateways' devices and stores both scores.
         var results: [FleetScore] = []
-        _ = try FleetScorer(server: scorer).scoreAll(age: 40, builder: VitalityWindowBuilder(length: 7)) { results.append($0) }
+        _ = try FleetScorer(server: scorer).scoreAll(ages: FleetScoreAges(default: 40), builder: VitalityWindowBuilder(length: 7)) { results.append($0) }
         #expect(results.map(\.device) == ["A1", "B1"] && results.allSatisfy { $0.report != nil })
 
         let reader = try PGConnection(server: fleet.reader)
@@ -209,11 +229,29 @@ struct FleetScoreTests {
     }
 }
 
+@Suite struct FleetScoreAgesTests {
+    /// Every line that is not SUBJECT,AGE with an age 18-120, and a subject given twice, is named.
+    @Test func aLineThatIsNoSubjectAndAgeIsNamed() throws {
+        #expect(try FleetScoreAges.parse("SN1,40\r\n\n  P-9 , 120 \n", what: "a.csv") == ["SN1": 40, "P-9": 120])
+        for (text, line) in [("SN1,40\nSN2", 2), ("SN1,17", 1), ("SN1,forty", 1), (",40", 1), ("SN1,40,x", 1), ("subject,age\nsubject,age", 2)] {
+            let error = #expect(throws: FleetError.self) { try FleetScoreAges.parse(text, what: "a.csv") }
+            #expect(error?.description.contains("a.csv line \(line) is") == true, "\(text)")
+        }
+        let twice = #expect(throws: FleetError.self) { try FleetScoreAges.parse("SN1,40\nSN1,41", what: "a.csv") }
+        #expect(twice?.description.contains("line 2 gives SN1 an age again") == true)
+        let ages = FleetScoreAges(default: 50, bySubject: ["SN1": 30, "P-1": 60])
+        #expect(ages.age(device: "SN1", user: "P-1") == 30)
+        #expect(ages.age(device: "SN2", user: "P-1") == 60)
+        #expect(ages.age(device: "SN2", user: nil) == 50)
+        #expect(FleetScoreAges(default: nil).age(device: "SN2", user: "P-2") == nil)
+    }
+}
+
 extension FleetScorer {
     /// Every device's result, collected.
-    func scoreAllCollected(age: Int, builder: VitalityWindowBuilder) throws -> [FleetScore] {
+    func scoreAllCollected(ages: FleetScoreAges, builder: VitalityWindowBuilder) throws -> [FleetScore] {
         var results: [FleetScore] = []
-        _ = try scoreAll(age: age, builder: builder) { results.append($0) }
+        _ = try scoreAll(ages: ages, builder: builder) { results.append($0) }
         return results
     }
 }
