@@ -5,7 +5,8 @@
 #
 # URL is the fleet database's owner (default: $BRACELET_POSTGRES_URL; with neither, a throwaway
 # cluster from tools/pg-cluster.sh, removed at the end). The database must hold no devices but the
-# bench's own (FSB*, replaced on every run).
+# bench's own (FSB*, replaced on every run). CLUSTER=DIR (a tools/pg-cluster.sh directory) adds the
+# server's CPU time to the figures when URL is that cluster's.
 #
 # 1. Templates: TEMPLATES (default 3) simulated V2 bracelets with 30 days of history each (`simulate
 #    --days 30 --seed 11, 12, ...` fetched by `listen --db --tz UTC --age 40`: real day summaries and
@@ -49,11 +50,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
+server_dir=${CLUSTER:-}
 if [ -z "$URL" ]; then
   out=$(tools/pg-cluster.sh start)
   cluster=$(cut -f1 <<<"$out")
   URL=$(cut -f2 <<<"$out")
+  server_dir=$cluster
 fi
+# CPU seconds (user + system) used so far by every process of a local cluster (tools/pg-cluster.sh's
+# DIR: the bench's own, or CLUSTER=DIR), ended backends included; empty for a server elsewhere.
+server_cpu() {
+  [ -n "$server_dir" ] && [ -r "$server_dir/data/postmaster.pid" ] || return 0
+  local master total=0 pid ticks
+  master=$(head -1 "$server_dir/data/postmaster.pid")
+  for pid in "$master" $(pgrep -P "$master"); do
+    ticks=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+    total=$(( total + ticks ))
+  done
+  awk -v t="$total" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
 # The URL reaches bracelet through its variable and psql through libpq's: never an argument.
 export BRACELET_POSTGRES_URL=$URL
 eval "$(python3 - <<'PY'
@@ -136,12 +151,15 @@ echo "fill: $N participants, $days day summaries, $sessions sleep sessions (synt
 
 # 3. The run.
 load=$(cut -d' ' -f1-3 /proc/loadavg)
+server_before=$(server_cpu)
 /usr/bin/time -f '%e %U %S %M' -o "$work/score.time" "$BRACELET" fleet score --age 40 --days "$DAYS" --format json \
   >"$work/scores.json" 2>"$work/score.err" || { echo "fleet-score-bench: fleet score failed:" >&2; cat "$work/score.err" >&2; exit 1; }
 read -r seconds user system peak_kb <"$work/score.time"
+server=""
+[ -n "$server_before" ] && server="; PostgreSQL server $(awk -v a="$(server_cpu)" -v b="$server_before" 'BEGIN { printf "%.2f", a - b }') s CPU"
 stored=$(sql -c "SELECT count(*) || ' rows, ' || count(scores) || ' with scores' FROM fleet_scores WHERE device LIKE 'FSB%'")
 echo "fleet score: $(tail -1 "$work/score.err" | sed 's/^fleet score: //'); fleet_scores holds $stored" >&2
-echo "  wall $seconds s, CPU $user s user + $system s system, peak RSS $(( peak_kb / 1024 )) MB (load average $load before," \
+echo "  wall $seconds s, CPU $user s user + $system s system, peak RSS $(( peak_kb / 1024 )) MB$server (load average $load before," \
   "$(cut -d' ' -f1-3 /proc/loadavg) after; $(nproc) cores)" >&2
 
 # The same participants through `score --postgres --device`: one of each template, one with too few days.

@@ -62,7 +62,8 @@ struct FleetScoreBatches {
 
     private var listed: [(device: String, user: String?, weight: Int)] = []
     private var listedIndex = 0
-    private var lastListed: String?
+    /// The last serial listed; serials are never empty, so "" lists from the first.
+    private var lastListed = ""
     private var exhausted = false
 
     init(connection: PGConnection, fromDate: String, toDate: String, budget: Int) {
@@ -101,7 +102,7 @@ struct FleetScoreBatches {
                  FROM fleet_daily_summaries s WHERE s.device = d.device AND s.kind = $2 AND s.local_date BETWEEN $3::date AND $4::date)
                 + (SELECT count(*) + \(Self.sessionPayloadWeight - 1) * count(*) FILTER (WHERE s.score_input IS NULL)
                  FROM fleet_sleep_sessions s WHERE s.device = d.device AND s.local_date BETWEEN $3::date AND $4::date)
-            FROM fleet_devices d WHERE $1::text IS NULL OR d.device > $1::text ORDER BY d.device LIMIT \(pageSize)
+            FROM fleet_devices d WHERE d.device > $1::text ORDER BY d.device LIMIT \(pageSize)
             """, [lastListed, FleetReader.dailyKind, fromDate, toDate])
         listed = rows.values.map { ($0[0] ?? "", $0[1], Int($0[2] ?? "") ?? 1) }
         listedIndex = 0
