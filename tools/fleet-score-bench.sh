@@ -49,6 +49,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+source tools/fleet-lib.sh
 
 server_dir=${CLUSTER:-}
 if [ -z "$URL" ]; then
@@ -57,18 +58,8 @@ if [ -z "$URL" ]; then
   URL=$(cut -f2 <<<"$out")
   server_dir=$cluster
 fi
-# CPU seconds (user + system) used so far by every process of a local cluster (tools/pg-cluster.sh's
-# DIR: the bench's own, or CLUSTER=DIR), ended backends included; empty for a server elsewhere.
-server_cpu() {
-  [ -n "$server_dir" ] && [ -r "$server_dir/data/postmaster.pid" ] || return 0
-  local master total=0 pid ticks
-  master=$(head -1 "$server_dir/data/postmaster.pid")
-  for pid in "$master" $(pgrep -P "$master"); do
-    ticks=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
-    total=$(( total + ticks ))
-  done
-  awk -v t="$total" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
-}
+# The server's CPU seconds so far when it is a local cluster (the bench's own, or CLUSTER=DIR), else nothing.
+server_cpu() { if [ -n "$server_dir" ]; then fleet_server_cpu "$server_dir"; fi; }
 # The URL reaches bracelet through its variable and psql through libpq's: never an argument.
 export BRACELET_POSTGRES_URL=$URL
 eval "$(python3 - <<'PY'
@@ -156,7 +147,7 @@ server_before=$(server_cpu)
   >"$work/scores.json" 2>"$work/score.err" || { echo "fleet-score-bench: fleet score failed:" >&2; cat "$work/score.err" >&2; exit 1; }
 read -r seconds user system peak_kb <"$work/score.time"
 server=""
-[ -n "$server_before" ] && server="; PostgreSQL server $(awk -v a="$(server_cpu)" -v b="$server_before" 'BEGIN { printf "%.2f", a - b }') s CPU"
+[ -n "$server_before" ] && server="; PostgreSQL server $(printf "%.2f" "$(echo "$(server_cpu) - $server_before" | bc)") s CPU"
 stored=$(sql -c "SELECT count(*) || ' rows, ' || count(scores) || ' with scores' FROM fleet_scores WHERE device LIKE 'FSB%'")
 echo "fleet score: $(tail -1 "$work/score.err" | sed 's/^fleet score: //'); fleet_scores holds $stored" >&2
 echo "  wall $seconds s, CPU $user s user + $system s system, peak RSS $(( peak_kb / 1024 )) MB$server (load average $load before," \
