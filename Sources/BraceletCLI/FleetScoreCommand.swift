@@ -10,19 +10,19 @@ import Foundation
 struct FleetScoreCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "score",
-        abstract: "Score every device of the fleet database (as `score --postgres --device` does each) and store the scores in fleet_scores.",
+        abstract: "Score every device of the fleet database, as score --postgres --device scores one, and store the scores in fleet_scores.",
         discussion: """
-            Each device gets the vitality score `bracelet score --postgres URL --device SERIAL --age N` \
-            gives it with the same options: the same days, rules and numbers. N is the device's age in \
+            Each device gets the vitality score that score --postgres --device SERIAL --age N gives \
+            it with the same options: the same days, rules and numbers. N is the device's age in \
             --ages (a line for its serial, else for its participant), else --age; a device with neither \
-            is not scored. The scores are stored in the \
-            table fleet_scores (one row per device, window length and last day; a window that lacked \
-            data is stored with the reason and no score) when every device is done, and printed: \
-            --format json prints a list of {device, user, age, window, scores, warnings, error}, \
-            `scores` being the object `score --format json` prints (null for a device without a \
-            score, `error` saying why); --format table one tab-separated line per device. Run it \
-            with a scorer's URL (`bracelet fleet add-scorer NAME`) or the owner's; readers query \
-            fleet_scores. Devices are read in batches and scored on every core.
+            is not scored. The scores are stored in the table fleet_scores (one row per device, window \
+            length and last day; a window that lacked data is stored with the reason and no score) \
+            when every device is done, and printed: --format json prints a list of {device, user, \
+            age, window, scores, warnings, error}, where scores is the object that score --format \
+            json prints (null for a device without a score, and error says why); --format table \
+            prints one tab-separated line per device. Run it with a scorer's URL (made with \
+            fleet add-scorer NAME) or the owner's; readers query fleet_scores. Devices are read in \
+            batches and scored on every core.
             Exit status: 0 when every device was handled (some may have no score: see their error), \
             2 when the fleet database holds no device, 1 on any other failure (nothing is stored).
             """
