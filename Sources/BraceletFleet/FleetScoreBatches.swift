@@ -1,30 +1,51 @@
 import BraceletDecoder
 import BraceletVitality
 
-/// The rows one device's score is made of, as the server sent them (decoded by the scoring threads).
+/// One row of a device as the server sent it: its local date, its stored score input and, for a
+/// row delivered without one, its payload (decoded by the scoring threads).
+typealias ScoreRow = (date: String, stored: String?, payload: String?)
+
+/// The rows one device's score is made of.
 struct DeviceScoreRows: Sendable {
     /// The bracelet serial.
     let device: String
     /// Its participant in `fleet_devices`.
     let user: String?
-    /// Each day row's stored score input and, for a row delivered without one, its payload; by date.
-    var days: [(stored: String?, payload: String?)] = []
-    /// The same for its sleep sessions, by start.
-    var sessions: [(stored: String?, payload: String?)] = []
+    /// Whether it has any day summary at all (the rows read may be only a window's).
+    let hasDays: Bool
+    /// Its day rows read, oldest first.
+    var days: [ScoreRow] = []
+    /// Its sleep session rows read, by start.
+    var sessions: [ScoreRow] = []
 
     /// The device's score: the rows decoded the way `score --postgres --device` decodes them and
     /// scored by the same ``BraceletVitality/ScoreReport/make(days:age:builder:source:)``.
+    ///
+    /// Only the days the window reads are decoded (``BraceletVitality/VitalityWindowBuilder/daysRead(newestFirst:)``,
+    /// newest first, each with the sessions of its date): decoding is most of the cost, and a
+    /// nightly 7-day score of a long study would otherwise decode the whole history every night. So
+    /// a damaged row the window does not read does not stop the device's score, where `score
+    /// --device`, which decodes every row, stops.
     func score(ages: FleetScoreAges, builder: VitalityWindowBuilder) -> FleetScore {
         guard let age = ages.age(device: device, user: user) else {
             return FleetScore(device: device, user: user, age: nil, error: "no age was given for device \(device)"
                 + (user.map { " (participant \($0))" } ?? "") + ": give --age N for every device, or list it in --ages FILE")
         }
+        guard hasDays else {
+            return FleetScore(device: device, user: user, age: age, error: "the fleet database holds no day summaries for device \(device)")
+        }
         do {
-            let days = try DayScoreInput.vitalityDays(self.days.map { try FleetReader.dayScoreInput(stored: $0.stored, payload: $0.payload) },
-                                                      sleepSessions: sessions.map { try FleetReader.sleepScoreInput(stored: $0.stored, payload: $0.payload) },
-                                                      age: age)
-            guard !days.isEmpty else {
-                return FleetScore(device: device, user: user, age: age, error: "the fleet database holds no day summaries for device \(device)")
+            let sessionsByDate = Dictionary(grouping: sessions, by: \.date)
+            var newest = days.endIndex
+            let days = try builder.daysRead {
+                while newest > self.days.startIndex {
+                    newest -= 1
+                    let row = self.days[newest]
+                    let input = try FleetReader.dayScoreInput(stored: row.stored, payload: row.payload)
+                    let sessions = try (sessionsByDate[row.date] ?? []).map { try FleetReader.sleepScoreInput(stored: $0.stored, payload: $0.payload) }
+                    if let day = DayScoreInput.vitalityDays([input], sleepSessions: sessions, age: age).first { return day }
+                }
+                return nil
             }
             return try FleetScore(device: device, user: user, age: age,
                                   report: ScoreReport.make(days: days, age: age, builder: builder, source: "postgres device \(device)"))
@@ -60,7 +81,7 @@ struct FleetScoreBatches {
     /// What a session row without a score input weighs against one with.
     static let sessionPayloadWeight = 30
 
-    private var listed: [(device: String, user: String?, weight: Int)] = []
+    private var listed: [(device: String, user: String?, hasDays: Bool, weight: Int)] = []
     private var listedIndex = 0
     /// The last serial listed; serials are never empty, so "" lists from the first.
     private var lastListed = ""
@@ -85,7 +106,7 @@ struct FleetScoreBatches {
             }
             let candidate = listed[listedIndex]
             if !chosen.isEmpty && weight + candidate.weight > budget { break }
-            chosen.append(DeviceScoreRows(device: candidate.device, user: candidate.user))
+            chosen.append(DeviceScoreRows(device: candidate.device, user: candidate.user, hasDays: candidate.hasDays))
             weight += candidate.weight
             listedIndex += 1
         }
@@ -97,14 +118,14 @@ struct FleetScoreBatches {
     /// The next page of devices after the last one listed, with their weights.
     private mutating func list() throws {
         let rows = try connection.execute("""
-            SELECT d.device, d.user_id,
+            SELECT d.device, d.user_id, EXISTS (SELECT FROM fleet_daily_summaries s WHERE s.device = d.device AND s.kind = $2),
                 (SELECT count(*) + \(Self.dayPayloadWeight - 1) * count(*) FILTER (WHERE s.score_input IS NULL)
                  FROM fleet_daily_summaries s WHERE s.device = d.device AND s.kind = $2 AND s.local_date BETWEEN $3::date AND $4::date)
                 + (SELECT count(*) + \(Self.sessionPayloadWeight - 1) * count(*) FILTER (WHERE s.score_input IS NULL)
                  FROM fleet_sleep_sessions s WHERE s.device = d.device AND s.local_date BETWEEN $3::date AND $4::date)
             FROM fleet_devices d WHERE d.device > $1::text ORDER BY d.device LIMIT \(pageSize)
             """, [lastListed, FleetReader.dailyKind, fromDate, toDate])
-        listed = rows.values.map { ($0[0] ?? "", $0[1], Int($0[2] ?? "") ?? 1) }
+        listed = rows.values.map { ($0[0] ?? "", $0[1], $0[2] == "t", Int($0[3] ?? "") ?? 1) }
         listedIndex = 0
         lastListed = listed.last?.device ?? lastListed
         exhausted = listed.count < pageSize
@@ -117,20 +138,20 @@ struct FleetScoreBatches {
         // One row per (device, kind, date) by the primary key: the newest delivered version, as
         // `score --postgres --device` reads it.
         let days = try connection.execute("""
-            SELECT device, score_input, CASE WHEN score_input IS NULL THEN payload END FROM fleet_daily_summaries
+            SELECT device, local_date::text, score_input, CASE WHEN score_input IS NULL THEN payload END FROM fleet_daily_summaries
             WHERE device = ANY($1::text[]) AND kind = $2 AND local_date BETWEEN $3::date AND $4::date ORDER BY device, local_date
             """, [array, FleetReader.dailyKind, fromDate, toDate])
         for row in days.values {
             guard let device = row[0], let at = index[device] else { continue }
-            devices[at].days.append((row[1], row[2]))
+            devices[at].days.append((row[1] ?? "", row[2], row[3]))
         }
         let sessions = try connection.execute("""
-            SELECT device, score_input, CASE WHEN score_input IS NULL THEN payload END FROM fleet_sleep_sessions
+            SELECT device, local_date::text, score_input, CASE WHEN score_input IS NULL THEN payload END FROM fleet_sleep_sessions
             WHERE device = ANY($1::text[]) AND local_date BETWEEN $2::date AND $3::date ORDER BY device, session_start
             """, [array, fromDate, toDate])
         for row in sessions.values {
             guard let device = row[0], let at = index[device] else { continue }
-            devices[at].sessions.append((row[1], row[2]))
+            devices[at].sessions.append((row[1] ?? "", row[2], row[3]))
         }
     }
 

@@ -9,11 +9,12 @@ import Testing
 /// `days` UTC days of one wearer from `first`, summarised by the summary engine: asleep 23:00-07:00
 /// (a few awake minutes either side; light, deep, light and REM in turn), heart rate `resting` + 12
 /// awake and `resting` asleep, a walk of `walkMinutes` at 09:00 at `stepsPerMinute`. The evening
-/// before the first day is recorded too, so the first day has its night.
-func wornDays(from first: String, days: Int, resting: Int, walkMinutes: Int, stepsPerMinute: Int) throws -> SummaryDocument {
+/// before the first day is recorded too, so the first day has its night; the last `cutHours` hours
+/// are not (the last day is then incomplete).
+func wornDays(from first: String, days: Int, resting: Int, walkMinutes: Int, stepsPerMinute: Int, cutHours: Int = 0) throws -> SummaryDocument {
     let firstDay = Int64(try #require(LocalDate(iso: first)).dayNumber) * 86_400
     let start = firstDay - 3 * 3_600
-    let slots = (0..<((days * 24 + 3) * 60)).map { index in
+    let slots = (0..<((days * 24 + 3 - cutHours) * 60)).map { index in
         let time = start + Int64(index) * 60
         let minute = Int(((time % 86_400) + 86_400) % 86_400) / 60
         var slot = Slot(start: time, intervalSeconds: 60)
@@ -55,6 +56,9 @@ final class ScoredFleet {
         try deliver(gateway, "FS-B", try wornDays(from: "2026-03-03", days: 12, resting: 72, walkMinutes: 15, stepsPerMinute: 80), user: nil)
         try deliver(gateway, "FS-C", try wornDays(from: "2026-03-10", days: 2, resting: 60, walkMinutes: 40, stepsPerMinute: 100), user: "P-C")
         try deliver(gateway, "FS-D", try wornDays(from: "2026-03-02", days: 9, resting: 64, walkMinutes: 30, stepsPerMinute: 95), user: "P-D")
+        // One whose last day is half recorded, with its days after the fixed end of one run.
+        try deliver(gateway, "FS-F", try wornDays(from: "2026-03-20", days: 9, resting: 62, walkMinutes: 50, stepsPerMinute: 110, cutHours: 12),
+                    user: "P-F")
         let lone = try wornDays(from: "2026-03-05", days: 1, resting: 60, walkMinutes: 0, stepsPerMinute: 0).sleepSessions[0]
         _ = try gateway.store.upsertSleepSession(device: "FS-E", start: lone.startSession, stop: lone.stopSession, localDate: lone.recordDate, value: lone)
         let sink = PostgresSink(server: owner)
@@ -112,8 +116,8 @@ struct FleetScoreTests {
             for budget in [1, FleetScorer.defaultBatchBudget] {
                 var results: [FleetScore] = []
                 let summary = try FleetScorer(server: fleet.owner).scoreAll(ages: FleetScoreAges(default: 40), builder: builder, batchBudget: budget) { results.append($0) }
-                #expect(results.map(\.device) == ["FS-A", "FS-B", "FS-C", "FS-D", "FS-E"])
-                #expect(summary.devices == 5 && summary.scored == results.count { $0.report != nil })
+                #expect(results.map(\.device) == ["FS-A", "FS-B", "FS-C", "FS-D", "FS-E", "FS-F"])
+                #expect(summary.devices == 6 && summary.scored == results.count { $0.report != nil })
                 runs.append(results)
             }
             #expect(runs[0].map { $0.json(windowDays: 7) } == runs[1].map { $0.json(windowDays: 7) })
@@ -132,18 +136,19 @@ struct FleetScoreTests {
                 }
             }
         }
-        // The data differ: A, B and D (read from its payloads) are scored, each differently; C has
-        // too few days; E has no day at all.
+        // The data differ: A, B, D (read from its payloads) and F are scored, each differently; C
+        // has too few days; E has no day at all; F's last day is left out as incomplete.
         let byDevice = try FleetScorer(server: fleet.owner).scoreAllCollected(ages: FleetScoreAges(default: 40), builder: VitalityWindowBuilder(length: 7))
-        #expect(byDevice.filter { $0.report != nil }.map(\.device) == ["FS-A", "FS-B", "FS-D"])
-        #expect(Set(byDevice.compactMap(\.total)).count == 3)
+        #expect(byDevice.filter { $0.report != nil }.map(\.device) == ["FS-A", "FS-B", "FS-D", "FS-F"])
+        #expect(Set(byDevice.compactMap { $0.scoresJSON.isEmpty ? nil : $0.scoresJSON }).count == 4)
+        #expect(byDevice[5].window?.end.description == "2026-03-27" && byDevice[5].report?.window.skippedDays.map(\.date.description) == ["2026-03-28"])
         #expect(byDevice[2].error?.contains("does not have enough data") == true && byDevice[2].window != nil)
         #expect(byDevice[4].error == "the fleet database holds no day summaries for device FS-E" && byDevice[4].window == nil)
         #expect(byDevice[0].user == "P-A" && byDevice[1].user == nil)
 
         // Stored: a row per device and window except E's (it has no window), the totals and
         // scores as printed; the fixed end's run kept its rows beside the latest run's (FS-C's
-        // latest window is the fixed one: one row).
+        // latest window is the fixed one: one row; FS-F's fixed window has no day, its row says so).
         let connection = try PGConnection(server: fleet.owner)
         for result in byDevice {
             let rows = try connection.execute("""
@@ -155,8 +160,10 @@ struct FleetScoreTests {
             #expect(try rows.first?[1].map { try parsed(Array($0.utf8)) } == (result.report == nil ? nil : try parsed(result.scoresJSON)))
             #expect(rows.first?[2] == result.error)
         }
-        #expect(try connection.execute("SELECT count(*) FROM fleet_scores WHERE window_end = '2026-03-11'").values == [["4"]])
-        #expect(try connection.execute("SELECT count(*) FROM fleet_scores").values == [["7"]])
+        #expect(try connection.execute("SELECT count(*) FROM fleet_scores WHERE window_end = '2026-03-11'").values == [["5"]])
+        #expect(try connection.execute("SELECT count(*) FROM fleet_scores").values == [["9"]])
+        #expect(try connection.execute("SELECT error FROM fleet_scores WHERE device = 'FS-F' AND window_end = '2026-03-11'").values.first?.first??
+            .contains("window 2026-03-05...2026-03-11 does not have enough data") == true)
     }
 
     /// Each device is scored for its own age: its serial's line, else its participant's, else the
@@ -166,7 +173,7 @@ struct FleetScoreTests {
         let ages = FleetScoreAges(default: nil, bySubject: try FleetScoreAges.parse("subject,age\n# the study's roster\nP-A,71\nFS-B, 25\nFS-D,19\n",
                                                                                    what: "ages.csv"))
         let results = try FleetScorer(server: fleet.owner).scoreAllCollected(ages: ages, builder: VitalityWindowBuilder(length: 7))
-        #expect(results.map(\.age) == [71, 25, nil, 19, nil])
+        #expect(results.map(\.age) == [71, 25, nil, 19, nil, nil])
         for result in results where result.age != nil {
             guard case let .scored(report) = try fleet.single(result.device, age: result.age!, builder: VitalityWindowBuilder(length: 7)) else {
                 Issue.record("\(result.device) has no score"); continue
