@@ -17,7 +17,8 @@
 #    participant i copies template i mod TEMPLATES with its daily step count scaled by 0.6-1.4 (so
 #    neighbours score differently), and every 50th keeps only its last 3 days (too few: no score,
 #    with the reason). Payloads are a placeholder: scoring reads only the score inputs.
-# 3. `bracelet fleet score --days 30 --format json` for every participant, timed as a whole process
+# 3. `bracelet fleet score --days 30 --format json` for every participant (WINDOW=7: --days 7, a
+#    nightly week of the same 30 days), timed as a whole process
 #    (wall, user and system CPU, peak RSS by /usr/bin/time); then, for one participant of each kind,
 #    `bracelet score --postgres --device` must print the same `scores` object (python compares).
 #
@@ -32,6 +33,8 @@ N=${1:?usage: tools/fleet-score-bench.sh N [URL]}
 URL=${2:-${BRACELET_POSTGRES_URL:-}}
 TEMPLATES=${TEMPLATES:-3}
 DAYS=30
+# The window scored (--days): the 30 days by default; WINDOW=7 scores a nightly week of the same data.
+WINDOW=${WINDOW:-30}
 if [ -z "${BRACELET:-}" ]; then
   BRACELET=$PWD/.build/release/bracelet
   [ -x "$BRACELET" ] || BRACELET=$PWD/.build/debug/bracelet
@@ -143,7 +146,7 @@ echo "fill: $N participants, $days day summaries, $sessions sleep sessions (synt
 # 3. The run.
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 server_before=$(server_cpu)
-/usr/bin/time -f '%e %U %S %M' -o "$work/score.time" "$BRACELET" fleet score --age 40 --days "$DAYS" --format json \
+/usr/bin/time -f '%e %U %S %M' -o "$work/score.time" "$BRACELET" fleet score --age 40 --days "$WINDOW" --format json \
   >"$work/scores.json" 2>"$work/score.err" || { echo "fleet-score-bench: fleet score failed:" >&2; cat "$work/score.err" >&2; exit 1; }
 read -r seconds user system peak_kb <"$work/score.time"
 server=""
@@ -156,7 +159,7 @@ echo "  wall $seconds s, CPU $user s user + $system s system, peak RSS $(( peak_
 # The same participants through `score --postgres --device`: one of each template, one with too few days.
 check=$(printf 'FSB%05d ' 1 $(( N > 1 ? 2 : 1 )) $(( N > 2 ? 3 : 1 )) $(( N >= 50 ? 50 : 1 )))
 for device in $check; do
-  "$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --device "$device" --age 40 --days "$DAYS" --format json \
+  "$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --device "$device" --age 40 --days "$WINDOW" --format json \
     >"$work/single-$device.json" 2>"$work/single-$device.err" || true
 done
 python3 - "$work" $check <<'PY' >&2
@@ -176,12 +179,13 @@ for device in dict.fromkeys(devices):
         print("check: %s has no score from either (%s)" % (device, item["error"][:60]))
 PY
 
-echo "fleet-score: participants=$N days=$DAYS seconds=$seconds peak_rss_mb=$(( peak_kb / 1024 ))"
+echo "fleet-score: participants=$N days=$DAYS$([ "$WINDOW" = "$DAYS" ] || echo " window=$WINDOW") seconds=$seconds peak_rss_mb=$(( peak_kb / 1024 ))"
 target=lower
-[ "$N" -eq 10000 ] && target='<=60'
-rows="fleet-score.$N.wall_s $target $seconds
-fleet-score.$N.cpu_s lower $(echo "$user $system" | awk '{ printf "%.2f", $1 + $2 }')
-fleet-score.$N.rss_mb lower $(awk -v k="$peak_kb" 'BEGIN { printf "%.1f", k / 1024 }')"
+[ "$N" -eq 10000 ] && [ "$WINDOW" = "$DAYS" ] && target='<=60'
+row=fleet-score.$N$([ "$WINDOW" = "$DAYS" ] || echo ".w$WINDOW")
+rows="$row.wall_s $target $seconds
+$row.cpu_s lower $(echo "$user $system" | awk '{ printf "%.2f", $1 + $2 }')
+$row.rss_mb lower $(awk -v k="$peak_kb" 'BEGIN { printf "%.1f", k / 1024 }')"
 echo "$rows"
 [ -n "${BENCH_ROWS:-}" ] && echo "$rows" >>"$BENCH_ROWS"
 exit 0
