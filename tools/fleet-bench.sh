@@ -51,17 +51,9 @@ cleanup() {
   rm -rf "$work"
 }
 # CPU seconds (user + system) used so far by every process of the cluster, ended backends included.
-server_cpu() {
-  local master total=0 pid ticks
-  master=$(head -1 "$cluster/data/postmaster.pid")
-  for pid in "$master" $(pgrep -P "$master"); do
-    # Fields 14-17 of /proc/PID/stat: utime stime cutime cstime (clock ticks).
-    ticks=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
-    total=$(( total + ticks ))
-  done
-  echo "scale=2; $total / $(getconf CLK_TCK)" | bc
-}
+server_cpu() { fleet_server_cpu "$cluster"; }
 trap cleanup EXIT
+source tools/fleet-lib.sh
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 out=$(tools/pg-cluster.sh start)

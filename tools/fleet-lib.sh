@@ -30,3 +30,16 @@ fleet_gateway_rows() {
 # The same lines from the fleet tables (run with psql -A -t -F '|', then sorted).
 FLEET_SERVER_ROWS="SELECT device, kind, local_date::text, version, content_hash FROM fleet_daily_summaries
   UNION ALL SELECT device, 'sleep', session_start::text, version, content_hash FROM fleet_sleep_sessions"
+
+# fleet_server_cpu DIR: CPU seconds (user + system) used so far by every process of the
+# tools/pg-cluster.sh cluster in DIR, ended backends included.
+fleet_server_cpu() {
+  local master total=0 pid ticks
+  master=$(head -1 "$1/data/postmaster.pid")
+  for pid in "$master" $(pgrep -P "$master"); do
+    # Fields 14-17 of /proc/PID/stat: utime stime cutime cstime (clock ticks).
+    ticks=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+    total=$(( total + ticks ))
+  done
+  echo "scale=2; $total / $(getconf CLK_TCK)" | bc
+}

@@ -89,6 +89,20 @@ struct FleetAddReaderCommand: ParsableCommand, LoggingCommand {
     func run() throws { try role.create(kind: "reader") { try $0.addReader($1) } }
 }
 
+/// `bracelet fleet add-scorer NAME`: a login role for `fleet score`.
+struct FleetAddScorerCommand: ParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-scorer",
+        abstract: "Create the login role that runs `fleet score` (reads every device's days, writes fleet_scores) and print its password once."
+    )
+
+    @OptionGroup var log: LogOptions
+
+    @OptionGroup var role: NewRoleOptions
+
+    func run() throws { try role.create(kind: "scorer") { try $0.addScorer($1) } }
+}
+
 /// The name, output format and database of a new login role.
 struct NewRoleOptions: ParsableArguments {
     @Argument(help: "The role name (lowercase letters, digits, _; e.g. gw_ward3).")

@@ -17,8 +17,8 @@ struct FleetCommand: ParsableCommand {
             `summarize --postgres` read the delivered summaries. The URL may also come from \
             $BRACELET_POSTGRES_URL; its password is never printed.
             """,
-        subcommands: [FleetStatusCommand.self, FleetMigrateCommand.self, FleetAddGatewayCommand.self, FleetAddReaderCommand.self,
-                      FleetAssignCommand.self]
+        subcommands: [FleetStatusCommand.self, FleetScoreCommand.self, FleetMigrateCommand.self, FleetAddGatewayCommand.self,
+                      FleetAddReaderCommand.self, FleetAddScorerCommand.self, FleetAssignCommand.self]
     )
 }
 

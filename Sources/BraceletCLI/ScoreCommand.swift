@@ -55,17 +55,7 @@ struct ScoreCommand: ParsableCommand, LoggingCommand {
     @Option(name: .long, help: "Age in whole years (18-120); selects the reference ranges. With --db: default the participant record's.")
     var age: Int?
 
-    @Option(name: .long, help: "Window length in days (7-30).")
-    var days: Int = 7
-
-    @Option(name: .long, help: "Last day of the window, YYYY-MM-DD (default: latest day with data).")
-    var end: String?
-
-    @Option(name: .customLong("min-days"), help: "Days each required metric (sleep, steps, HRV or resting HR) must have (default: half the window).")
-    var minDays: Int?
-
-    @Flag(name: .customLong("include-incomplete"), help: "Also use days that are not over or not fully recorded.")
-    var includeIncomplete = false
+    @OptionGroup var window: ScoreWindowOptions
 
     @Option(name: .long, help: "Output format: table or json.")
     var format: Format = .table
@@ -76,16 +66,12 @@ struct ScoreCommand: ParsableCommand, LoggingCommand {
         }
         if user != nil && (postgres == nil || device != nil) { throw ValidationError("--user goes with --postgres, instead of --device") }
         if age == nil && db == nil { throw ValidationError("--age N is needed with --rook and --postgres (with --db the participant record gives it)") }
-        if let end, LocalDate(iso: end) == nil {
-            throw ValidationError("--end \(end) is not a date written YYYY-MM-DD")
-        }
     }
 
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        let builder = VitalityWindowBuilder(length: days, end: end.flatMap { LocalDate(iso: $0) }, minimumDays: minDays,
-                                            includeIncompleteDays: includeIncomplete)
+        let builder = window.builder
         let report: ScoreReport
         if let postgres {
             let (days, source) = try fleetDays(postgres)

@@ -46,6 +46,12 @@ public final class FleetAdmin {
         try addRole(name, group: FleetSchema.readerGroup, registering: false)
     }
 
+    /// Creates the login role `name` for `fleet score`: it reads every device's days and writes
+    /// the scores, nothing else.
+    public func addScorer(_ name: String) throws -> Credentials {
+        try addRole(name, group: FleetSchema.scorerGroup, registering: false)
+    }
+
     /// Gives `device` to `gateway` (moving it from the gateway it had); returns that previous gateway.
     public func assign(device: String, gateway: String) throws -> String? {
         try requireCurrentSchema()
@@ -71,7 +77,7 @@ public final class FleetAdmin {
         guard valid else {
             throw FleetError.admin("\"\(name)\" is not a usable role name: use 1 to 63 lowercase letters, digits and _, starting with a letter or _ (e.g. gw_ward3)")
         }
-        guard !name.hasPrefix("pg_"), ![FleetSchema.gatewayGroup, FleetSchema.readerGroup, "postgres", "public"].contains(name) else {
+        guard !name.hasPrefix("pg_"), ![FleetSchema.gatewayGroup, FleetSchema.readerGroup, FleetSchema.scorerGroup, "postgres", "public"].contains(name) else {
             throw FleetError.admin("\(name) is reserved (a system or group role): choose another name")
         }
     }

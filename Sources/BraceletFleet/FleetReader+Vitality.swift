@@ -1,4 +1,3 @@
-import BraceletDecoder
 import BraceletSummaries
 import BraceletVitality
 import Foundation
@@ -14,14 +13,8 @@ extension FleetReader {
     /// a gateway that had neither used the default age, and its days count zone minutes with it.
     public func vitalityDays(of subject: Subject, age: Int, fromDate: String = "0001-01-01",
                              toDate: String = "9999-12-31") throws -> [DatedVitalityMetrics] {
-        let inputs = try scoreInputs(of: subject, fromDate: fromDate, toDate: toDate)
-        let sessions = Dictionary(grouping: try sleepScoreInputs(of: subject, fromDate: fromDate, toDate: toDate), by: \.recordDate)
-        return inputs.compactMap { input in
-            guard let date = LocalDate(iso: input.summary.date),
-                  let day = input.day(sleepSessions: sessions[input.summary.date] ?? []) else { return nil }
-            let (metrics, missing) = vitalityMetrics(for: day, age: age)
-            return DatedVitalityMetrics(date: date, metrics: metrics, missing: missing, coverage: input.summary.coverage)
-        }
+        DayScoreInput.vitalityDays(try scoreInputs(of: subject, fromDate: fromDate, toDate: toDate),
+                                   sleepSessions: try sleepScoreInputs(of: subject, fromDate: fromDate, toDate: toDate), age: age)
     }
 
     /// What scoring reads of the days ``days(of:fromDate:toDate:)`` returns: the stored score input,
@@ -32,10 +25,14 @@ extension FleetReader {
             FROM \(subject.rows(of: "fleet_daily_summaries", "local_date, delivered_at, score_input, payload", where: Self.dayFilter))
             ORDER BY local_date, delivered_at DESC
             """, [subject.value, Self.dailyKind, fromDate, toDate])
-        return try rows.values.map { row in
-            if let stored = row.first ?? nil { return try Self.scoreInput(stored, as: DayScoreInput.self) }
-            return DayScoreInput(summary: try Self.summary(of: row.count > 1 ? row[1] : nil, as: DailySummary.self))
-        }
+        return try rows.values.map { try Self.dayScoreInput(stored: $0.first ?? nil, payload: $0.count > 1 ? $0[1] : nil) }
+    }
+
+    /// A day row's score input: the stored one, or (for a row delivered without one) the one made
+    /// from its payload.
+    static func dayScoreInput(stored: String?, payload: String?) throws -> DayScoreInput {
+        if let stored { return try scoreInput(stored, as: DayScoreInput.self) }
+        return DayScoreInput(summary: try summary(of: payload, as: DailySummary.self))
     }
 
     /// The sleep sessions ``sleepSessions(of:fromDate:toDate:)`` returns without their stage samples:
@@ -47,10 +44,14 @@ extension FleetReader {
                                 where: "local_date BETWEEN $2::date AND $3::date"))
             ORDER BY session_start
             """, [subject.value, fromDate, toDate])
-        return try rows.values.map { row in
-            if let stored = row.first ?? nil { return try Self.scoreInput(stored, as: SleepSession.self) }
-            return try Self.summary(of: row.count > 1 ? row[1] : nil, as: SleepSession.self)
-        }
+        return try rows.values.map { try Self.sleepScoreInput(stored: $0.first ?? nil, payload: $0.count > 1 ? $0[1] : nil) }
+    }
+
+    /// A sleep session row's score input: the stored one, or (for a row delivered without one) the
+    /// session of its payload.
+    static func sleepScoreInput(stored: String?, payload: String?) throws -> SleepSession {
+        if let stored { return try scoreInput(stored, as: SleepSession.self) }
+        return try summary(of: payload, as: SleepSession.self)
     }
 
     /// A stored score input, decoded.

@@ -18,6 +18,11 @@
 ///   update and read only the rows of devices assigned to them (row-level security), read their own
 ///   assignments and the schema version, and nothing else: no delete, no DDL, no temporary objects.
 ///   Members of `bracelet_reader` read everything and write nothing. Only the owner changes the schema.
+/// - Scores (migration 5, see ``FleetScorer``): `fleet_scores` holds the vitality score of each
+///   device for a window (its length and last day), or why it could not be scored. Members of
+///   `bracelet_scorer` (the nightly `fleet score` job) read what scoring reads (day summaries,
+///   sleep sessions, devices) and insert and update scores, nothing else; readers read the scores;
+///   gateways have no right on them.
 ///
 /// Raw slots and beats stay on the gateways: the server holds what scoring and reporting read
 /// (summaries are about 1/100 of a day's slots), and a changed summary arrives as a new version.
@@ -88,6 +93,7 @@ enum FleetSchema {
             "ALTER TABLE fleet_sleep_sessions ADD COLUMN score_input text",
         ],
         rolesMigration,
+        scoresMigration,
     ]
 
     /// Least privilege enforced by the server: a gateway's credentials sit on a box anyone in that
@@ -140,10 +146,57 @@ enum FleetSchema {
         }
     }()
 
+    /// The scores of `fleet score` and the role that writes them. A scoring job needs every
+    /// device's days but no gateway's write rights and no owner's (who makes roles and changes the
+    /// schema), so it has its own group; the readers who query the scores only read them.
+    static let scoresMigration: [String] = [
+        """
+        CREATE TABLE fleet_scores (
+            device text NOT NULL,
+            window_days integer NOT NULL CHECK (window_days BETWEEN 7 AND 30),
+            window_end date NOT NULL,
+            window_start date NOT NULL,
+            user_id text,
+            age integer NOT NULL,
+            total double precision,
+            sleep double precision,
+            movement double precision,
+            stress_recovery double precision,
+            scores jsonb,
+            warnings jsonb NOT NULL DEFAULT '[]',
+            error text,
+            scored_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (device, window_days, window_end),
+            CHECK ((scores IS NULL) <> (error IS NULL))
+        )
+        """,
+        // A study asks for one night's scores of everyone, or one participant's over time.
+        "CREATE INDEX fleet_scores_end ON fleet_scores (window_end, window_days)",
+        "CREATE INDEX fleet_scores_user ON fleet_scores (user_id, window_end) WHERE user_id IS NOT NULL",
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(scorerGroup)') THEN CREATE ROLE \(scorerGroup) NOLOGIN; END IF;
+            EXECUTE format('GRANT CONNECT ON DATABASE %I TO \(scorerGroup)', current_database());
+        END $$
+        """,
+        "GRANT USAGE ON SCHEMA public TO \(scorerGroup)",
+        "GRANT SELECT ON fleet_schema, fleet_daily_summaries, fleet_sleep_sessions, fleet_devices TO \(scorerGroup)",
+        "GRANT SELECT, INSERT, UPDATE ON fleet_scores TO \(scorerGroup)",
+        "GRANT SELECT ON fleet_scores TO \(readerGroup)",
+        "ALTER TABLE fleet_scores ENABLE ROW LEVEL SECURITY",
+        "CREATE POLICY scorer_all ON fleet_scores TO \(scorerGroup) USING (true) WITH CHECK (true)",
+        "CREATE POLICY reader_all ON fleet_scores FOR SELECT TO \(readerGroup) USING (true)",
+    ] + ["fleet_daily_summaries", "fleet_sleep_sessions", "fleet_devices"].map { table in
+        // Row-level security is on for these tables: without a policy the scorer would see no row.
+        "CREATE POLICY scorer_read ON \(table) FOR SELECT TO \(scorerGroup) USING (true)"
+    }
+
     /// The group role every gateway's login role is a member of.
     static let gatewayGroup = "bracelet_gateway"
     /// The group role every read-only login role is a member of.
     static let readerGroup = "bracelet_reader"
+    /// The group role of the login roles that run `fleet score`.
+    static let scorerGroup = "bracelet_scorer"
 
     /// The schema version this build writes.
     static var latestVersion: Int { migrations.count }

@@ -50,6 +50,20 @@ public struct DayScoreInput: Codable, Sendable, Equatable {
         day?.movementMinutes = movementMinutes
         return day
     }
+
+    /// The vitality metrics of each of `days` (in their order), each built with the sessions of
+    /// `sleepSessions` that belong to its local date, the way the gateway builds its own: what
+    /// ``ScoreReport/make(days:age:builder:source:)`` scores for a subject of the fleet database.
+    /// A day whose date cannot be read is left out.
+    public static func vitalityDays(_ days: [DayScoreInput], sleepSessions: [SleepSession], age: Int) -> [DatedVitalityMetrics] {
+        let sessions = Dictionary(grouping: sleepSessions, by: \.recordDate)
+        return days.compactMap { input in
+            guard let date = LocalDate(iso: input.summary.date),
+                  let day = input.day(sleepSessions: sessions[input.summary.date] ?? []) else { return nil }
+            let (metrics, missing) = vitalityMetrics(for: day, age: age)
+            return DatedVitalityMetrics(date: date, metrics: metrics, missing: missing, coverage: input.summary.coverage)
+        }
+    }
 }
 
 /// What scoring needs of a sleep session: the session without its stage samples (about 0.6 kB

@@ -56,6 +56,12 @@ public struct ScoreReport: Sendable, Hashable, Codable {
         return String(decoding: CanonicalJSON.prettyPrinted(canonical), as: UTF8.self)
     }
 
+    /// The canonical JSON of the `scores` object of ``json()`` alone: what `fleet score` prints and
+    /// stores for each device, byte for byte the object `score --format json` prints.
+    package func scoresJSON() throws -> [UInt8] {
+        try CanonicalJSON.bytes(of: JSONReport.Scores(scores), what: "the scores")
+    }
+
     struct JSONReport: Encodable {
         struct Window: Encodable {
             let start: LocalDate, end: LocalDate, days: Int, daysWithAnyData: Int
@@ -77,6 +83,19 @@ public struct ScoreReport: Sendable, Hashable, Codable {
         }
         struct Scores: Encodable {
             let total: Double?, pillars: [Pillar]
+            /// `scores` as the report prints it: 1 decimal for scores, 2 for values.
+            init(_ scores: VitalityScore) {
+                total = scores.total.map { round($0, 1) }
+                pillars = scores.pillars.map { p in
+                    Pillar(pillar: p.pillar, score: p.score.map { round($0, 1) },
+                           metrics: p.metrics.map { m in
+                               Metric(field: m.field, value: round(m.value, 2), score: round(m.score, 1),
+                                      weight: m.weight, ageBand: m.reference.ageBand, source: m.reference.source,
+                                      curve: m.reference.description)
+                           },
+                           excluded: p.excluded)
+                }
+            }
             func encode(to encoder: any Encoder) throws {
                 var c = encoder.container(keyedBy: CodingKeys.self)
                 try c.encode(total, forKey: .total)
@@ -105,17 +124,7 @@ public struct ScoreReport: Sendable, Hashable, Codable {
                             daysWithAnyData: r.window.daysWithAnyData)
             metrics = ScoreReport.rounded(r.window.metrics)
             coverage = r.window.coverage
-            scores = Scores(
-                total: r.scores.total.map { round($0, 1) },
-                pillars: r.scores.pillars.map { p in
-                    Pillar(pillar: p.pillar, score: p.score.map { round($0, 1) },
-                           metrics: p.metrics.map { m in
-                               Metric(field: m.field, value: round(m.value, 2), score: round(m.score, 1),
-                                      weight: m.weight, ageBand: m.reference.ageBand, source: m.reference.source,
-                                      curve: m.reference.description)
-                           },
-                           excluded: p.excluded)
-                })
+            scores = Scores(r.scores)
             notes = r.window.notes
             warnings = r.window.warnings
             skippedDays = r.window.skippedDays
@@ -123,7 +132,8 @@ public struct ScoreReport: Sendable, Hashable, Codable {
         }
     }
 
-    static func round(_ v: Double, _ decimals: Int) -> Double {
+    /// `v` rounded to `decimals` decimals, as the report prints scores (1) and values (2).
+    package static func round(_ v: Double, _ decimals: Int) -> Double {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         return (v * scale).rounded() / scale

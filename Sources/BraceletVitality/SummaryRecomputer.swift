@@ -76,7 +76,7 @@ public struct SummaryRecomputer: Sendable {
     public static let runsAtOnce = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount))
 
     /// `transform` of every element, the elements on separate threads when there are several.
-    static func inParallel<Input: Sendable, Output: Sendable>(_ inputs: [Input],
+    package static func inParallel<Input: Sendable, Output: Sendable>(_ inputs: [Input],
                                                               _ transform: @Sendable (Input) -> Output) -> [Output] {
         guard inputs.count > 1 else { return inputs.map(transform) }
         let results = Mutex<[Output?]>(Array(repeating: nil, count: inputs.count))

@@ -42,6 +42,31 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
     /// The default minimum: half the window's days, rounded up (4 of 7, 15 of 30).
     public static func defaultMinimumDays(length: Int) -> Int { (length + 1) / 2 }
 
+    /// Whether `day` may be used: complete at ``now`` (or of a source without coverage), or any
+    /// day with ``includeIncompleteDays``.
+    func isUsable(_ day: DatedVitalityMetrics) -> Bool {
+        includeIncompleteDays || day.coverage.map { $0.isComplete(at: now) } ?? true
+    }
+
+    /// The days ``build(from:age:)`` reads, taken from a subject's days handed over newest first
+    /// by `next` (`nil` after the oldest) only as far as they matter, oldest first: with an
+    /// ``end``, the window's days; without one, every day back to the latest usable day with any
+    /// metric (the window's end) and the window's days before it. Building from them gives the
+    /// window that building from every day gives, so a caller with a long history makes (decodes)
+    /// only these days.
+    public func daysRead(newestFirst next: () throws -> DatedVitalityMetrics?) rethrows -> [DatedVitalityMetrics] {
+        var taken: [DatedVitalityMetrics] = []
+        var windowEnd = end
+        while let day = try next() {
+            if let windowEnd, day.date < windowEnd.adding(days: -(length - 1)) { break }
+            // After a fixed end a day is neither in the window nor listed as skipped.
+            if let end, day.date > end { continue }
+            taken.append(day)
+            if windowEnd == nil, isUsable(day), day.metrics.hasAnyMetric { windowEnd = day.date }
+        }
+        return taken.reversed()
+    }
+
     /// Builds the window. `age` goes into the averaged metrics.
     public func build(from days: [DatedVitalityMetrics], age: Int) throws(VitalityWindowError) -> VitalityWindow {
         guard Self.allowedLengths.contains(length) else { throw .lengthOutOfRange(length) }
@@ -55,7 +80,7 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
         var usable: [DatedVitalityMetrics] = []
         var incomplete: [SkippedDay] = []
         for day in days {
-            if !includeIncompleteDays, let coverage = day.coverage, !coverage.isComplete(at: now) {
+            if !isUsable(day), let coverage = day.coverage {
                 let why = now < coverage.dayEnd
                     ? "incomplete: the day is not over yet"
                     : "incomplete: \(coverage.recordedMinutes) of \(coverage.dayMinutes) minutes recorded (a complete day needs 90 %)"

@@ -29,3 +29,32 @@ import Testing
         #expect(error?.description.contains("cannot read --postgres-file /nonexistent/fleet.url") == true)
     }
 }
+
+@Suite struct FleetScoreOptionsTests {
+    /// What would fail the same way for every device is refused before connecting; the ages come
+    /// from --age, --ages or both.
+    @Test func aWindowOrAgeNoDeviceCouldHaveIsRefusedUpFront() throws {
+        for (arguments, message) in [(["--days", "31", "--age", "40"], "--days 31 is outside 7-30"),
+                                     (["--days", "7", "--min-days", "8", "--age", "40"], "--min-days 8 must be between 1 and --days 7"),
+                                     (["--age", "17"], "--age 17 is outside 18-120"),
+                                     (["--end", "2026-02-30", "--age", "40"], "--end 2026-02-30 is not a date"),
+                                     ([], "give --age N (every device) or --ages FILE")] {
+            let error = #expect(throws: (any Error).self) { try FleetScoreCommand.parse(arguments) }
+            #expect(FleetScoreCommand.message(for: error!).contains(message), "\(arguments)")
+        }
+        #expect(try FleetScoreCommand.parse(["--ages", "roster.csv"]).window.builder.length == 7)
+        let both = try FleetScoreCommand.parse(["--age", "40", "--ages", "roster.csv", "--days", "30", "--end", "2026-06-30"])
+        #expect(both.window.builder.end?.description == "2026-06-30" && both.window.builder.length == 30)
+    }
+
+    /// A roster line that is not SUBJECT,AGE is named before anything connects.
+    @Test func aBadRosterLineIsNamed() throws {
+        let path = try scratchFolder() + "/roster.csv"
+        try Data("subject,age\nP-1,40\nP-2,old\n".utf8).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: CLIError.self) { try FleetScoreCommand.parse(["--ages", path]).scoringAges() }
+        #expect(error?.description.contains("roster.csv line 3 is \"P-2,old\"") == true)
+        try Data("P-1,40\nSN9,71\n".utf8).write(to: URL(fileURLWithPath: path))
+        let ages = try FleetScoreCommand.parse(["--ages", path, "--age", "50"]).scoringAges()
+        #expect(ages.age(device: "SN9", user: "P-1") == 71 && ages.age(device: "SN1", user: "P-1") == 40 && ages.age(device: "SN2", user: nil) == 50)
+    }
+}

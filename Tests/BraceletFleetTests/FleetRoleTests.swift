@@ -32,7 +32,7 @@ final class RoleFleet {
 }
 
 /// Runs `sql` and returns the SQLSTATE it was refused with, `nil` when the server ran it.
-private func refusal(_ connection: PGConnection, _ sql: String) -> String? {
+func refusal(_ connection: PGConnection, _ sql: String) -> String? {
     do { try connection.execute(sql) } catch let FleetError.server(state, _) { return state } catch { return "other: \(error)" }
     return nil
 }
