@@ -51,6 +51,12 @@ import Testing
         #expect(empty.status == 0)
         #expect(empty.out.hasPrefix("bracelets: 0\n"))
         #expect(empty.err.contains("no bracelet is enrolled in \(db): enrol a bracelet with `bracelet gateway enroll --db \(db)"), "\(empty.err)")
+        let people = try bracelet(["person", "show", "--db", db])
+        #expect(people.status == 0)
+        #expect(people.err.contains("holds no participant record yet: `bracelet person set --db \(db) --device SERIAL"), "\(people.err)")
+        let outbox = try bracelet(["sync", "--db", db, "--status"])
+        #expect(outbox.status == 0)
+        #expect(outbox.err.contains("the outbox of \(db) is empty: storing a bracelet's data queues its summaries"), "\(outbox.err)")
         // A device's days come from a capture, a sync by hand or the gateway: each is named.
         let days = try bracelet(["summarize", "--db", db])
         #expect(days.status != 0)

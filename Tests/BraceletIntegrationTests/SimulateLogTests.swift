@@ -25,17 +25,7 @@ import Glibc
         defer { if simulator.isRunning { kill(simulator.processIdentifier, SIGKILL) } }
         for _ in 0..<400 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(nanoseconds: 50_000_000) }
         try #require(FileManager.default.fileExists(atPath: socket), "the simulator did not serve within 20 s")
-        if sync {
-            let listen = Process()
-            listen.executableURL = bracelet
-            listen.arguments = ["listen", "--via", "unix:\(socket)", "--db", folder.appendingPathComponent("l.db").path, "--exit-after-sync",
-                                "--tz", "UTC", "--age", "40", "--quiet"]
-            listen.standardOutput = FileHandle.nullDevice
-            listen.standardError = FileHandle.nullDevice
-            try listen.run()
-            #expect(try await waitForExit(listen, seconds: 120))
-            #expect(listen.terminationStatus == 0)
-        }
+        if sync { try await listenOnce(bracelet, socket: socket, db: folder.appendingPathComponent("l.db").path) }
         kill(simulator.processIdentifier, SIGTERM)
         #expect(try await waitForExit(simulator, seconds: 20))
         return try String(contentsOfFile: log, encoding: .utf8)
