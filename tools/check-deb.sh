@@ -35,8 +35,8 @@ lintian --fail-on error,warning --info --display-level '>=warning' "$deb" >"$wor
 step "lintian: 0 errors, 0 warnings"
 echo "check-deb: Depends: $(dpkg-deb -f "$deb" Depends)"
 
-# Installed as README.md's "sh package" block says (apt install ./FILE.deb, then --version and the
-# man page), run as root with this package's file name: the README cannot drift from the package.
+# Installed as README.md's "sh package" block says (apt install ./FILE.deb, then a bundled capture
+# summarised), run as root with this package's file name: the README cannot drift from the package.
 awk '/^```sh package$/ {on=1; next} on && /^```/ {on=0} on' README.md |
   sed -e 's/^sudo //' -e "s|\./bracelet_[^ ]*\.deb|$deb|" >"$work/install.sh"
 grep -q "apt install $deb" "$work/install.sh" || fail "README.md has no sh package block installing the package"

@@ -109,6 +109,10 @@ struct PersonShowCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         let store = try openStore(db, mustExist: true)
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
+        if devices.isEmpty {
+            Log.info("note: \(db) holds no participant record yet: `bracelet person set --db \(db) --device SERIAL --user ID --tz ZONE` "
+                     + "makes one, and so does storing a bracelet's data (\(DatabaseFiller.deviceData.advice(db)))")
+        }
         let records = try participantCall(db) { try devices.map { try ParticipantRecord.load(device: $0, from: store) } }
         if json {
             var out = Array("[".utf8)

@@ -216,6 +216,9 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") }
         if status {
             try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
+            if try store.outboxCounts() == OutboxCounts(pending: 0, delivered: 0, dead: 0) {
+                Log.info("note: the outbox of \(db) is empty: storing a bracelet's data queues its summaries (\(DatabaseFiller.deviceData.advice(db)))")
+            }
             return
         }
         // Before anything changes states or is sent: a damaged outbox could send one entry in a loop.
