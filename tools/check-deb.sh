@@ -5,8 +5,11 @@
 # (warnings are fixed or overridden with a reason in debian/bracelet.lintian-overrides); dpkg -i;
 # /usr/bin/bracelet resolves every library without the Swift toolchain's; bracelet --version; the
 # man page of a subcommand renders; the bash completion loads and completes subcommands; systemd-analyze
-# verify accepts the unit; the state directory and system user; dpkg -r removes the program and
-# keeps the state; dpkg --purge removes the state, the user and the group. Prints each step's time.
+# verify accepts the unit; the state directory and system user; /usr/share/bracelet holds the
+# checkout's captures, example receiver and alert rules (the rules load in promtool when it is
+# installed); README.md's walk-through runs with the installed package (tools/readme-walkthrough.sh);
+# dpkg -r removes the program and keeps the state; dpkg --purge removes the state, the user and the
+# group. Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "check-deb: run as root (it installs and purges the package)" >&2; exit 1; }
@@ -32,15 +35,15 @@ lintian --fail-on error,warning --info --display-level '>=warning' "$deb" >"$wor
 step "lintian: 0 errors, 0 warnings"
 echo "check-deb: Depends: $(dpkg-deb -f "$deb" Depends)"
 
-# Installed as README.md's "sh package" block says (apt install ./FILE.deb, then --version and the
-# man page), run as root with this package's file name: the README cannot drift from the package.
+# Installed as README.md's "sh package" block says (apt install ./FILE.deb, then a bundled capture
+# summarised), run as root with this package's file name: the README cannot drift from the package.
 awk '/^```sh package$/ {on=1; next} on && /^```/ {on=0} on' README.md |
   sed -e 's/^sudo //' -e "s|\./bracelet_[^ ]*\.deb|$deb|" >"$work/install.sh"
 grep -q "apt install $deb" "$work/install.sh" || fail "README.md has no sh package block installing the package"
 (cd "$work" && DEBIAN_FRONTEND=noninteractive MANPAGER=cat bash -euo pipefail install.sh) >"$work/install.txt" 2>&1 ||
   { cat "$work/install.txt" >&2; fail "README.md's install commands"; }
 dpkg -s bracelet >/dev/null 2>&1 || fail "the package is not installed after README.md's install commands"
-step "installed by README.md's commands (apt install, --version, man)"
+step "installed by README.md's first block (apt install, a bundled capture summarised)"
 
 # Every library resolves from the system: none from the Swift toolchain, none missing.
 libs=$(env -u LD_LIBRARY_PATH ldd /usr/bin/bracelet)
@@ -74,6 +77,25 @@ unit=$(systemctl show -P FragmentPath bracelet-gateway.service 2>/dev/null || tr
 systemd-analyze verify "$unit" >"$work/verify.txt" 2>&1 || { cat "$work/verify.txt" >&2; fail "systemd-analyze verify $unit"; }
 [ ! -s "$work/verify.txt" ] || { cat "$work/verify.txt" >&2; fail "systemd-analyze verify printed the warnings above"; }
 step "systemd-analyze verify $unit"
+
+# What README.md's examples take from the package instead of a checkout: each file as the checkout has it.
+share=/usr/share/bracelet
+for f in captures/*.btsnoop; do cmp -s "$f" "$share/$f" || fail "$share/$f is missing or differs from the checkout's $f"; done
+[ "$(ls "$share/captures" | wc -l)" -eq "$(ls captures/*.btsnoop | wc -l)" ] || fail "$share/captures holds other files than captures/*.btsnoop"
+cmp -s tools/webhook-receiver.py "$share/examples/webhook-receiver.py" && [ -x "$share/examples/webhook-receiver.py" ] ||
+  fail "$share/examples/webhook-receiver.py is missing, not executable or differs from tools/webhook-receiver.py"
+for f in bracelet.rules.yml bracelet.rules.test.yml; do
+  cmp -s "prometheus/$f" "$share/prometheus/$f" || fail "$share/prometheus/$f is missing or differs from prometheus/$f"
+done
+if command -v promtool >/dev/null; then
+  promtool check rules "$share/prometheus/bracelet.rules.yml" >/dev/null || fail "promtool check rules $share/prometheus/bracelet.rules.yml"
+  promtool test rules "$share/prometheus/bracelet.rules.test.yml" >/dev/null || fail "promtool test rules $share/prometheus/bracelet.rules.test.yml"
+fi
+step "$share: $(ls "$share/captures" | wc -l) captures, the example receiver, the alert rules"
+
+# README.md as a reader pastes it, with this package and nothing of the checkout (as the user nobody).
+tools/readme-walkthrough.sh >"$work/walkthrough.txt" 2>&1 || { cat "$work/walkthrough.txt" >&2; fail "README.md's walk-through"; }
+step "README.md's walk-through as nobody: $(tail -1 "$work/walkthrough.txt" | sed 's/^readme-walkthrough: //; s/ with the installed.*//')"
 
 getent passwd bracelet >/dev/null || fail "no system user bracelet"
 [ "$(id -u bracelet)" -lt 1000 ] || fail "bracelet is not a system user"

@@ -72,7 +72,7 @@ for i in $(seq 1 "$N"); do
     0) life=(--away-every 120 --away-for 12 --away-phase 40) ;;
   esac
   "$BRACELET" simulate --serve "unix:$OUT/b$i.sock" --serial "$serial" --model "$model" --seed "$i" \
-    --days 1 --live-days $((DAYS + 2)) "${clock[@]}" "${life[@]}" --quiet 2>"$OUT/sim$i.log" &
+    --days 1 --live-days $((DAYS + 2)) "${clock[@]}" "${life[@]}" 2>"$OUT/sim$i.log" &
   simulators+=($!)
   "$BRACELET" gateway enroll --db "$OUT/gateway.db" --via "unix:$OUT/b$i.sock" --user "P-$i" --tz Europe/Amsterdam --age $((30 + i)) >/dev/null
 done

@@ -6,19 +6,24 @@
 # libcurl4-openssl-dev (the release binary links Foundation statically, and static Foundation links libcurl);
 # openssl (tools/fleet-tls.sh makes its CA and certificates); postgresql-15-auto-failover (pg_auto_failover:
 # tools/fleet-failover.sh's monitor, primary and synchronous standby);
-# zlib1g-dev (gzip bodies on the wire) and libzstd-dev (summary documents compressed in the store).
+# zlib1g-dev (gzip bodies on the wire) and libzstd-dev (summary documents compressed in the store);
+# prometheus for its promtool (tools/check-alert-rules.sh checks and unit-tests the alert rules the
+# package ships), without its recommends (the server itself is never started).
 set -euo pipefail
 need=()
 for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev openssl \
     postgresql-15-auto-failover zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
-[ ${#need[@]} -eq 0 ] && exit 0
+lean=()
+dpkg -s prometheus >/dev/null 2>&1 || lean+=(prometheus)
+[ ${#need[@]} -eq 0 ] && [ ${#lean[@]} -eq 0 ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install as root: apt-get install -y ${need[*]}" >&2; exit 1; }
+  command -v sudo >/dev/null || { echo "install as root: apt-get install -y ${need[*]} ${lean[*]}" >&2; exit 1; }
   SUDO="sudo"
 fi
-echo "installing ${need[*]}" >&2
+echo "installing ${need[*]} ${lean[*]}" >&2
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+[ ${#need[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+[ ${#lean[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${lean[@]}" >/dev/null

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# tools/readme-walkthrough.sh: runs README.md's commands so the README cannot drift from the program.
-# - ```sh blocks run in order, as one bash script with `set -euo pipefail`, in an empty folder that
-#   holds only links to captures/ and tools/; `bracelet` is the release build (BRACELET=path to use
-#   another). Background jobs a block starts are ended when the run ends.
+# tools/readme-walkthrough.sh: runs README.md's commands as a reader pastes them, so the README
+# cannot drift from the program. Needs the package installed (tools/check-deb.sh installs the one it
+# builds and runs this before it removes it).
+# - Plain ```sh blocks: pasted in order into one bash (`set -euo pipefail`) in an empty folder
+#   outside the checkout, with nothing of the checkout: the environment is emptied, PATH is
+#   /usr/bin:/bin (the installed bracelet), HOME is the folder, and as root the shell runs as the
+#   user nobody. Every block must exit 0 within 300 s in all, and no command may flood the
+#   terminal (more than 100 lines or 16 KiB of output, its own and its background jobs'). Background
+#   jobs a block starts are ended when the run ends.
 # - ```sh ci blocks: each command line must be a line of .ci/run, which runs it.
 # - ```sh package blocks: run by tools/check-deb.sh when it installs the package.
 # - ```sh service blocks: the service on a real box (a radio, systemd as PID 1), which CI machines
@@ -15,16 +20,13 @@ repo=$PWD
 fail() { echo "readme-walkthrough: FAIL: $*" >&2; exit 1; }
 lines=$(wc -l <README.md)
 [ "$lines" -le 300 ] || fail "README.md has $lines lines (at most 300)"
-bin=${BRACELET:-$repo/.build/release/bracelet}
-[ -x "$bin" ] || fail "no $bin: run swift build -c release (or set BRACELET)"
-work=$(mktemp -d)
+[ -x /usr/bin/bracelet ] && [ -d /usr/share/bracelet/captures ] ||
+  fail "the bracelet package is not installed: sudo apt install ./bracelet_VERSION_ARCH.deb (tools/check-deb.sh builds one, installs it and runs this)"
+work=$(mktemp -d /tmp/bracelet-readme.XXXXXX)
 before=$(git status --porcelain --untracked-files=all)
-cleanup() { jobs -p | xargs -r kill 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
-mkdir -p "$work/bin" "$work/run"
-ln -s "$bin" "$work/bin/bracelet"
-ln -s "$repo/captures" "$work/run/captures"
-ln -s "$repo/tools" "$work/run/tools"
+mkdir -p "$work/run"
 python3 - README.md "$work/walkthrough.sh" .ci/run <<'PY'
 import re, sys
 readme, script, ci = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -39,7 +41,9 @@ for info, body in blocks:
     elif kind == "":
         runs += 1
         for c in commands:
-            out.append('printf "readme$ %s\\n" ' + "'" + c.replace("'", "'\\''") + "' >&2")
+            # A marker before each command, in the same output as the command's: what follows it,
+            # up to the next marker, is what the reader's terminal shows for that command.
+            out.append("printf '\\n@@readme$ %s\\n' " + "'" + c.replace("'", "'\\''") + "'")
             out.append(c)
     elif kind == "service":
         strays += [c for c in commands if not re.search(r"\b(bracelet|systemctl|journalctl|tee)\b", c)]
@@ -49,11 +53,42 @@ if missing:
     sys.exit("README commands not in .ci/run: " + "; ".join(missing))
 if strays:
     sys.exit("README sh service lines that are not bracelet, systemctl, journalctl or tee: " + "; ".join(strays))
-open(script, "w").write("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(out) + "\n")
+# A SIGTERM (the timeout) ends the shell through its EXIT trap, which ends the blocks' background jobs.
+open(script, "w").write("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\ntrap 'exit 143' TERM\n"
+                        + "\n".join(out) + "\n")
 print(f"readme-walkthrough: {runs} sh blocks, {len(out) // 2} commands", file=sys.stderr)
 PY
+as=()
+if [ "$(id -u)" -eq 0 ]; then
+  chown -R nobody:nogroup "$work/run"
+  chmod 711 "$work"
+  chmod 644 "$work/walkthrough.sh"
+  as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+fi
 start=$(date +%s.%N)
-(cd "$work/run" && PATH="$work/bin:$PATH" bash "$work/walkthrough.sh" >"$work/stdout.txt") ||
-  { tail -20 "$work/stdout.txt" >&2; fail "a README command failed (above: its output's end)"; }
-[ "$(git status --porcelain --untracked-files=all)" = "$before" ] || fail "the walk-through wrote into the checkout: $(git status --porcelain)"
-printf 'readme-walkthrough: OK in %.1f s; README.md %d lines\n' "$(echo "$(date +%s.%N) - $start" | bc)" "$lines"
+status=0
+(cd "$work/run" && timeout --kill-after=10 300 "${as[@]}" env -i HOME="$work/run" PATH=/usr/bin:/bin LANG=C.UTF-8 \
+  bash "$work/walkthrough.sh" >"$work/output.txt" 2>&1) || status=$?
+seconds=$(echo "$(date +%s.%N) - $start" | bc)
+if [ "$status" -ne 0 ]; then
+  tail -25 "$work/output.txt" >&2
+  [ "$status" -eq 124 ] && fail "the README's commands did not end within 300 s (above: the output's end)"
+  fail "a README command failed with status $status (above: the output's end)"
+fi
+python3 - "$work/output.txt" <<'PY'
+import sys
+text = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+floods, largest = [], (0, 0, "")
+for part in text.split("\n@@readme$ ")[1:]:
+    command, _, shown = part.partition("\n")
+    size = (shown.count("\n"), len(shown.encode()), command)
+    largest = max(largest, size)
+    if size[0] > 100 or size[1] > 16384:
+        floods.append(f"{command} ({size[0]} lines, {size[1]} bytes)")
+if floods:
+    sys.exit("readme-walkthrough: FAIL: these commands flood the terminal: " + "; ".join(floods))
+print(f"readme-walkthrough: the most any command showed: {largest[0]} lines, {largest[1]} bytes ({largest[2][:60]})", file=sys.stderr)
+PY
+[ "$(git -C "$repo" status --porcelain --untracked-files=all)" = "$before" ] || fail "the walk-through wrote into the checkout: $(git status --porcelain)"
+printf 'readme-walkthrough: OK in %.1f s with the installed bracelet %s; README.md %d lines\n' "$seconds" \
+  "$(/usr/bin/bracelet --version)" "$lines"

@@ -72,8 +72,10 @@ def main():
         def log_message(self, *args):
             pass
 
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    # Said once the port is bound: a script may wait for this line before it sends.
     print(f"listening on http://127.0.0.1:{args.port}/ (Ctrl-C to stop)", flush=True)
-    http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@ import ArgumentParser
 import BraceletCapture
 import BraceletDecoder
 import BraceletProtocol
+import Foundation
 
 /// `bracelet bench`: decoder throughput against the plain memory-read rate of the same buffer.
 struct BenchCommand: ParsableCommand, LoggingCommand {
@@ -28,7 +29,7 @@ struct BenchCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Records decoded per batch (the column buffer stays in cache).")
     var batch: Int = 512
 
-    @Option(help: "Capture whose replay throughput to measure (default: the bundled captures/v2-three-days.btsnoop when present).")
+    @Option(help: "Capture whose replay throughput to measure (default: the bundled v2-three-days.btsnoop of a checkout's captures/ or the package's /usr/share/bracelet/captures/).")
     var capture: String?
 
     @Flag(help: "Measure only the replay throughput of the capture.")
@@ -47,7 +48,8 @@ struct BenchCommand: ParsableCommand, LoggingCommand {
     }
 
     func benchReplay() throws {
-        let path = capture ?? "captures/v2-three-days.btsnoop"
+        let bundled = ["captures/v2-three-days.btsnoop", "/usr/share/bracelet/captures/v2-three-days.btsnoop"]
+        let path = capture ?? bundled.first { FileManager.default.fileExists(atPath: $0) } ?? bundled[0]
         guard let bytes = try? CaptureFile.read(path: path) else {
             if capture != nil { throw CLIError("cannot read \(path)") }
             Log.warning("replay: skipped (no \(path) here; pass --capture FILE)")

@@ -12,8 +12,9 @@ struct Bracelet: AsyncParsableCommand {
               bracelet listen --device ADDR --db bracelet.db --exit-after-sync
               bracelet summarize --db bracelet.db --format table
 
-            Without a bracelet, a source checkout's recordings show the same:
-              bracelet summarize captures/v2-three-days.btsnoop --format table
+            Without a bracelet, the recordings the package installs show the same:
+              bracelet summarize /usr/share/bracelet/captures/v2-three-days.btsnoop \\
+                --format table
 
             Every command has --help, and a man page when installed (man bracelet-listen).
             """,

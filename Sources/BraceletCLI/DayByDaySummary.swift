@@ -54,7 +54,7 @@ enum DayByDayCaptureSummary {
         let offset = replayed.metricsFiles.last.map { $0.header.timeZoneOffsetMinutes * 60 }
         let configuration = try command.person.configuration(recordedOffsetSeconds: offset)
         var days = DayByDaySummarizer(configuration: configuration, now: now, sourceOffsetSeconds: offset, nightlyHRV: nightlyHRV)
-        let output = try DayByDayOutput(format: command.format, timeZone: configuration.timeZone.identifier, date: command.day)
+        let output = try DayByDayOutput(format: command.format, timeZone: SummaryConfiguration.name(of: configuration.timeZone), date: command.day)
         func printDay(_ day: DayByDaySummarizer.FinishedDay) { output.add(day) }
         _ = try streamCapture(path, beatsLast: false, metrics: { _, _, batch in
             batch.forEachSlot { slot, _ in slots.append(slot) }

@@ -23,7 +23,7 @@ struct ExportCommand: ParsableCommand, LoggingCommand {
             \(ExportFormat.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
 
             Examples:
-              bracelet export --db bracelet.db --format fhir --user alice -o bundle.json
+              bracelet export --db bracelet.db --format fhir --user P-0042 -o bundle.json
               bracelet export --db bracelet.db --format csv --table sleep \\
                 --from 2026-03-07 --to 2026-03-09
               bracelet export --db bracelet.db \\
@@ -56,10 +56,13 @@ struct ExportCommand: ParsableCommand, LoggingCommand {
     @Option(help: "FHIR Patient id the observations are about (fhir only; default: the participant record's user id).")
     var user: String?
 
+    @OptionGroup var userPolicy: UserIDPolicyOptions
+
     @Option(help: "CSV table: daily, sleep or slots (csv only).")
     var table: CSVExport.Table = .daily
 
     func validate() throws {
+        try userPolicy.check(user, option: "--user")
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, !LocalDates.isValid(value) { throw ValidationError("\(name) \(value) is not a date written YYYY-MM-DD") }
         }
@@ -94,7 +97,7 @@ func loadExportDataset(db: String, device: String?, from: String?, to: String?, 
     }
     for override in overridden { Log.info("note: " + override.note(database: db, device: serial)) }
     if tz == nil, let from, let to, record.text(.timeZone, on: from) != record.text(.timeZone, on: to) {
-        Log.info("note: \(serial) changed time zone between \(from) and \(to); times carry the offsets of \(profile.timeZone?.identifier ?? "the stored days"), the zone on \(to)")
+        Log.info("note: \(serial) changed time zone between \(from) and \(to); times carry the offsets of \(profile.timeZone.map(SummaryConfiguration.name(of:)) ?? "the stored days"), the zone on \(to)")
     }
     do {
         return (try ExportDataset.load(store: store, device: serial, from: from, to: to, timeZone: profile.timeZone), record.user)

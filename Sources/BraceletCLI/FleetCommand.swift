@@ -151,6 +151,6 @@ extension SummarizeCommand {
         let days = try fleetCall { try reader.days(of: subject, fromDate: day ?? "0001-01-01", toDate: day ?? "9999-12-31") }
         let sessions = try fleetCall { try reader.sleepSessions(of: subject, fromDate: day ?? "0001-01-01", toDate: day ?? "9999-12-31") }
         if let day, days.isEmpty { throw CLIError("no data on \(day) for \(subject) in the fleet database", exitCode: 2) }
-        return SummaryDocument(timeZone: configuration.timeZone.identifier, days: days, sleepSessions: sessions)
+        return SummaryDocument(timeZone: SummaryConfiguration.name(of: configuration.timeZone), days: days, sleepSessions: sessions)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BraceletGateway
 import BraceletStore
 import BraceletSummaries
+import BraceletTransport
 import BraceletVitality
 import Foundation
 
@@ -11,12 +12,16 @@ struct GatewayCommand: ParsableCommand {
         commandName: "gateway",
         abstract: "Keep several bracelets synced, unattended: enrol them, run the service, see its status.",
         discussion: """
-            bracelet gateway enroll --db bracelet.db --device AA:BB:CC:DD:EE:FF --user P-0042 --tz Europe/Amsterdam --age 54
-            bracelet gateway run --db bracelet.db --jsonl summaries.jsonl --metrics 127.0.0.1:9464
-            bracelet gateway status --db bracelet.db --json
-            bracelet gateway remove --db bracelet.db --device AA:BB:CC:DD:EE:FF
+            Examples:
+              bracelet gateway enroll --db bracelet.db --device AA:BB:CC:DD:EE:FF \\
+                --user P-0042 --tz Europe/Amsterdam --age 54
+              bracelet gateway run --db bracelet.db --jsonl summaries.jsonl \\
+                --metrics 127.0.0.1:9464
+              bracelet gateway status --db bracelet.db --json
+              bracelet gateway remove --db bracelet.db --device AA:BB:CC:DD:EE:FF
 
-            See docs/gateway.md for the systemd unit and what the service watches for.
+            See docs/gateway.md for the systemd unit, what the service watches for and the \
+            Prometheus alert rules (/usr/share/bracelet/prometheus/bracelet.rules.yml).
             """,
         subcommands: [GatewayEnrollCommand.self, GatewayRemoveCommand.self, GatewayRunCommand.self, GatewayStatusCommand.self]
     )
@@ -80,8 +85,10 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Passkey the bracelet asks for when pairing (0-999999; default its manual's 999999).")
     var passkey: Int?
 
-    @Option(help: "Study participant id, sent with every delivery.")
+    @Option(help: "Study participant id, sent with every delivery (no personal data such as an e-mail address).")
     var user: String?
+
+    @OptionGroup var userPolicy: UserIDPolicyOptions
 
     /// The person's settings, as `bracelet person set` takes them.
     @OptionGroup(title: "The person's settings (into the bracelet's participant record)") var person: PersonOptions
@@ -102,9 +109,7 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
             if case let GatewayError.invalidSettings(_, reason) = error { throw ValidationError(reason) }
             throw ValidationError("\(error)")
         }
-        if let user, !OutboxEntry.isValidUser(user) {
-            throw ValidationError("--user \(user) is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042)")
-        }
+        try userPolicy.check(user, option: "--user")
     }
 
     func run() throws {
@@ -115,6 +120,7 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
         enrolment = try store.enrolments().first { $0.endpoint == endpoint.description } ?? enrolment
         print("\(isNew ? "enrolled" : "updated") \(endpoint)")
+        for line in Self.storedLines(enrolment) { print("  " + line) }
         guard let serial = enrolment.serial else {
             if !(try DeviceSettings(enrolment: enrolment)).isEmpty {
                 print("its settings go into the participant record of the bracelet when its first sync reads its serial")
@@ -124,6 +130,27 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         try participantCall(db) { try DeviceSettings(enrolment: enrolment).apply(serial: serial, endpoint: endpoint.description, store: store) }
         let record = try participantCall(db) { try ParticipantRecord.load(device: serial, from: store) }
         for line in record.lines { print("  " + line) }
+    }
+}
+
+extension GatewayEnrollCommand {
+    /// What the enrolment holds, as stored: the user, the passkey as the six digits entered when
+    /// pairing (`--passkey 12345` is 012345), the address type, and the settings waiting for the
+    /// bracelet's first sync (once a sync read its serial they are the participant record's, which
+    /// the command prints instead).
+    static func storedLines(_ enrolment: GatewayEnrolment) -> [String] {
+        var lines: [String] = []
+        if let user = enrolment.user, enrolment.serial == nil { lines.append("user: \(user)") }
+        if enrolment.endpoint.hasPrefix("ble:") {
+            let passkey = enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey)
+            lines.append("passkey: " + String(format: "%06d", passkey)
+                         + (enrolment.passkey == nil ? " (the manual's; give --passkey if it was changed)" : " (entered when the bracelet asks for it)"))
+            lines.append("address type: \(enrolment.addressType ?? "what its advertisement says")")
+        }
+        for name in ParticipantSettingName.allCases where enrolment.serial == nil {
+            if let value = enrolment.settings[name] { lines.append("\(name.rawValue): \(value)") }
+        }
+        return lines
     }
 }
 
@@ -167,8 +194,9 @@ struct GatewayStatusCommand: ParsableCommand, LoggingCommand {
     var json = false
 
     func run() throws {
-        let store = try openStore(db, mustExist: true)
+        let store = try openStore(db, mustExist: true, filler: .enrolments)
         let status = try GatewayStatus(store: store)
+        if status.devices.isEmpty { Log.info("note: no bracelet is enrolled in \(db): \(DatabaseFiller.enrolments.advice(db))") }
         if json {
             FileHandle.standardOutput.write(Data(status.json() + [10]))
         } else {

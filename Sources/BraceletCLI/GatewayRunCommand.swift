@@ -131,10 +131,12 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         let gateway = Gateway(store: store, settings: settings) { event in
             // What a sync allocated is freed when it ends: given back, not kept for the next burst.
             if case .syncEnded = event { releaseFreeHeap() }
-            if event.isWarning { Log.warning("gateway: \(event)") } else if case .reloaded = event { Log.debug("gateway: \(event)") } else { Log.info("gateway: \(event)") }
+            if case .nothingEnrolled(let database) = event {
+                Log.warning("gateway: \(event): \(DatabaseFiller.enrolments.advice(database)); this gateway reads the enrolments every 5 s")
+            } else if event.isWarning { Log.warning("gateway: \(event)") } else if case .reloaded = event { Log.debug("gateway: \(event)") } else { Log.info("gateway: \(event)") }
         }
         let server = try metrics.map { address in
-            do { return try MetricsServer(address: address) { Self.exposition(gateway) } } catch { throw CLIError("\(error)") }
+            do { return try MetricsServer(address: address) { gateway.metricsExposition() } } catch { throw CLIError("\(error)") }
         }
         if let server { Log.info("gateway: metrics on http://\(metrics ?? ""):\(server.port == 0 ? "" : "")/metrics (port \(server.port))") }
 
@@ -254,14 +256,4 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         return "\(enrolled.count) bracelet(s), \(synced) synced, \(gateway.activeEndpoints.count) syncing, \(pending) outbox entries pending"
     }
 
-    /// The metrics text: the gateway's counters and the store's gauges.
-    static func exposition(_ gateway: Gateway) -> String {
-        let enrolments = (try? gateway.store.enrolments()) ?? gateway.enrolled
-        let lastSyncs = enrolments.compactMap { e in e.lastSyncAt.map { (device: e.serial ?? e.endpoint, seconds: Double($0) / 1_000) } }
-        let pending = ((try? gateway.store.sinkCounts()) ?? []).map { (sink: $0.sink, count: $0.pending) }
-        let sensors = enrolments.filter { $0.sensor != nil }.map { e in
-            (device: e.serial ?? e.endpoint, samplesKept: e.samplesKept, lastSample: e.lastSampleAt.map { Double($0) / 1_000 }, battery: e.battery)
-        }
-        return gateway.metrics.exposition(lastSyncs: lastSyncs, pending: pending, sensors: sensors)
-    }
 }

@@ -22,8 +22,8 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
             bracelet data, 1 when a capture or the database cannot be used.
 
             Example:
-              bracelet ingest captures/v2-three-days.btsnoop --db bracelet.db \\
-                --tz America/New_York --age 35
+              bracelet ingest /usr/share/bracelet/captures/v2-three-days.btsnoop \\
+                --db bracelet.db --tz America/New_York --age 35
             """
     )
 

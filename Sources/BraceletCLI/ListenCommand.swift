@@ -236,7 +236,7 @@ extension ListenCommand {
         }
         if person.tz == nil {
             Log.info("note: no --tz given; a bracelet without a time zone in its participant record gets this machine's zone "
-                       + "(\(TimeZone.current.identifier)); set it with `bracelet person set --db \(database) --device SERIAL --tz ZONE`")
+                       + "(\(SummaryConfiguration.name(of: .current))); set it with `bracelet person set --db \(database) --device SERIAL --tz ZONE`")
         }
         let quiet = self.quiet
         return IngestPipeline(store: store, given: person.given, defaultTimeZone: TimeZone.current) { report in

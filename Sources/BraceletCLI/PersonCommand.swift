@@ -49,11 +49,13 @@ struct PersonSetCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The bracelet's serial number.")
     var device: String
 
-    @Option(help: "Study participant id sent with every delivery (1-64 of A-Z a-z 0-9 . _ - : @).")
+    @Option(help: "Study participant id sent with every delivery (1-64 of A-Z a-z 0-9 . _ - : @; no personal data such as an e-mail address).")
     var user: String?
 
     @Flag(name: .customLong("no-user"), help: "Remove the user id: later deliveries and re-sends carry none.")
     var noUser = false
+
+    @OptionGroup var userPolicy: UserIDPolicyOptions
 
     /// The settings to set (the same flags as every summary command's).
     @OptionGroup var person: PersonOptions
@@ -65,6 +67,7 @@ struct PersonSetCommand: ParsableCommand, LoggingCommand {
 
     func validate() throws {
         if user != nil && noUser { throw ValidationError("--user and --no-user exclude each other.") }
+        try userPolicy.check(user, option: "--user")
         if person.age != nil && person.hrMax != nil { throw ValidationError("give --age or --hr-max, not both: a measured maximum wins over the age.") }
         if settings.isEmpty && user == nil && !noUser {
             throw ValidationError("say what to set: --user, --no-user, --tz, --age, --hr-max, --height, --step-goal, ...")
@@ -106,6 +109,10 @@ struct PersonShowCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         let store = try openStore(db, mustExist: true)
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
+        if devices.isEmpty {
+            Log.info("note: \(db) holds no participant record yet: `bracelet person set --db \(db) --device SERIAL --user ID --tz ZONE` "
+                     + "makes one, and so does storing a bracelet's data (\(DatabaseFiller.deviceData.advice(db)))")
+        }
         let records = try participantCall(db) { try devices.map { try ParticipantRecord.load(device: $0, from: store) } }
         if json {
             var out = Array("[".utf8)

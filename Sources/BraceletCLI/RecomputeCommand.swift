@@ -34,11 +34,11 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         // Recomputing writes: the database must exist, but is opened for writing (and checked).
         guard FileManager.default.fileExists(atPath: db) else {
-            throw CLIError("no database at \(db): create one with `bracelet ingest CAPTURE --db \(db)`")
+            throw CLIError("no database at \(db): \(DatabaseFiller.deviceData.advice(db))")
         }
         let store = try openStore(db, mustExist: false)
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
-        guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet; store data with bracelet ingest or listen first", exitCode: 2) }
+        guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet: \(DatabaseFiller.deviceData.advice(db))", exitCode: 2) }
         for serial in devices {
             // The flags complete the participant record (a setting it does not know yet) and never
             // contradict it: cutting days another way is `bracelet person set`. Every stored day is

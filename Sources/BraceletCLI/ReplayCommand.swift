@@ -11,7 +11,7 @@ struct ReplayCommand: ParsableCommand, LoggingCommand {
         abstract: "Decode a recorded Bluetooth session (btsnoop) and print one record per slot.",
         discussion: """
             Reads a capture written by btmon (`btmon -w FILE`), Android's HCI snoop log, `bracelet listen \
-            --record` or the bundled captures/, recovers the files the bracelet transferred and prints \
+            --record` or the bundled captures (/usr/share/bracelet/captures), recovers the files the bracelet transferred and prints \
             their slots, then beat-to-beat records (kind "rr") and live Heart Rate notifications (kind "hr").
 
             Slot keys: t (ISO-8601 UTC start), device, model, interval_s, bpm, bpm_q, breath, breath_q, \

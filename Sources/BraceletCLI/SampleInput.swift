@@ -94,11 +94,35 @@ private func openCapture(_ path: String) throws -> ATTCaptureReader {
     }
 }
 
+/// How a database at `path` gets what a command finds missing, for every "nothing here yet"
+/// message: the gateway's bracelets come from `gateway enroll`, a device's days from a capture,
+/// a sync by hand or the gateway.
+enum DatabaseFiller {
+    /// Bracelet data: a device and its days.
+    case deviceData
+    /// The gateway's enrolled bracelets.
+    case enrolments
+
+    /// The commands that fill `path`, as a clause (`store ... with ...`).
+    func advice(_ path: String) -> String {
+        switch self {
+        case .deviceData:
+            "store a capture with `bracelet ingest CAPTURE --db \(path)`, sync a bracelet once with "
+                + "`bracelet listen --device ADDRESS --db \(path)`, or enrol it for the gateway with "
+                + "`bracelet gateway enroll --db \(path) --device ADDRESS ...` and run `bracelet gateway run --db \(path)`"
+        case .enrolments:
+            "enrol a bracelet with `bracelet gateway enroll --db \(path) --device ADDRESS --user ID --tz ZONE` "
+                + "(`bracelet scan` shows the address; a simulated one: --via unix:PATH)"
+        }
+    }
+}
+
 /// Opens the database, with a message that says what to do when it cannot be opened. `mustExist`:
-/// the command only reads, so the file is opened read-only and never given a schema.
-func openStore(_ path: String, mustExist: Bool) throws -> Store {
+/// the command only reads, so the file is opened read-only and never given a schema; when there is
+/// no file, the message says how `filler` makes one.
+func openStore(_ path: String, mustExist: Bool, filler: DatabaseFiller = .deviceData) throws -> Store {
     if mustExist, !FileManager.default.fileExists(atPath: path) {
-        throw CLIError("no database at \(path): create one with `bracelet ingest CAPTURE --db \(path)`")
+        throw CLIError("no database at \(path): \(filler.advice(path))")
     }
     do {
         let store = try Store(path: path, readOnly: mustExist)
@@ -119,7 +143,7 @@ func chooseDevice(_ store: Store, path: String, requested: String?) throws -> St
         }
         return requested
     }
-    guard let only = devices.first else { throw CLIError("\(path) holds no device yet; run bracelet ingest first") }
+    guard let only = devices.first else { throw CLIError("\(path) holds no device yet: \(DatabaseFiller.deviceData.advice(path))") }
     guard devices.count == 1 else {
         throw CLIError("\(path) holds several devices (\(devices.joined(separator: ", "))); choose one with --device")
     }

@@ -43,6 +43,10 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
 
             Faults (repeatable): drop-link-at:BYTES, lose-packet:N, repeat-packet:N, corrupt-crc:N, \
             slow:MS, reboot-at:BYTES, clock-reset. Packet numbers count data packets from 0.
+
+            It says what it serves when it starts and, when it stops, what the bracelet handed over \
+            and erased; --verbose adds the command log (each connection, command frame, erased file \
+            and refused request: thousands of lines for a long history), --quiet leaves only errors.
             """
     )
 
@@ -92,8 +96,15 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var log: LogOptions
 
+    @Flag(help: "Log each connection, command frame, erased file and refused request (the command log).")
+    var verbose = false
+
     /// `--quiet` or `--log-level error`: progress and notes are not written.
     var quiet: Bool { log.level < .info }
+
+    func validate() throws {
+        if verbose && quiet { throw ValidationError("--verbose writes the command log, which --quiet (or --log-level \(log.level.rawValue)) leaves out: give one") }
+    }
 
     func run() throws {
         let sensor = profile.standard
@@ -143,7 +154,8 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
         let life = self.life, clock = life.clock
         let erased = ErasedRecords()
         // Said on exit: what the bracelet handed over and erased, for a soak to compare with the store.
-        defer { printError("simulate: erased \(history.serial): \(erased.line)") }
+        defer { Log.info("simulate: erased \(history.serial): \(erased.line)") }
+        let verbose = self.verbose
         // A sensor's measurements are its feeds; a bracelet's live heart rate is the server's own.
         let feeds = sensor.map { SensorFeeds.feeds(for: $0, server: gattServer, model: history) } ?? []
         let server = SimulatorServer(server: gattServer, live: isSensor ? nil : LiveHeartRateSource(model: history), clock: { clock.nowSeconds() },
@@ -151,7 +163,7 @@ struct SimulateCommand: ParsableCommand, LoggingCommand {
                                      measurementSecurity: measurementSecurity.requiredLevel,
                                      isAvailable: { !life.isAway(at: clock.nowSeconds()) }, feeds: feeds, onEvent: { event in
                                          if case let .erased(kind, file) = event { erased.count(kind, file) }
-                                         if quiet { return }
+                                         guard verbose else { return }
                                          if case .heartRate = event { return }
                                          if case .sensorValue = event { return }
                                          Log.info("simulate: \(event)")

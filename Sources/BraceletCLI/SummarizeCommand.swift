@@ -17,7 +17,7 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
             Sources/BraceletSummaries/BraceletSummaries.docc/Definitions.md.
 
             Examples:
-              bracelet summarize captures/v2-three-days.btsnoop \\
+              bracelet summarize /usr/share/bracelet/captures/v2-three-days.btsnoop \\
                 --tz America/New_York --age 35
               bracelet summarize --csv export.csv --tz Europe/Amsterdam --format table
               bracelet summarize --db bracelet.db --day 2026-06-17

@@ -134,6 +134,8 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .long, help: ArgumentHelp("The bracelet serial for --set-user.", valueName: "serial"))
     var device: String?
 
+    @OptionGroup var userPolicy: UserIDPolicyOptions
+
     @OptionGroup var log: LogOptions
 
 
@@ -165,6 +167,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             }
         }
         if (setUser == nil) != (device == nil) { throw ValidationError("--set-user ID and --device SERIAL go together.") }
+        try userPolicy.check(setUser, option: "--set-user")
         if resend && from == nil { throw ValidationError("--resend needs --from YYYY-MM-DD (and --to, default the same day).") }
         if (from != nil || to != nil || !key.isEmpty) && !requeueDead && !resend {
             throw ValidationError("--key, --from and --to select entries for --requeue-dead or --resend.")
@@ -205,7 +208,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
 
     func run() async throws {
         guard FileManager.default.fileExists(atPath: db) else {
-            throw ValidationError("no database at \(db). Run `bracelet ingest CAPTURE --db \(db)` first, or check the path.")
+            throw ValidationError("no database at \(db) (check the path): \(DatabaseFiller.deviceData.advice(db))")
         }
         let store = try Store(path: db)
         // What a delivery reads is checked before anything is sent: the file's structure and the
@@ -213,6 +216,9 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") }
         if status {
             try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
+            if try store.outboxCounts() == OutboxCounts(pending: 0, delivered: 0, dead: 0) {
+                Log.info("note: the outbox of \(db) is empty: storing a bracelet's data queues its summaries (\(DatabaseFiller.deviceData.advice(db)))")
+            }
             return
         }
         // Before anything changes states or is sent: a damaged outbox could send one entry in a loop.

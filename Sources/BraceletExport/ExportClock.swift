@@ -31,7 +31,7 @@ public struct ExportClock: Sendable, Equatable {
                 let range = LocalDates.unixSecondsRange(of: day.date, in: requested)
                 guard range == day.dayStart..<day.dayEnd else {
                     let stored = ExportClock(timeZone: utc, named: false)
-                    throw .timeZone("day \(day.date) was not cut in \(requested.identifier): it is stored as \(stored.timestamp(day.dayStart)) to \(stored.timestamp(day.dayEnd)); pass the --tz that ingest used, or leave --tz out to use the stored offset")
+                    throw .timeZone("day \(day.date) was not cut in \(SummaryConfiguration.name(of: requested)): it is stored as \(stored.timestamp(day.dayStart)) to \(stored.timestamp(day.dayEnd)); pass the --tz that ingest used, or leave --tz out to use the stored offset")
                 }
             }
             return ExportClock(timeZone: requested, named: true)
@@ -75,7 +75,7 @@ public struct ExportClock: Sendable, Equatable {
     /// or `UTC+02:00` for an inferred fixed offset; `at` selects the offset shown.
     public func zoneName(at time: Int64) -> String {
         let offset = "UTC" + Self.offsetText(offsetSeconds(at: time))
-        return named ? "\(timeZone.identifier) (\(offset))" : offset
+        return named ? "\(SummaryConfiguration.name(of: timeZone)) (\(offset))" : offset
     }
 
     /// `+HH:MM` / `-HH:MM` for an offset in seconds.

@@ -54,7 +54,7 @@ public struct ExportDataset: Sendable, Equatable {
         let dates = all.filter { date in (from.map { date >= $0 } ?? true) && (to.map { date <= $0 } ?? true) }
         guard !dates.isEmpty else {
             let held = all.isEmpty ? "no days" : "days \(all.first ?? "") to \(all.last ?? "")"
-            throw ExportError.nothingToExport("\(store.path) has no daily summary of \(device) from \(from ?? "the start") to \(to ?? "the end") (it holds \(held)); choose days it holds, or store more with bracelet ingest or bracelet listen --db")
+            throw ExportError.nothingToExport("\(store.path) has no daily summary of \(device) from \(from ?? "the start") to \(to ?? "the end") (it holds \(held)); choose days it holds, or store more with bracelet ingest, bracelet listen --db or the gateway (bracelet gateway enroll)")
         }
         let decoder = JSONDecoder()
         var days: [ExportDay] = []

@@ -48,6 +48,9 @@ public final class Gateway: @unchecked Sendable {
         public var events = OperatorEvents.Thresholds()
         /// How often enrolments are read again without a SIGHUP (real seconds).
         public var reloadSeconds: Double = 5
+        /// How often ``GatewayEvent/nothingEnrolled(database:)`` is said again while no bracelet is
+        /// enrolled (real seconds; the first time is at the first read of the enrolments).
+        public var emptyReminderSeconds: Double = 600
         /// The longest the schedule sleeps between two turns (real seconds), so that a watchdog
         /// sees ``Gateway/tickCount`` move at least this often.
         public var turnSeconds: Double = 5
@@ -93,6 +96,9 @@ public final class Gateway: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let running = DispatchGroup()
     private let ticks = Atomic<Int>(0)
+    /// When ``GatewayEvent/nothingEnrolled(database:)`` was last said; `nil` while bracelets are
+    /// enrolled. Only the schedule's thread uses it.
+    private var lastEmptyReminder: ContinuousClock.Instant?
 
     /// A gateway over `store`; `onEvent` sees what it does, from its threads.
     public init(store: Store, settings: Settings, onEvent: @escaping @Sendable (GatewayEvent) -> Void = { _ in }) {
@@ -187,10 +193,23 @@ public final class Gateway: @unchecked Sendable {
                 pipelines = pipelines.filter { kept.contains($0.key) }
             }
             onEvent(.reloaded(enrolments: fresh.count))
+            remindWhenEmpty(enrolled: fresh.count)
         } catch {
             lock.withLock { reloadRequested = false }
             onEvent(.problem("cannot read the enrolments: \(error)"))
         }
+    }
+
+    /// Says ``GatewayEvent/nothingEnrolled(database:)`` when nothing is enrolled and it was not
+    /// said within ``Settings/emptyReminderSeconds`` (called from the schedule's thread only).
+    private func remindWhenEmpty(enrolled: Int) {
+        guard enrolled == 0 else {
+            lastEmptyReminder = nil
+            return
+        }
+        if let last = lastEmptyReminder, last.duration(to: .now) < .milliseconds(Int(settings.emptyReminderSeconds * 1_000)) { return }
+        lastEmptyReminder = .now
+        onEvent(.nothingEnrolled(database: store.path))
     }
 
     /// Starts the syncs due now, up to the link limit; returns the gateway time (ms) at which the next
@@ -452,7 +471,7 @@ public final class Gateway: @unchecked Sendable {
 
     /// Counts and reports an operator event.
     private func note(_ event: GatewayEvent) {
-        if case .operatorEvent = event { metrics.recordOperatorEvent() }
+        if case let .operatorEvent(device, name, _) = event { metrics.recordOperatorEvent(name: name, device: device) }
         onEvent(event)
     }
 

@@ -19,6 +19,10 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     case heard(endpoint: String)
     /// Something went wrong that does not stop the gateway (a store write, discovery).
     case problem(String)
+    /// No bracelet is enrolled in `database`: said when the gateway finds none, and again every
+    /// ``Gateway/Settings/emptyReminderSeconds`` while none is, so that a service left with nothing
+    /// to do says how to give it work.
+    case nothingEnrolled(database: String)
 
     /// One line for a log.
     public var description: String {
@@ -35,13 +39,14 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
         case .heard(let endpoint): "\(endpoint): heard"
         case .problem(let text): text
+        case .nothingEnrolled(let database): "no bracelet is enrolled in \(database), so there is nothing to sync"
         }
     }
 
     /// Whether the line is a warning rather than information.
     public var isWarning: Bool {
         switch self {
-        case .operatorEvent, .problem, .backingOff: true
+        case .operatorEvent, .problem, .backingOff, .nothingEnrolled: true
         case .syncEnded(_, _, _, _, let completed, _, _): !completed
         case .sensorSessionEnded(_, _, let samples, _, _): samples == 0
         default: false

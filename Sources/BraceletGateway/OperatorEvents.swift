@@ -40,7 +40,7 @@ public struct OperatorEvents: Sendable {
             let since = e.lastHeardAt ?? e.enrolledAt
             guard now - since > thresholds.notHeardSeconds * 1_000 else { continue }
             let hours = (now - since) / 3_600_000
-            raise("not_heard", e, occurrence: "\(since)", at: now, zone: nil,
+            raise(.notHeard, e, occurrence: "\(since)", at: now, zone: nil,
                   detail: "not heard for \(hours) h (since \(UTCTime.iso8601(unixMilliseconds: since)))", onEvent: onEvent)
         }
     }
@@ -51,7 +51,7 @@ public struct OperatorEvents: Sendable {
         let now = clock.nowMilliseconds()
         for e in enrolments where e.sensor != nil {
             guard let last = e.lastSampleAt, now - last > thresholds.sensorSilentSeconds * 1_000 else { continue }
-            raise("not_sending", e, occurrence: "\(last)", at: now, zone: nil,
+            raise(.notSending, e, occurrence: "\(last)", at: now, zone: nil,
                   detail: "the \(e.sensor ?? "sensor") sent nothing for \((now - last) / 60_000) min (last value at "
                     + "\(UTCTime.iso8601(unixMilliseconds: last))): every second it is not heard is lost; check that it is worn, charged and in range",
                   onEvent: onEvent)
@@ -65,7 +65,7 @@ public struct OperatorEvents: Sendable {
                     onEvent: (GatewayEvent) -> Void) {
         let today = Self.localDate(readAt / 1_000, zone: zone)
         if let battery = state.batteryPercent, battery <= thresholds.batteryLowPercent, state.isCharging != true {
-            raise("battery_low", e, occurrence: today.description, at: readAt, zone: zone,
+            raise(.batteryLow, e, occurrence: today.description, at: readAt, zone: zone,
                   detail: "battery at \(battery) %: charge the bracelet", onEvent: onEvent)
         }
         // Current Time is local time in the offset set last; before the gateway set one it is unknown.
@@ -75,7 +75,7 @@ public struct OperatorEvents: Sendable {
             let error = local - Int64(previousOffsetMinutes) * 60 - readAt / 1_000
             let slack = clock.scale > 1 ? Int64((clock.scale * 0.25).rounded(.up)) : 0
             if abs(error) > thresholds.clockCorrectionSeconds + slack {
-                raise("clock_corrected", e, occurrence: "\(readAt)", at: readAt, zone: zone,
+                raise(.clockCorrected, e, occurrence: "\(readAt)", at: readAt, zone: zone,
                       detail: "its clock was \(abs(error)) s \(error > 0 ? "ahead" : "behind"); set to the gateway's time", onEvent: onEvent)
             }
         }
@@ -87,7 +87,7 @@ public struct OperatorEvents: Sendable {
         let now = clock.nowMilliseconds()
         let today = Self.localDate(now / 1_000, zone: zone)
         if failuresCount, !completed, e.failures == thresholds.failures {
-            raise("sync_failing", e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: now, zone: zone,
+            raise(.syncFailing, e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: now, zone: zone,
                   detail: "\(e.failures) syncs failed in a row; last: \(e.lastError ?? "see the log")", onEvent: onEvent)
         }
         if completed, let serial = e.serial {
@@ -97,15 +97,15 @@ public struct OperatorEvents: Sendable {
             // not called unworn), and none says worn.
             if let counts = try? store.wornSlotCount(device: serial, from: start, to: end),
                counts.slots > 0, counts.worn == 0, counts.seconds >= (end - start) * 9 / 10 {
-                raise("not_worn", e, occurrence: yesterday.description, at: now, zone: zone,
+                raise(.notWorn, e, occurrence: yesterday.description, at: now, zone: zone,
                       detail: "not worn on \(yesterday)", onEvent: onEvent)
             }
         }
     }
 
-    private func raise(_ name: String, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,
+    private func raise(_ event: OperatorEventName, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,
                        onEvent: (GatewayEvent) -> Void) {
-        let device = e.serial ?? e.endpoint
+        let device = e.serial ?? e.endpoint, name = event.rawValue
         // Without a session's zone (not_heard): the bracelet's own, as its syncs use it.
         let zone = zone ?? (try? DeviceSettings(enrolment: e))?.timeZone(serial: e.serial, store: store) ?? .current
         let date = Self.localDate(at / 1_000, zone: zone)
@@ -143,4 +143,21 @@ public struct OperatorEvents: Sendable {
         }
         return Int64(date.dayNumber) * 86_400 + Int64(value[4]) * 3_600 + Int64(value[5]) * 60 + Int64(value[6])
     }
+}
+
+/// The name of an operator event, as its outbox kind (`event:NAME`) and the metrics' `event` label
+/// carry it.
+public enum OperatorEventName: String, Sendable, CaseIterable {
+    /// Nothing heard from the bracelet for longer than the threshold.
+    case notHeard = "not_heard"
+    /// Its battery at or below the threshold, not charging.
+    case batteryLow = "battery_low"
+    /// A whole local day of slots, none worn.
+    case notWorn = "not_worn"
+    /// Its clock was more than the threshold off when set.
+    case clockCorrected = "clock_corrected"
+    /// Several failed syncs in a row.
+    case syncFailing = "sync_failing"
+    /// An enrolled standard sensor sent nothing for longer than the threshold.
+    case notSending = "not_sending"
 }

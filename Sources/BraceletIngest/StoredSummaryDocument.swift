@@ -48,7 +48,7 @@ public struct StoredSummaryDocument: Sendable, Equatable {
     ///   matches its content hash.
     public static func load(from store: Store, device: String, configuration: SummaryConfiguration, date: String? = nil,
                             now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
-        try load(from: store, device: device, timeZone: configuration.timeZone.identifier, date: date, now: now) { _ in configuration }
+        try load(from: store, device: device, timeZone: SummaryConfiguration.name(of: configuration.timeZone), date: date, now: now) { _ in configuration }
     }
 
     /// Like ``load(from:device:configuration:date:now:)``, each day with the settings `record`
@@ -57,7 +57,7 @@ public struct StoredSummaryDocument: Sendable, Equatable {
     /// - Throws: ``BraceletVitality/ParticipantError`` when a stored day's settings cannot be used.
     public static func load(from store: Store, record: ParticipantRecord, date: String? = nil,
                             now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
-        let zone = try record.configuration(on: date ?? "9999-12-31").timeZone.identifier
+        let zone = SummaryConfiguration.name(of: try record.configuration(on: date ?? "9999-12-31").timeZone)
         return try load(from: store, device: record.device, timeZone: zone, date: date, now: now) { try record.configuration(on: $0) }
     }
 

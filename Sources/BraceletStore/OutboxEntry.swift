@@ -84,13 +84,6 @@ public struct OutboxEntry: Sendable, Equatable {
         if kind.hasPrefix("daily:") { return String(kind.dropFirst("daily:".count)) }
         return kind == "sleep_session" ? "sleep" : kind
     }
-
-    /// Whether `user` may be stored as a participant id: 1 to 64 characters from `A-Z a-z 0-9 . _ - : @`.
-    /// The id travels in an HTTP header and in JSON, so it is kept to characters neither must escape.
-    public static func isValidUser(_ user: String) -> Bool {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:@")
-        return (1...64).contains(user.count) && user.allSatisfy { allowed.contains($0) }
-    }
 }
 
 /// Which outbox entries a sink takes, by short kind (``OutboxEntry/shortKind``, or the full kind).

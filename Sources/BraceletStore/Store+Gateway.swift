@@ -111,6 +111,14 @@ public struct SinkCounts: Sendable, Equatable {
     public var delivered: Int
     /// Entries this sink refused for good (dead letters).
     public var dead: Int
+
+    /// The counts of `sink`.
+    public init(sink: String, pending: Int, delivered: Int, dead: Int) {
+        self.sink = sink
+        self.pending = pending
+        self.delivered = delivered
+        self.dead = dead
+    }
 }
 
 extension Store {

@@ -403,17 +403,17 @@ extension Store {
         }
     }
 
-    /// Assigns device `serial` to study participant `user` (see ``OutboxEntry/isValidUser(_:)``), or
-    /// takes the device away from its participant when `user` is nil, adding the device when the
+    /// Assigns device `serial` to study participant `user`, or takes the device away from its
+    /// participant when `user` is nil, adding the device when the
     /// store has not seen it yet. Every delivery from now on, re-sends of older entries included,
     /// carries the device's participant at the time it is sent (``OutboxEntry/user``); each
     /// pending entry's `user_id` is stamped too, as the record of who the device was assigned to.
-    /// Returns how many pending entries the device has (they carry the new participant).
+    /// Returns how many pending entries the device has (they carry the new participant). The id's
+    /// form is checked here (``UserID/isWellFormed(_:)``); the personal data it may not carry, by
+    /// the command that takes it (``UserID/check(_:allowingPersonalData:)``).
     @discardableResult
     public func setUser(_ user: String?, device serial: String) throws -> Int {
-        if let user, !OutboxEntry.isValidUser(user) {
-            throw StoreError.invalidInput("user id \"\(user)\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
-        }
+        if let user, !UserID.isWellFormed(user) { throw StoreError.invalidInput(UserIDError.malformed(user).description) }
         return try write { db in
             _ = try deviceIDCreating(db, serial: serial)
             let device = try db.prepare("UPDATE devices SET user_id = ?1 WHERE serial = ?2")

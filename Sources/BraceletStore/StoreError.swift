@@ -56,7 +56,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .foreignSchema(path, detail):
             "\(path) is not a database bracelet can use: \(detail). bracelet leaves it untouched. Check the --db path; if it is yours, restore it from a backup (`bracelet db backup`) or move it aside and re-ingest the captures into a new database."
         case let .noBraceletData(path):
-            "\(path) holds no bracelet data yet (no schema). Store captures first with `bracelet ingest CAPTURE --db \(path)`."
+            "\(path) holds no bracelet data yet (no schema). Store some first: a capture with `bracelet ingest CAPTURE --db \(path)`, "
+                + "a bracelet synced once with `bracelet listen --device ADDRESS --db \(path)`, or bracelets enrolled with "
+                + "`bracelet gateway enroll --db \(path) ...` and synced by `bracelet gateway run --db \(path)`."
         case let .sqlite(code, message, sql):
             "SQLite error \(code): \(message)" + (sql.map { " in statement: \($0)" } ?? "") + ". This is likely a bug in bracelet; please report it with this message."
         case let .invalidInput(message):

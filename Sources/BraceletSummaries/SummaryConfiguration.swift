@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// How the maximum heart rate is estimated from age when the user did not give one.
@@ -94,18 +95,52 @@ public struct SummaryConfiguration: Sendable, Equatable {
     }
 
     /// Resolves a time zone given as an IANA identifier (`Europe/Amsterdam`), `UTC`, or a fixed
-    /// offset (`+02:00`, `-0530`, `+2`).
+    /// offset (`+02:00`, `-0530`, `+2`, also as `UTC+02:00` or Foundation's `GMT+0200`).
+    /// ``name(of:)`` is its inverse: the name a zone is shown and stored by, which this reads back
+    /// as the same zone.
     ///
-    /// - Throws: ``SummaryConfigurationError/unknownTimeZone(_:)`` when neither form matches.
+    /// - Throws: ``SummaryConfigurationError/unknownTimeZone(_:)`` when neither form matches; its
+    ///   description suggests the nearest names (``timeZoneSuggestions(for:)``).
     public static func timeZone(named text: String) throws(SummaryConfigurationError) -> TimeZone {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let offset = Self.parseOffset(trimmed), let zone = TimeZone(secondsFromGMT: offset) {
+        let offsetText = trimmed.hasPrefix("GMT") || trimmed.hasPrefix("UTC") ? String(trimmed.dropFirst(3)) : trimmed
+        if let offset = Self.parseOffset(offsetText), let zone = TimeZone(secondsFromGMT: offset) {
             return zone
         }
         if trimmed.contains("/") || trimmed == "UTC" || trimmed == "GMT", let zone = TimeZone(identifier: trimmed) {
             return zone
         }
         throw .unknownTimeZone(text)
+    }
+
+    /// The name `zone` is shown, stored and delivered by: its IANA identifier, and `UTC` for the
+    /// zone without offset. Foundation calls that zone `GMT` whether it was asked for `UTC` or
+    /// `GMT`; a person who gave `--tz UTC` reads back `UTC`, and ``timeZone(named:)`` reads it as
+    /// the same zone.
+    public static func name(of zone: TimeZone) -> String {
+        zone.identifier == "GMT" ? "UTC" : zone.identifier
+    }
+
+    /// The zone names nearest to `text` (at most three, closest first; none farther than a third
+    /// of its length in edits), for a "did you mean" when `text` is not a zone: IANA identifiers
+    /// and `UTC`, compared whole and, for a text without `/`, by their city part
+    /// (`Amsterdm` -> `Europe/Amsterdam`).
+    public static func timeZoneSuggestions(for text: String) -> [String] {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return [] }
+        let known = ["UTC"] + TimeZone.knownTimeZoneIdentifiers.filter { $0 != "GMT" }
+        let maximum = max(1, trimmed.count / 3)
+        var found = EditDistance.nearest(to: trimmed, in: known, limit: 3, maximum: maximum)
+        if !trimmed.contains("/") {
+            let cities = known.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+            for city in EditDistance.nearest(to: trimmed, in: cities, limit: 3, maximum: maximum) {
+                for (index, name) in cities.enumerated() where name == city.name && !found.contains(where: { $0.name == known[index] }) {
+                    found.append((known[index], city.distance))
+                }
+            }
+            found.sort { $0.distance < $1.distance }
+        }
+        return found.prefix(3).map(\.name)
     }
 
     /// Parses `+HH:MM`, `-HHMM`, `+H` into seconds east of UTC.
@@ -161,7 +196,17 @@ public enum SummaryConfigurationError: Error, Sendable, Equatable, CustomStringC
         case .stepGoalNotPositive(let g):
             "step goal \(g) must be positive: pass a daily step count such as 10000"
         case .unknownTimeZone(let t):
-            "time zone '\(t)' is unknown: use an IANA identifier such as Europe/Amsterdam, UTC, or a fixed offset such as +02:00"
+            "time zone '\(t)' is unknown" + Self.didYouMean(SummaryConfiguration.timeZoneSuggestions(for: t))
+                + ": use an IANA identifier such as Europe/Amsterdam, UTC, or a fixed offset such as +02:00"
         }
+    }
+}
+
+extension SummaryConfigurationError {
+    /// ` (did you mean A, B or C?)`, or nothing without suggestions.
+    static func didYouMean(_ names: [String]) -> String {
+        guard let last = names.last else { return "" }
+        let listed = names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
+        return " (did you mean \(listed)?)"
     }
 }

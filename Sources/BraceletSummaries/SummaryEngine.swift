@@ -84,7 +84,7 @@ public struct SummaryEngine: Sendable {
     public func document(date: String? = nil) -> SummaryDocument {
         let selected = days.filter { date == nil || $0.date == date }
         let sessions = sleepSessions.filter { date == nil || $0.recordDate == date }
-        return SummaryDocument(timeZone: configuration.timeZone.identifier, days: selected, sleepSessions: sessions)
+        return SummaryDocument(timeZone: SummaryConfiguration.name(of: configuration.timeZone), days: selected, sleepSessions: sessions)
     }
 
     /// HRV over all stored beats.
@@ -168,7 +168,7 @@ public struct SummaryEngine: Sendable {
             if let offset = sourceOffsetSeconds {
                 if let known = offsetsByDay[dayNumber], known != offset {
                     report.add(SummaryDiagnostic(kind: .timeZoneChanged, time: slot.start, message:
-                        "the source's UTC offset changed from \(known) s to \(offset) s within local day \(calendar.day(number: dayNumber).date) (at \(utcText(slot.start))): summaries keep using \(configuration.timeZone.identifier); pass --tz with the zone the wearer was in"))
+                        "the source's UTC offset changed from \(known) s to \(offset) s within local day \(calendar.day(number: dayNumber).date) (at \(utcText(slot.start))): summaries keep using \(SummaryConfiguration.name(of: configuration.timeZone)); pass --tz with the zone the wearer was in"))
                 }
                 offsetsByDay[dayNumber] = offset
             }

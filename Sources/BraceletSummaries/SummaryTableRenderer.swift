@@ -45,7 +45,7 @@ public enum SummaryTableRenderer {
 
     /// The zone session clock times are shown in, from a document's time-zone text.
     public static func zone(_ timeZone: String) -> TimeZone {
-        TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .current
+        (try? SummaryConfiguration.timeZone(named: timeZone)) ?? TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .current
     }
 
     /// One sleep session's row, clock times in `zone`.

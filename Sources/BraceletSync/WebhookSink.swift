@@ -86,7 +86,7 @@ public struct WebhookSink: OutboxSink {
         request.setValue(entry.key, forHTTPHeaderField: "Idempotency-Key")
         request.setValue(HMACSHA256.signatureHeader(body: Array(body), secret: secret), forHTTPHeaderField: "X-Bracelet-Signature")
         // Only an id that passes the store's rule goes into a header; the body carries it escaped anyway.
-        if let user = entry.user, OutboxEntry.isValidUser(user) {
+        if let user = entry.user, UserID.isWellFormed(user) {
             request.setValue(user, forHTTPHeaderField: "X-Bracelet-User")
         }
         return request

@@ -41,7 +41,7 @@ public struct ParticipantProfile: Sendable, Equatable {
     /// The settings given, as the record stores them.
     public var texts: [ParticipantSettingName: String] {
         var texts: [ParticipantSettingName: String] = [:]
-        texts[.timeZone] = timeZone.map(\.identifier)
+        texts[.timeZone] = timeZone.map(SummaryConfiguration.name(of:))
         texts[.age] = age.map(String.init)
         texts[.hrMax] = hrMax.map(String.init)
         texts[.hrMaxFormula] = hrMaxFormula?.rawValue

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 
 /// The keys a ROOK input file may use, in three spellings: ROOK's API summaries in snake_case
@@ -132,7 +133,7 @@ enum ROOKKeys {
                     if !level.ignored.contains(key) {
                         unknownCount += 1
                         if unknown.count < Self.listedUnknownKeys {
-                            unknown.append(ROOKUnknownKey(path: path, key: key, suggestion: ROOKKeys.nearest(to: key, in: level.spellings)))
+                            unknown.append(ROOKUnknownKey(path: path, key: key, suggestion: EditDistance.nearest(to: key, in: level.spellings) ?? ""))
                         }
                     }
                     continue
@@ -149,42 +150,5 @@ enum ROOKKeys {
             }
             return out
         }
-    }
-
-    /// The first of `known` at the smallest edit distance from `key`. Each distance is computed
-    /// once, and a candidate whose length alone puts it at least as far as the best so far is
-    /// skipped (the distance is never below the length difference): a file full of unknown or
-    /// long keys costs one pass per key, not two per comparison.
-    static func nearest(to key: String, in known: [String]) -> String {
-        let x = Array(key.lowercased())
-        var best: (name: String, distance: Int)?
-        for name in known {
-            let y = Array(name.lowercased())
-            if let best, abs(x.count - y.count) >= best.distance { continue }
-            let d = distance(x, y)
-            if d < best?.distance ?? Int.max { best = (name, d) }
-        }
-        return best?.name ?? ""
-    }
-
-    /// Levenshtein edit distance (case-insensitive).
-    static func distance(_ a: String, _ b: String) -> Int {
-        distance(Array(a.lowercased()), Array(b.lowercased()))
-    }
-
-    /// Levenshtein edit distance of two character sequences, two rows reused.
-    private static func distance(_ x: [Character], _ y: [Character]) -> Int {
-        guard !x.isEmpty else { return y.count }
-        guard !y.isEmpty else { return x.count }
-        var previous = Array(0...y.count)
-        var current = previous
-        for i in 1...x.count {
-            current[0] = i
-            for j in 1...y.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[y.count]
     }
 }

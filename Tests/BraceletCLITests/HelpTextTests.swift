@@ -5,21 +5,43 @@ import Testing
 /// `--help` as an 80-column terminal shows it, for `bracelet` and every command.
 @Suite struct HelpTextTests {
     static func helps() -> [(name: String, text: String)] {
-        [("bracelet", Bracelet.helpMessage(columns: 80))] + leafCommands().map { path, type in
-            ("bracelet " + path.joined(separator: " "), Bracelet.helpMessage(for: type, columns: 80))
+        allCommands().map { path, type in
+            (path.isEmpty ? "bracelet" : "bracelet " + path.joined(separator: " "),
+             path.isEmpty ? Bracelet.helpMessage(columns: 80) : Bracelet.helpMessage(for: type, columns: 80))
         }
     }
 
-    /// An example is a line of its own that a reader can copy: never wrapped into a second line at
-    /// column 0, a long one continued with ` \` onto an indented line.
-    @Test func examplesAreNeverWrappedMidCommand() {
+    /// `bracelet` and every command under it, groups (`gateway`, `person`, ...) as well as leaves.
+    static func allCommands(_ command: any ParsableCommand.Type = Bracelet.self, path: [String] = []) -> [(path: [String], type: any ParsableCommand.Type)] {
+        [(path, command)] + command.configuration.subcommands.flatMap { sub in
+            allCommands(sub, path: path + [sub.configuration.commandName ?? sub._commandName])
+        }
+    }
+
+    /// Whether `line` is a command a reader copies: `bracelet SUBCOMMAND ...` (or `sudo bracelet ...`).
+    static func isExample(_ line: String) -> Bool {
+        let words = line.split(separator: " ")
+        let start = words.first == "sudo" ? 1 : 0
+        guard words.count > start + 1, words[start] == "bracelet" else { return false }
+        return Bracelet.configuration.subcommands.contains { ($0.configuration.commandName ?? $0._commandName) == words[start + 1] }
+    }
+
+    /// An example is an indented line of its own that a reader can copy and paste: never wider than
+    /// 80 columns, never wrapped into a second line, a long one continued with ` \` onto a line
+    /// indented further.
+    @Test func examplesAreIndentedAndContinuedWithBackslashes() {
+        #expect(Self.helps().count > leafCommands().count, "groups such as gateway are checked too")
         for (name, text) in Self.helps() {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            for (index, line) in lines.enumerated() where line.hasPrefix("  bracelet ") || (index > 0 && lines[index - 1].hasSuffix(" \\")) {
-                #expect(line.count <= 80, "\(name): \(line)")
-                guard index + 1 < lines.count else { continue }
+            var continued = false
+            for (index, line) in lines.enumerated() where continued || Self.isExample(line.trimmingCharacters(in: .whitespaces)) {
+                #expect(line.hasPrefix(continued ? "    " : "  "), "\(name): not indented: \(line)")
+                #expect(line.count <= 80, "\(name): wider than 80 columns: \(line)")
+                continued = line.hasSuffix(" \\")
+                guard !continued, index + 1 < lines.count else { continue }
                 let next = lines[index + 1]
-                #expect(next.isEmpty || next.hasPrefix("  "), "\(name): an example wrapped: \(line) / \(next)")
+                #expect(next.isEmpty || Self.isExample(next.trimmingCharacters(in: .whitespaces)),
+                        "\(name): an example wrapped: \(line) / \(next)")
             }
         }
     }

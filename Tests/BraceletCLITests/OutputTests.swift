@@ -2,18 +2,30 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import Testing
 import BraceletDecoder
 import BraceletProtocol
 import BraceletSummaries
 @testable import BraceletCLI
 
-/// A fresh folder under /tmp for one test.
+/// The folders ``scratchFolder()`` made, removed when the test process exits.
+private let scratchFolders = Mutex<[String]>([])
+
+/// A fresh folder in the temporary directory for one test, removed with everything in it when the
+/// test process exits (the tests leave nothing behind).
 func scratchFolder() throws -> String {
-    var template = Array("/tmp/bracelet-cli-XXXXXX".utf8CString)
+    var template = Array((NSTemporaryDirectory() + "bracelet-cli-XXXXXX").utf8CString)
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     try #require(made != nil)
-    return String(cString: made!)
+    let path = String(cString: made!)
+    scratchFolders.withLock { folders in
+        if folders.isEmpty {
+            atexit { for folder in scratchFolders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) } }
+        }
+        folders.append(path)
+    }
+    return path
 }
 
 /// The bytes of the file at `path`.

@@ -137,7 +137,7 @@ import Foundation
     }
 
     @Test func fileRoundTripThroughDisk() throws {
-        let path = "/tmp/bracelet-capture-test-\(UInt32.random(in: 0...UInt32.max)).btsnoop"
+        let path = NSTemporaryDirectory() + "bracelet-capture-test-\(UInt32.random(in: 0...UInt32.max)).btsnoop"
         try CaptureFile.write(twoRecordFile(), to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try BtsnoopReader(contentsOfFile: path)

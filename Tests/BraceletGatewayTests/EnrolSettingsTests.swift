@@ -21,7 +21,10 @@ import Testing
                                             "--age", "50", "--height", "181", "--step-goal", "8000", "--slot-seconds", "300",
                                             "--hrmax-formula", "220", "--min-quality", "3"])
         #expect(first.status == 0, "\(first.err)")
-        #expect(first.out == "enrolled \(endpoint)\nits settings go into the participant record of the bracelet when its first sync reads its serial\n")
+        // What was stored is echoed, then where it goes.
+        #expect(first.out == "enrolled \(endpoint)\n  user: P-7\n  tz: Europe/Amsterdam\n  age: 50\n  hrmax_formula: 220\n  height_cm: 181.0\n"
+                + "  step_goal: 8000\n  slot_seconds: 300\n  min_quality: 3\n"
+                + "its settings go into the participant record of the bracelet when its first sync reads its serial\n")
         let store = try Store(path: db)
         #expect(try store.enrolments().first?.settings == [.timeZone: "Europe/Amsterdam", .age: "50", .heightCm: "181.0", .stepGoal: "8000",
                                                             .slotSeconds: "300", .hrMaxFormula: "220", .minQuality: "3"])

@@ -1,4 +1,5 @@
 import BraceletGateway
+import BraceletStore
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -42,9 +43,20 @@ import Testing
         let metrics = GatewayMetrics()
         metrics.recordSync(completed: true, bytes: 4_096)
         metrics.recordSync(completed: false, bytes: 100)
-        let server = try MetricsServer(address: "127.0.0.1:0") {
-            metrics.exposition(lastSyncs: [("SN000001", 1_700_000_000)], pending: [("jsonl /tmp/x.jsonl", 3)])
-        }
+        metrics.recordOperatorEvent(name: "battery_low", device: "SN000001")
+        var synced = GatewayEnrolment(endpoint: "unix:/run/a.sock")
+        synced.serial = "SN000001"
+        synced.enrolledAt = 1_699_000_000_000
+        synced.lastHeardAt = 1_700_000_500_000
+        synced.lastSyncAt = 1_700_000_000_000
+        synced.battery = 12
+        synced.failures = 2
+        var new = GatewayEnrolment(endpoint: "ble:C0:11:22:33:44:55")
+        new.enrolledAt = 1_700_000_100_000
+        let readings = GatewayMetrics.StoreReadings(
+            enrolments: [synced, new], sinks: [SinkCounts(sink: "jsonl /tmp/x.jsonl", pending: 3, delivered: 40, dead: 1)],
+            space: DatabaseSpace(databaseBytes: 5_000, filesystemBytes: 1_000_000, availableBytes: 90_000))
+        let server = try MetricsServer(address: "127.0.0.1:0") { metrics.exposition(readings) }
         defer { server.stop() }
         #expect(server.port > 0)
         let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/metrics")!)
@@ -55,6 +67,20 @@ import Testing
         #expect(text.contains("bracelet_bytes_transferred_total 4196\n"))
         #expect(text.contains("bracelet_last_sync_timestamp_seconds{device=\"SN000001\"} 1700000000\n"))
         #expect(text.contains("bracelet_outbox_pending{sink=\"jsonl /tmp/x.jsonl\"} 3\n"))
+        // What the shipped alert rules read (prometheus/bracelet.rules.yml).
+        for line in ["bracelet_enrolled_bracelets 2", "bracelet_enrolled_timestamp_seconds{device=\"ble:C0:11:22:33:44:55\"} 1700000100",
+                     "bracelet_last_heard_timestamp_seconds{device=\"SN000001\"} 1700000500", "bracelet_sync_failures_in_a_row{device=\"SN000001\"} 2",
+                     "bracelet_sync_failures_in_a_row{device=\"ble:C0:11:22:33:44:55\"} 0", "bracelet_battery_percent{device=\"SN000001\"} 12",
+                     "bracelet_operator_events_total{device=\"SN000001\",event=\"battery_low\"} 1",
+                     "bracelet_operator_events_total{device=\"ble:C0:11:22:33:44:55\",event=\"not_worn\"} 0",
+                     "bracelet_outbox_delivered_total{sink=\"jsonl /tmp/x.jsonl\"} 40", "bracelet_outbox_dead{sink=\"jsonl /tmp/x.jsonl\"} 1",
+                     "bracelet_database_size_bytes 5000", "bracelet_database_filesystem_size_bytes 1000000",
+                     "bracelet_database_filesystem_avail_bytes 90000"] {
+            #expect(text.contains(line + "\n"), "\(line)")
+        }
+        // A bracelet never heard or synced has no such sample, rather than a made-up 0.
+        #expect(!text.contains("bracelet_last_sync_timestamp_seconds{device=\"ble:C0:11:22:33:44:55\"}"))
+        #expect(!text.contains("bracelet_battery_percent{device=\"ble:C0:11:22:33:44:55\"}"))
         let (_, missing) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/other")!)
         #expect((missing as? HTTPURLResponse)?.statusCode == 404)
         #expect(throws: GatewayError.metricsAddress("0.0.0.0:9464")) { _ = try MetricsServer(address: "0.0.0.0:9464") { "" } }

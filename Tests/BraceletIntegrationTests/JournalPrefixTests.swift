@@ -9,7 +9,7 @@ func runBuiltBracelet(_ arguments: [String], environment: [String: String] = [:]
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let errors = FileManager.default.temporaryDirectory.appendingPathComponent("bracelet-stderr-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    try #require(FileManager.default.createFile(atPath: errors.path, contents: nil))
     defer { try? FileManager.default.removeItem(at: errors) }
     let output = Pipe()
     process.standardOutput = output

@@ -27,6 +27,19 @@ func waitForExit(_ process: Process, seconds: Double) async throws -> Bool {
     return !process.isRunning
 }
 
+/// Runs `bracelet listen --via unix:SOCKET --db DB --exit-after-sync --tz UTC --age 40 --quiet` (and
+/// `extra`) to its end, its output discarded; fails the test when it does not end in 120 s or fails.
+func listenOnce(_ bracelet: URL, socket: String, db: String, extra: [String] = []) async throws {
+    let listen = Process()
+    listen.executableURL = bracelet
+    listen.arguments = ["listen", "--via", "unix:\(socket)", "--db", db, "--exit-after-sync", "--tz", "UTC", "--age", "40", "--quiet"] + extra
+    listen.standardOutput = FileHandle.nullDevice
+    listen.standardError = FileHandle.nullDevice
+    try listen.run()
+    #expect(try await waitForExit(listen, seconds: 120))
+    #expect(listen.terminationStatus == 0)
+}
+
 /// `bracelet listen --via` against `bracelet simulate`, as two real processes: the database ends up
 /// with exactly the slots and beats the recorded session carried, and both files are marked erased.
 @Test func listenStoresExactlyWhatTheSimulatedBraceletSent() async throws {
@@ -47,15 +60,7 @@ func waitForExit(_ process: Process, seconds: Double) async throws -> Bool {
     defer { if simulator.isRunning { kill(simulator.processIdentifier, SIGKILL) } }
     for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(nanoseconds: 50_000_000) }
 
-    let listen = Process()
-    listen.executableURL = bracelet
-    listen.arguments = ["listen", "--via", "unix:\(socket)", "--db", db, "--record", record, "--exit-after-sync",
-                        "--tz", "UTC", "--age", "40", "--quiet"]
-    listen.standardOutput = FileHandle.nullDevice
-    listen.standardError = FileHandle.nullDevice
-    try listen.run()
-    #expect(try await waitForExit(listen, seconds: 120))
-    #expect(listen.terminationStatus == 0)
+    try await listenOnce(bracelet, socket: socket, db: db, extra: ["--record", record])
 
     let replayed = try ReplayedCapture.load(bytes: CaptureFile.read(path: record))
     let sentSlots = replayed.metricsFiles.flatMap(\.slots)

@@ -1,12 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 import BraceletProtocol
 
-/// A fresh folder under /tmp for one test.
+/// A fresh folder in the temporary directory for one test (which removes it).
 private func scratchFolder() throws -> String {
-    var template = Array("/tmp/bracelet-input-XXXXXX".utf8CString)
+    var template = Array((NSTemporaryDirectory() + "bracelet-input-XXXXXX").utf8CString)
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     try #require(made != nil)
     return String(cString: made!)
@@ -21,6 +22,7 @@ private func writeFile(_ path: String, _ bytes: [UInt8]) {
 @Suite struct InputFileTests {
     @Test func readsARegularFileAndALinkToOne() throws {
         let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         writeFile(folder + "/a.csv", Array("t,bpm\n".utf8))
         symlink(folder + "/a.csv", folder + "/link.csv")
         #expect(try InputFile.read(path: folder + "/a.csv", what: "CSV file", limit: 100) == Array("t,bpm\n".utf8))
@@ -30,7 +32,9 @@ private func writeFile(_ path: String, _ bytes: [UInt8]) {
     }
 
     @Test func refusesANamedPipeWithoutWaitingForAWriter() throws {
-        let fifo = try scratchFolder() + "/pipe"
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = folder + "/pipe"
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(throws: InputFileError.notRegularFile(path: fifo, what: "capture", kind: "a named pipe (FIFO)")) {
             try InputFile.read(path: fifo, what: "capture", limit: InputFile.captureLimit)
@@ -42,6 +46,7 @@ private func writeFile(_ path: String, _ bytes: [UInt8]) {
 
     @Test func refusesFoldersDevicesAndMissingFiles() throws {
         let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let error = #expect(throws: InputFileError.self) { try InputFile.read(path: folder, what: "capture", limit: 100) }
         #expect(error?.description == "\(folder) is a folder, not a capture: name a file inside it")
         #expect(throws: InputFileError.notRegularFile(path: "/dev/zero", what: "capture", kind: "a character device")) {
@@ -54,13 +59,14 @@ private func writeFile(_ path: String, _ bytes: [UInt8]) {
 
     @Test func refusesAFileLargerThanItsLimitBeforeReadingIt() throws {
         // A sparse file one byte over the capture limit: refused from its size, nothing is allocated.
-        let path = try scratchFolder() + "/big.btsnoop"
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/big.btsnoop"
         let fd = open(path, O_WRONLY | O_CREAT, 0o644)
         #expect(ftruncate(fd, off_t(InputFile.captureLimit + 1)) == 0)
         close(fd)
         #expect(throws: InputFileError.tooLarge(path: path, what: "capture", size: InputFile.captureLimit + 1, limit: InputFile.captureLimit)) {
             try InputFile.read(path: path, what: "capture", limit: InputFile.captureLimit)
         }
-        unlink(path)
     }
 }

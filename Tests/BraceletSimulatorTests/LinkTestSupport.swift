@@ -69,7 +69,7 @@ final class ServedBracelet: Sendable {
                                      default: break
                                      }
                                  })
-        path = "/tmp/bracelet-link-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        path = NSTemporaryDirectory() + "bracelet-link-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let ready = DispatchSemaphore(value: 0)
         let server = self.server, path = self.path
         Thread.detachNewThread {

@@ -31,7 +31,7 @@ struct LiveSyncRecomputeTests {
     }
 
     static func withStores<T>(_ count: Int, _ body: ([String]) throws -> T) rethrows -> T {
-        let paths = (0..<count).map { _ in "/tmp/bracelet-recompute-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).db" }
+        let paths = (0..<count).map { _ in NSTemporaryDirectory() + "bracelet-recompute-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).db" }
         defer {
             for path in paths { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         }

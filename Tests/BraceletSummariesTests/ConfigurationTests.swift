@@ -61,4 +61,31 @@ import Testing
             try SummaryConfiguration.timeZone(named: "Mars/Base")
         }
     }
+
+    /// A zone is shown, stored and delivered by the name it was given: `UTC` stays `UTC` (Foundation
+    /// calls it GMT), and every name reads back as the same zone.
+    @Test func aZoneKeepsTheNameItWasGiven() throws {
+        #expect(SummaryConfiguration.name(of: try SummaryConfiguration.timeZone(named: "UTC")) == "UTC")
+        #expect(SummaryConfiguration.name(of: try SummaryConfiguration.timeZone(named: "GMT")) == "UTC")
+        for text in ["UTC", "Europe/Amsterdam", "America/New_York", "Asia/Kathmandu"] {
+            let zone = try SummaryConfiguration.timeZone(named: text)
+            #expect(SummaryConfiguration.name(of: zone) == text)
+            #expect(try SummaryConfiguration.timeZone(named: SummaryConfiguration.name(of: zone)) == zone)
+        }
+        let offset = try SummaryConfiguration.timeZone(named: "+02:00")
+        #expect(try SummaryConfiguration.timeZone(named: SummaryConfiguration.name(of: offset)).secondsFromGMT() == 7_200)
+    }
+
+    /// A misspelt zone gets the nearest names, whole or by their city; nothing near gets none.
+    @Test func aMisspeltZoneGetsDidYouMean() {
+        #expect(SummaryConfiguration.timeZoneSuggestions(for: "Europe/Amsterdm") == ["Europe/Amsterdam"])
+        #expect(SummaryConfiguration.timeZoneSuggestions(for: "Amsterdm").first == "Europe/Amsterdam")
+        #expect(SummaryConfiguration.timeZoneSuggestions(for: "America/New_Yrok").first == "America/New_York")
+        #expect(SummaryConfiguration.timeZoneSuggestions(for: "utc") == ["UTC"])
+        #expect(SummaryConfiguration.timeZoneSuggestions(for: "Mars/Base").isEmpty)
+        #expect(SummaryConfiguration.timeZoneSuggestions(for: "").isEmpty)
+        #expect(SummaryConfigurationError.unknownTimeZone("Europe/Amsterdm").description
+            .hasPrefix("time zone 'Europe/Amsterdm' is unknown (did you mean Europe/Amsterdam?): use an IANA identifier"))
+        #expect(!SummaryConfigurationError.unknownTimeZone("Mars/Base").description.contains("did you mean"))
+    }
 }

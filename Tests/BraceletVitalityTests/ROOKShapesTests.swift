@@ -1,3 +1,4 @@
+import BraceletDecoder
 import Foundation
 import Testing
 @testable import BraceletVitality
@@ -47,14 +48,14 @@ import Testing
         let keys = ["time_in_bed_secs_int", "", "x", "HRV", "sleepDuration", "deep_sleep_duration_seconds_intt",
                     String(repeating: "a", count: 300), "Time_In_Bed_Seconds_Int", "hr_resting_bpm"]
         for key in keys {
-            let full = known.min { ROOKKeys.distance(key, $0) < ROOKKeys.distance(key, $1) } ?? ""
-            #expect(ROOKKeys.nearest(to: key, in: known) == full, "key \(key)")
+            let full = known.min { EditDistance.between(key, $0) < EditDistance.between(key, $1) } ?? ""
+            #expect(EditDistance.nearest(to: key, in: known) == full, "key \(key)")
         }
-        #expect(ROOKKeys.nearest(to: "hrv_sdnn_ms_doubel", in: known) == "hrv_sdnn_ms_double")
-        #expect(ROOKKeys.nearest(to: "a", in: ["bb", "b", "a"]) == "a")
-        #expect(ROOKKeys.nearest(to: "c", in: ["a", "b"]) == "a")
-        #expect(ROOKKeys.nearest(to: "key", in: []) == "")
-        #expect(ROOKKeys.distance("kitten", "Sitting") == 3)
+        #expect(EditDistance.nearest(to: "hrv_sdnn_ms_doubel", in: known) == "hrv_sdnn_ms_double")
+        #expect(EditDistance.nearest(to: "a", in: ["bb", "b", "a"]) == "a")
+        #expect(EditDistance.nearest(to: "c", in: ["a", "b"]) == "a")
+        #expect(EditDistance.nearest(to: "key", in: []) == nil)
+        #expect(EditDistance.between("kitten", "Sitting") == 3)
     }
 
     @Test func zeroIsMissingForEveryROOKField() throws {

@@ -59,7 +59,7 @@ while [ "$(date +%S)" -gt 20 ]; do sleep 1; done
 t=$(now)
 SIMS=()
 for i in 0 1 2; do
-  common=(--model "${MODEL[$i]}" --serial "${SERIAL[$i]}" --seed "${SEED[$i]}" --days $DAYS)
+  common=(--model "${MODEL[$i]}" --serial "${SERIAL[$i]}" --seed "${SEED[$i]}" --days $DAYS --verbose)
   "$B" simulate "${common[@]}" --serve "hci:hci${CTRL[$i]}" --pairing "${PAIRING[$i]}" --passkey $PASSKEY > "$L/sim-hci$i.log" 2>&1 &
   SIMS+=($!)
   "$B" simulate "${common[@]}" --serve "unix:/tmp/sim$i.sock" > "$L/sim-unix$i.log" 2>&1 &

@@ -11,10 +11,11 @@ step() { echo "---- ${LABEL:+$LABEL: }$* ($(date -u +%T))"; }
 
 # start_sim LOG [options]: starts a simulated v2 bracelet holding SIM_HISTORY (options after the log
 # name) and waits until it serves; its pid goes to $SIM. Fails (and shows the log) when it does not.
+# --verbose: the cases read its command log (erased files, dropped links, refused requests).
 SIM=
 start_sim() {
   local log=$1; shift
-  "$B" simulate --model v2 "${SIM_HISTORY[@]}" "$@" > "$W/$log" 2>&1 &
+  "$B" simulate --model v2 --verbose "${SIM_HISTORY[@]}" "$@" > "$W/$log" 2>&1 &
   SIM=$!
   for _ in $(seq 1800); do
     grep -q 'advertising on\|serving on' "$W/$log" && return 0
