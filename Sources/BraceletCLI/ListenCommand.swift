@@ -158,7 +158,9 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         }
         // A secure connector hands over only encrypted links (unless it starts low and raises them
         // on demand): the capture says so after each connection, or when the link was raised.
-        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false) }
+        let recorder = try record.map { path in
+            try CaptureRecorder(path: path, encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false)
+        }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
@@ -166,8 +168,8 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         let quiet = self.quiet, table = format == .table, storing = db ?? saveDir
         let progress = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
         defer {
-            if let recorder, let record {
-                do { try CaptureFile.write(recorder.bytes, to: record) } catch { Log.error("bracelet listen: cannot write \(record): \(error)") }
+            if let recorder {
+                do { try recorder.finish() } catch { Log.error("bracelet listen: \(error)") }
             }
         }
         // The sync itself (commit before erase, erases recorded, touched days recomputed however the
@@ -342,23 +344,4 @@ struct RefusingSink: TransferSink {
     func commit(_ file: TransferredFile) throws {
         throw CLIError("no --save-dir given: refusing the \(file.kind) file so the bracelet keeps it; pass --save-dir DIR")
     }
-}
-
-/// Collects the session's ATT traffic as a btsnoop capture.
-final class CaptureRecorder {
-    private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251)
-    private let encryptedLinks: Bool
-    init(encryptedLinks: Bool) { self.encryptedLinks = encryptedLinks }
-    private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
-    func connect() {
-        writer.connect(unixMicros: micros())
-        if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
-    }
-    /// The link was encrypted after it came up (raised on the device's demand).
-    func encryptionOn() { writer.encryptionOn(unixMicros: micros()) }
-    func disconnect() { writer.disconnect(unixMicros: micros()) }
-    func append(_ pdu: ATTPDU, direction: ATTDirection) {
-        writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())
-    }
-    var bytes: [UInt8] { writer.bytes }
 }
