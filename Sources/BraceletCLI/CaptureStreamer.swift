@@ -26,7 +26,7 @@ struct CaptureStreamer {
     /// What the stored pieces added up to (the recompute's report gets it at the end).
     private var stored: (slots: Int, slotsPresent: Int, beats: Int, beatsPresent: Int) = (0, 0, 0, 0)
     private var recordChanges: [(device: String, report: ParticipantChangeReport)] = []
-    /// Whether any capture held a bracelet file transfer.
+    /// Whether any capture held a bracelet file transfer, or any CSV history rows.
     private var found = false
     /// The rows read but not yet stored, all of one device.
     private var slots: [Slot] = [], beats: [Beat] = []
@@ -76,9 +76,35 @@ struct CaptureStreamer {
         return damaged
     }
 
+    /// Stores a CSV history's rows (``BraceletIngest/CSVHistory``: a bounded piece per transaction,
+    /// the touched days pending), under `serial` when the file has no `device` column. A device
+    /// without a time zone gets UTC days when no --tz is given, as `summarize --csv` cuts them.
+    mutating func storeCSV(_ path: String, serial: String?, intervalSeconds: Int?) throws {
+        let parsed = try SampleInput.csvRows(path, intervalSeconds: intervalSeconds)
+        for note in SampleInput.csvNotes(parsed, path: path) { logNote(note) }
+        let files: [VerifiedFile]
+        do { files = try CSVHistory.files(parsed, serial: serial, source: path, slotsPerPiece: slotsPerPiece, beatsPerPiece: beatsPerPiece) } catch {
+            throw CLIError("\(error)")
+        }
+        guard !files.isEmpty else {
+            Log.warning("warning: \(path) holds no slot or beat rows; skipped")
+            return
+        }
+        if !zoneDecided {
+            if given.timeZone == nil {
+                Log.info("note: no --tz given; a device without a time zone in its participant record gets days in UTC, as `bracelet summarize --csv` cuts them")
+            }
+            decide(zone: TimeZone(identifier: "UTC"))
+        }
+        try flush()
+        held += files
+        try flush()
+        found = true
+    }
+
     /// Stores what is still held and recomputes every pending day; the report of the whole ingest.
     mutating func finish() throws -> IngestReport {
-        guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
+        guard found else { throw CLIError("no capture held bracelet data and no CSV history held rows; nothing stored", exitCode: 2) }
         try flush()
         var report = try makePipeline().recomputePending()
         (report.slotsInserted, report.slotsPresent, report.beatsInserted, report.beatsPresent) = stored
@@ -90,9 +116,13 @@ struct CaptureStreamer {
     /// the offset the first metrics file of the first capture with bracelet data recorded (`nil`:
     /// that capture has none). The pieces held until then are stored.
     private mutating func zoneFrom(_ header: FileHeader?) {
+        decide(zone: header.flatMap { TimeZone(secondsFromGMT: $0.timeZoneOffsetMinutes * 60) })
+    }
+
+    /// Takes `zone` as the zone of a device without one (see ``zoneFrom(_:)``).
+    private mutating func decide(zone: TimeZone?) {
         zoneDecided = true
-        pipeline = IngestPipeline(store: store, given: given,
-                                  defaultTimeZone: header.flatMap { TimeZone(secondsFromGMT: $0.timeZoneOffsetMinutes * 60) })
+        pipeline = IngestPipeline(store: store, given: given, defaultTimeZone: zone)
     }
 
     /// Adds the rows `append` puts into ``slots`` or ``beats`` for the file of `header`, storing
