@@ -19,6 +19,8 @@ struct CaptureStreamer {
     /// The most slots or beats of one device held before they are stored: by default about 4 MB of
     /// decoded rows, and a few MB of changed pages, per transaction (as a live file's pieces).
     let slotsPerPiece: Int, beatsPerPiece: Int
+    /// Where the ingest stands: each file read (bytes or rows) and the recompute (days).
+    let onProgress: (@Sendable (WorkProgress) -> Void)?
 
     /// Whether the zone a device without one gets has been taken (see ``zoneFrom(_:)``).
     private var zoneDecided = false
@@ -35,12 +37,14 @@ struct CaptureStreamer {
     private var held: [VerifiedFile] = []
 
     init(store: Store, given: ParticipantProfile, database: String,
-         slotsPerPiece: Int = IngestPipeline.slotsPerPiece, beatsPerPiece: Int = IngestPipeline.beatsPerPiece) {
+         slotsPerPiece: Int = IngestPipeline.slotsPerPiece, beatsPerPiece: Int = IngestPipeline.beatsPerPiece,
+         onProgress: (@Sendable (WorkProgress) -> Void)? = nil) {
         self.store = store
         self.given = given
         self.database = database
         self.slotsPerPiece = slotsPerPiece
         self.beatsPerPiece = beatsPerPiece
+        self.onProgress = onProgress
     }
 
     /// Stores every capture's rows, with their days pending; returns whether any capture was
@@ -49,7 +53,12 @@ struct CaptureStreamer {
         var damaged = false
         for path in paths {
             var failure: (any Error)?
-            let replayed = try streamCapture(path, beatsLast: false, metrics: { _, header, columns in
+            if let onProgress {
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                onProgress(.storing(file: path, done: 0, total: size, unit: .bytes))
+            }
+            let reading = onProgress.map { report in { (done: Int, total: Int) in report(.storing(file: path, done: done, total: total, unit: .bytes)) } }
+            let replayed = try streamCapture(path, beatsLast: false, progress: reading, metrics: { _, header, columns in
                 guard failure == nil else { return }
                 do {
                     if !zoneDecided { zoneFrom(header) }
@@ -97,8 +106,15 @@ struct CaptureStreamer {
             decide(zone: TimeZone(identifier: "UTC"))
         }
         try flush()
-        held += files
-        try flush()
+        let rows = files.reduce(0) { $0 + $1.slots.count + $1.beats.count }
+        var done = 0
+        onProgress?(.storing(file: path, done: 0, total: rows, unit: .rows))
+        for file in files {
+            held.append(file)
+            try flush()
+            done += file.slots.count + file.beats.count
+            onProgress?(.storing(file: path, done: done, total: rows, unit: .rows))
+        }
         found = true
     }
 
@@ -122,7 +138,7 @@ struct CaptureStreamer {
     /// Takes `zone` as the zone of a device without one (see ``zoneFrom(_:)``).
     private mutating func decide(zone: TimeZone?) {
         zoneDecided = true
-        pipeline = IngestPipeline(store: store, given: given, defaultTimeZone: zone)
+        pipeline = IngestPipeline(store: store, given: given, defaultTimeZone: zone, onProgress: onProgress)
     }
 
     /// Adds the rows `append` puts into ``slots`` or ``beats`` for the file of `header`, storing
@@ -154,6 +170,6 @@ struct CaptureStreamer {
     }
 
     private func makePipeline() -> IngestPipeline {
-        pipeline ?? IngestPipeline(store: store, given: given)
+        pipeline ?? IngestPipeline(store: store, given: given, onProgress: onProgress)
     }
 }

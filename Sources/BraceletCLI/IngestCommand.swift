@@ -56,8 +56,13 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup var progress: ProgressOptions
+
     func run() throws {
+        let reporter = progress.reporter("ingest")
+        defer { reporter.finish() }
         let existed = FileManager.default.fileExists(atPath: db)
+        reporter.begin("opening \(db)")
         let store = try openStore(db, mustExist: false)
         // Each capture is streamed into the store a bounded piece at a time, each piece its own
         // transaction with the pending records of the days it touches, and the pending days are
@@ -65,7 +70,7 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         // capture, not the whole of it. A killed ingest leaves committed rows with their days
         // pending (the next ingest, listen or recompute recomputes them), or nothing; a repeated
         // capture finds its rows present and touches no day.
-        var streamer = CaptureStreamer(store: store, given: person.given, database: db)
+        var streamer = CaptureStreamer(store: store, given: person.given, database: db, onProgress: { reporter.update($0) })
         var damaged = false
         do {
             let histories = captures.filter(SampleInput.isCSV)
@@ -88,6 +93,7 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
             throw error
         }
         let report = try participantCall(db) { try streamer.finish() }
+        reporter.finish()
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
         for (device, change) in report.recordChanges {
             if change.before.hasNoSettings, person.tz == nil, let zone = change.after.text(.timeZone, on: "9999-12-31") {

@@ -240,7 +240,7 @@ public final class Gateway: @unchecked Sendable {
             configuration.maximumBackoff = .seconds(4)
             configuration.shouldStop = { [self] in isStopping }
             var connections = 0
-            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration) { [self] event in
+            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, onEvent: { [self] event in
                 if case .connected = event { connections += 1 }
                 // A reconnect reads the serial again; the enrolled settings were moved into the record
                 // at the first reading, and writing them again would undo a `person set` made since.
@@ -267,7 +267,7 @@ public final class Gateway: @unchecked Sendable {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
                     }
                 }
-            }
+            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) })
             outcome = result
             attempt.heard = connections > 0
             attempt.completed = result.completed
@@ -326,7 +326,9 @@ public final class Gateway: @unchecked Sendable {
     private func pipeline(for enrolment: GatewayEnrolment) -> IngestPipeline {
         lock.withLock {
             if let kept = pipelines[enrolment.endpoint] { return kept }
-            let made = IngestPipeline(store: store, given: ParticipantProfile(), defaultTimeZone: .current)
+            let endpoint = enrolment.endpoint
+            let made = IngestPipeline(store: store, given: ParticipantProfile(), defaultTimeZone: .current,
+                                      onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) })
             pipelines[enrolment.endpoint] = made
             return made
         }

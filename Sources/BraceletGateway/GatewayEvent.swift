@@ -1,3 +1,5 @@
+import BraceletIngest
+
 /// What the gateway does, for the command's log lines (the library prints nothing).
 public enum GatewayEvent: Sendable, CustomStringConvertible {
     /// The enrolments were read again (count).
@@ -16,6 +18,8 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     case heard(endpoint: String)
     /// Something went wrong that does not stop the gateway (a store write, discovery).
     case problem(String)
+    /// Where the sync of `endpoint` stands (a backfill's transfer and recompute), as it goes.
+    case progress(endpoint: String, WorkProgress)
 
     /// One line for a log.
     public var description: String {
@@ -29,6 +33,7 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
         case .heard(let endpoint): "\(endpoint): heard"
         case .problem(let text): text
+        case let .progress(endpoint, progress): "\(endpoint): \(progress)"
         }
     }
 

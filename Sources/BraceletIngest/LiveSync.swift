@@ -31,14 +31,33 @@ public enum LiveSync {
 
     /// Runs one sync (see the type's contract) into `sink`; an ``IngestPipeline`` sink also gets
     /// the erases recorded and the pending days recomputed. `onEvent` sees every session event, from
-    /// this thread.
+    /// this thread; `onProgress` sees where the sync stands (connecting at once, then asking the
+    /// bracelet, then the backlog's transfer after each of its events) from this thread, and the
+    /// recompute's progress through the pipeline's own ``IngestPipeline/onProgress``.
     public static func run(connector: BraceletConnector, sink: TransferSink, configuration: SessionConfiguration,
-                           onEvent: @escaping (SessionEvent) -> Void = { _ in }) -> Outcome {
+                           onEvent: @escaping (SessionEvent) -> Void = { _ in },
+                           onProgress: ((WorkProgress) -> Void)? = nil) -> Outcome {
         var outcome = Outcome()
         var serial = ""
         var backlogSeen: Set<FileKind> = []
         let pipeline = sink as? IngestPipeline
+        let clock = ContinuousClock(), origin = clock.now
+        var backlog = BacklogProgress()
+        var connections = 0
+        onProgress?(.connecting(attempt: 1))
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
+            if let onProgress {
+                let elapsed = origin.duration(to: clock.now).components
+                backlog.apply(event, at: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                switch event {
+                case .reconnecting: onProgress(.connecting(attempt: connections + 1))
+                case .connected:
+                    connections += 1
+                    onProgress(.askingBracelet)
+                case .backlog, .transferStarted, .transferProgress, .committed: onProgress(.transferring(backlog))
+                default: break
+                }
+            }
             switch event {
             case .device(_, let s, _): serial = s
             case .deviceState(let state): outcome.deviceState = state

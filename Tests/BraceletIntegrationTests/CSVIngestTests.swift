@@ -27,6 +27,14 @@ func runBuilt(_ arguments: [String], in folder: String, seconds: Double = 120) a
             (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
 }
 
+/// Runs `body` in a fresh folder named after `prefix`, removed with everything in it when it ends.
+func inTemporaryFolder(_ prefix: String, _ body: (String) async throws -> Void) async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try await body(folder)
+}
+
 /// `bracelet ingest FILE.csv` stores a CSV history (what `replay --format csv` writes and
 /// `summarize --csv` reads) through the one ingest pipeline: `summarize --db` then prints byte for
 /// byte what `summarize --csv` prints of the file, and score, export and report work on it.
@@ -34,13 +42,7 @@ func runBuilt(_ arguments: [String], in folder: String, seconds: Double = 120) a
     static let captures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("captures").path
 
-    /// A fresh folder, removed with everything in it when `body` ends.
-    func inFolder(_ body: (String) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("csv-ingest-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try await body(folder)
-    }
+    func inFolder(_ body: (String) async throws -> Void) async throws { try await inTemporaryFolder("csv-ingest", body) }
 
     @Test func aStoredReplayCSVSummarisesByteForByteAsTheFile() async throws {
         try await inFolder { folder in

@@ -1,0 +1,300 @@
+import ArgumentParser
+import BraceletIngest
+import BraceletTransport
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--progress`: whether long work shows signs of life on standard error.
+enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
+    /// With --log-level info or more verbose: a bar on a terminal, else a line every few seconds.
+    case auto
+    /// Also with --quiet (or --log-level warning/error).
+    case always
+    /// No progress lines (messages and results are unchanged).
+    case never
+}
+
+/// `--progress auto|always|never`, shared by the commands that do long work (ingest, listen,
+/// recompute, gateway run): one option group, one reporter.
+struct ProgressOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Progress on standard error: auto (at --log-level info: a bar with rate and time left on a terminal, else a line every few seconds, as under systemd), always (also with --quiet), never.",
+                               valueName: "mode"))
+    var progress: ProgressMode = .auto
+
+    /// Seconds between two progress lines when standard error is not a terminal.
+    @Option(name: .customLong("progress-interval"), help: ArgumentHelp("Seconds between progress lines when not on a terminal.", visibility: .hidden))
+    var interval: Double = 5
+
+    func validate() throws {
+        guard interval.isFinite, (0.1...3600).contains(interval) else {
+            throw ValidationError("--progress-interval must be 0.1-3600 seconds, not \(interval)")
+        }
+    }
+
+    /// The reporter of `command` (its lines start `command: `), in the form the mode, the log
+    /// level and standard error allow; `immediate`: a new phase is shown at once (a command, whose
+    /// first line must come within a second), else only every interval (the gateway, whose short
+    /// syncs stay quiet and whose backfills show a line every few seconds).
+    func reporter(_ command: String, immediate: Bool = true) -> ProgressReporter {
+        let shown = progress == .always || (progress == .auto && Log.isEnabled(.info))
+        let form: ProgressReporter.Form = !shown ? .off : (isatty(STDERR_FILENO) == 1 && !Log.toJournal && immediate) ? .bar : .lines
+        return ProgressReporter(command: command, form: form, interval: interval, forced: progress == .always, immediate: immediate)
+    }
+}
+
+/// The one progress reporter: folds the library's typed ``BraceletIngest/WorkProgress`` (and the
+/// command's own phases, ``begin(_:)``) into one line with the rate and the time left, and shows it
+///
+/// - as a bar redrawn in place a few times a second on a terminal,
+/// - as a line every ``interval`` seconds otherwise (a journal, a pipe), at once for a new phase,
+/// - not at all when off.
+///
+/// Thread-safe: the library reports from its queues, a ticker thread keeps the line alive while
+/// the work blocks (a bracelet that takes its time to answer still gets a line every few seconds).
+final class ProgressReporter: @unchecked Sendable {
+    /// How progress is shown.
+    enum Form { case bar, lines, off }
+
+    let command: String
+    let form: Form
+    /// Seconds between two lines (``Form/lines``).
+    let interval: Double
+    private let forced: Bool
+    private let immediate: Bool
+    private let lock = NSCondition()
+    private let clock = ContinuousClock()
+    private let origin: ContinuousClock.Instant
+    // Guarded by `lock`:
+    private var phase: Phase?
+    private var phaseStarted = 0.0
+    /// When the library last reported (a transfer that stalls says how long it has waited).
+    private var lastUpdateAt = 0.0
+    private var lastLineAt = -Double.infinity
+    private var lastShown = ""
+    private var stopped = false
+    private var ticker: Thread?
+
+    /// What is being done now.
+    private enum Phase {
+        case text(String)
+        case work(WorkProgress)
+
+        /// Whether `other` continues this phase (the same kind of work) rather than starting another.
+        func continues(_ other: Phase) -> Bool {
+            switch (self, other) {
+            case let (.text(a), .text(b)): a == b
+            case (.work(.connecting), .work(.connecting)), (.work(.askingBracelet), .work(.askingBracelet)),
+                 (.work(.transferring), .work(.transferring)), (.work(.recomputing), .work(.recomputing)): true
+            case let (.work(.storing(a, _, _, _)), .work(.storing(b, _, _, _))): a == b
+            default: false
+            }
+        }
+    }
+
+    init(command: String, form: Form, interval: Double, forced: Bool, immediate: Bool) {
+        self.command = command
+        self.form = form
+        self.interval = interval
+        self.forced = forced
+        self.immediate = immediate
+        origin = clock.now
+    }
+
+    deinit { finish() }
+
+    private var now: Double {
+        let (s, a) = origin.duration(to: clock.now).components
+        return Double(s) + Double(a) / 1e18
+    }
+
+    /// A phase of the command's own (opening the database, ...), shown like the library's.
+    func begin(_ text: String) { show(.text(text)) }
+
+    /// Where the library's work stands.
+    func update(_ progress: WorkProgress) { show(.work(progress)) }
+
+    private func show(_ next: Phase) {
+        guard form != .off else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return }
+        let t = now
+        let isNew = phase.map { !$0.continues(next) } ?? true
+        if isNew { phaseStarted = t }
+        lastUpdateAt = t
+        phase = next
+        startTickerLocked()
+        if form == .bar {
+            // Redrawn at once for a new phase; the ticker redraws changes a few times a second.
+            if isNew { drawLocked(at: t) }
+        } else if isNew && immediate && t - lastLineAt >= 0.5 {
+            writeLineLocked(at: t)
+        }
+    }
+
+    /// Clears a bar drawn on the terminal, before the command writes a line of its own there (a
+    /// live sample on standard output); the next tick draws it again.
+    func clearBar() {
+        guard form == .bar, TerminalBar.shown.exchange(false, ordering: .relaxed) else { return }
+        printError("\r\u{1B}[K", terminated: "")
+    }
+
+    /// Stops showing progress: the ticker ends and a bar is cleared, so the command's own lines follow.
+    func finish() {
+        lock.lock()
+        let thread = ticker
+        let wasStopped = stopped
+        stopped = true
+        lock.broadcast()
+        lock.unlock()
+        _ = thread  // it wakes, sees `stopped` and ends
+        if !wasStopped, form == .bar, TerminalBar.shown.exchange(false, ordering: .relaxed) {
+            printError("\r\u{1B}[K", terminated: "")
+        }
+    }
+
+    private func startTickerLocked() {
+        guard ticker == nil else { return }
+        let tick = form == .bar ? 0.25 : min(interval / 4, 1)
+        let thread = Thread { [weak self] in
+            while let self, self.tick(waiting: tick) {}
+        }
+        thread.name = "bracelet.progress"
+        ticker = thread
+        thread.start()
+    }
+
+    /// One tick: waits `seconds` (or until finished), then shows what is due. Returns false once finished.
+    private func tick(waiting seconds: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if !stopped { _ = lock.wait(until: Date(timeIntervalSinceNow: seconds)) }
+        guard !stopped else { return false }
+        let t = now
+        switch form {
+        case .bar: drawLocked(at: t)
+        // Without `immediate`, work shorter than an interval shows nothing (t counts from the start).
+        case .lines: if t - lastLineAt >= interval - 0.05, immediate || t >= interval - 0.05 { writeLineLocked(at: t) }
+        case .off: return false
+        }
+        return true
+    }
+
+    private func writeLineLocked(at t: Double) {
+        guard let text = textLocked(at: t) else { return }
+        lastLineAt = t
+        Log.progress("\(command): \(text)", forced: forced)
+    }
+
+    private func drawLocked(at t: Double) {
+        guard let text = textLocked(at: t) else { return }
+        var line = "\(command): " + (fractionLocked().map { Self.bar($0) + " " } ?? "") + text
+        let width = Self.terminalColumns()
+        if line.count > width - 1 { line = String(line.prefix(width - 2)) + "…" }
+        guard line != lastShown || !TerminalBar.shown.load(ordering: .relaxed) else { return }
+        lastShown = line
+        TerminalBar.shown.store(true, ordering: .relaxed)
+        printError("\r" + line + "\u{1B}[K", terminated: "")
+    }
+
+    /// The share of the phase done, when it is known.
+    private func fractionLocked() -> Double? {
+        guard case .work(let work)? = phase else { return nil }
+        switch work {
+        case .transferring(let p): return p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesDone) / Double($0) : nil }
+        case let .storing(_, done, total, _), let .recomputing(done, total): return total > 0 ? Double(done) / Double(total) : nil
+        case .connecting, .askingBracelet: return nil
+        }
+    }
+
+    /// The line of the phase at `t` (seconds since the reporter began).
+    private func textLocked(at t: Double) -> String? {
+        guard let phase else { return nil }
+        let elapsed = t - phaseStarted
+        switch phase {
+        case .text(let text):
+            return text + Self.waited(elapsed)
+        case .work(.connecting(let attempt)):
+            return "connecting to the bracelet" + (attempt > 1 ? " (attempt \(attempt))" : "") + Self.waited(elapsed)
+        case .work(.askingBracelet):
+            return "connected; asking the bracelet what it holds" + Self.waited(elapsed)
+        case .work(.transferring(let p)):
+            let quiet = t - lastUpdateAt
+            return Self.backlogLine(p) + (quiet >= 2 ? "; waiting for the bracelet for \(Int(quiet)) s" : "")
+        case let .work(.storing(file, done, total, unit)):
+            let name = (file as NSString).lastPathComponent
+            return unit == .bytes
+                ? "reading \(name): " + Self.counted(done, total, elapsed, show: { Self.megabytes($0) }, unit: "MB", rateUnit: "MB/s", rateShow: { Self.megabytes(Int($0)) })
+                : "storing \(name): " + Self.counted(done, total, elapsed, show: String.init, unit: "rows", rateUnit: "rows/s", rateShow: Self.rate)
+        case let .work(.recomputing(done, total)):
+            return "recomputing: " + Self.counted(done, total, elapsed, show: String.init, unit: "days", rateUnit: "days/s", rateShow: Self.rate)
+                + (done == 0 ? Self.waited(elapsed) : "")
+        }
+    }
+
+    // MARK: - Text
+
+    /// `, 12 s` once a phase has lasted a second or more: a wait still shows that time passes.
+    static func waited(_ seconds: Double) -> String { seconds >= 1 ? ", \(Int(seconds)) s" : "" }
+
+    /// `46/112 MB (41 %), 9.8 MB/s, 0:00:07 left`: done of total, the rate since the phase began
+    /// (once a second has passed) and the time left at that rate.
+    static func counted(_ done: Int, _ total: Int, _ elapsed: Double, show: (Int) -> String, unit: String, rateUnit: String,
+                        rateShow: (Double) -> String) -> String {
+        var text = "\(show(done))/\(show(total)) \(unit)"
+        if total > 0 { text += " (\(min(100, done * 100 / total)) %)" }
+        if elapsed >= 1, done > 0 {
+            let rate = Double(done) / elapsed
+            text += ", \(rateShow(rate)) \(rateUnit), " + clockTime(Double(max(0, total - done)) / rate) + " left"
+        }
+        return text
+    }
+
+    /// `backlog 3/12 files, 45.2/118.0 MB (38 %), 2.10 MB/s, 0:00:56 left; beats 4.1/8.0 MB`.
+    static func backlogLine(_ p: BacklogProgress) -> String {
+        var text = "backlog \(p.filesDone)/\(p.filesTotal.map(String.init) ?? "?") files, "
+        text += "\(megabytes(p.bytesDone))/\(p.bytesTotal.map(megabytes) ?? "?") MB"
+        if let total = p.bytesTotal, total > 0 { text += " (\(min(100, p.bytesDone * 100 / total)) %)" }
+        text += ", " + (p.rate.map { megabytes(Int($0)) + " MB/s" } ?? "rate ?")
+        text += ", " + (p.secondsLeft.map { clockTime($0) + " left" } ?? "time left ?")
+        if let c = p.current { text += "; \(c.kind) \(megabytes(c.received))/\(megabytes(c.size)) MB" }
+        return text
+    }
+
+    /// A rate: one decimal under 10, whole above.
+    static func rate(_ value: Double) -> String { value < 10 ? String(format: "%.1f", value) : String(Int(value)) }
+
+    /// Bytes as MB with one decimal.
+    static func megabytes(_ bytes: Int) -> String {
+        let tenths = (bytes + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// `H:MM:SS`, rounded up.
+    static func clockTime(_ seconds: Double) -> String {
+        let s = seconds.isFinite ? Int(min(seconds, 359_999).rounded(.up)) : 0
+        let mm = (s / 60) % 60, ss = s % 60
+        return "\(s / 3600):\(mm < 10 ? "0" : "")\(mm):\(ss < 10 ? "0" : "")\(ss)"
+    }
+
+    /// `[#########-----------]` for `fraction` of 20 cells.
+    static func bar(_ fraction: Double) -> String {
+        let filled = Int((min(1, max(0, fraction)) * 20).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "]"
+    }
+
+    /// The width of the terminal on standard error (80 when it does not say).
+    static func terminalColumns() -> Int {
+        var size = winsize()
+        return ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 20 ? Int(size.ws_col) : 80
+    }
+}
+
+/// Whether a progress bar is drawn on the terminal's last line: a diagnostic line clears it first,
+/// so messages never run into the bar (the next tick draws it again below them).
+enum TerminalBar {
+    static let shown = Atomic<Bool>(false)
+}
