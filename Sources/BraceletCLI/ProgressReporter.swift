@@ -130,7 +130,8 @@ final class ProgressReporter: @unchecked Sendable {
         if form == .bar {
             // Redrawn at once for a new phase; the ticker redraws changes a few times a second.
             if isNew { drawLocked(at: t) }
-        } else if isNew && immediate && t - lastLineAt >= 0.5 {
+        } else if isNew && immediate {
+            // A command has few phases: each is shown as it begins, even a short one.
             writeLineLocked(at: t)
         }
     }

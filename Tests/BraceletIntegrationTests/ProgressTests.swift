@@ -85,10 +85,15 @@ func timedStderr(_ arguments: [String], in folder: String, environment extra: [S
         let gaps = zip(lines, lines.dropFirst()).map { $1.at - $0.at }
         let slack = 1.5
         #expect(gaps.allSatisfy { $0 <= interval + slack }, "gaps \(gaps) over \(interval) s + \(slack) s", sourceLocation: sourceLocation)
-        // A line every interval at most (phase changes may come sooner, half a second apart at least).
-        #expect(Double(lines.count) <= run.duration / 0.45 + 2, "\(lines.count) lines in \(run.duration) s", sourceLocation: sourceLocation)
+        // Within a phase, a line every interval at most (a new phase is shown as it begins).
+        func phase(_ text: String) -> Substring { text.dropFirst(prefix.count).prefix { $0 != " " && $0 != ":" } }
+        let repeats = zip(lines, lines.dropFirst()).filter { phase($0.text) == phase($1.text) }.map { $1.at - $0.at }
+        #expect(repeats.allSatisfy { $0 >= interval * 0.8 }, "lines of one phase closer than the interval: \(repeats)", sourceLocation: sourceLocation)
+        // Shown until the work's own result lines follow (closing the database after them may take
+        // a while on a busy disk, and is not the work shown).
         let lastLine = lines.last?.at ?? 0
-        #expect(run.duration - lastLine <= interval + slack + 2, "silent for the last \(run.duration - lastLine) s", sourceLocation: sourceLocation)
+        let next = run.lines.first { $0.at >= lastLine && !lines.map(\.text).contains($0.text) }?.at ?? run.duration
+        #expect(next - lastLine <= interval + slack + 2, "silent for \(next - lastLine) s after the last progress line", sourceLocation: sourceLocation)
     }
 
     @Test func ingestAndRecomputeShowALineAtOnceAndThenEveryInterval() async throws {
