@@ -1,4 +1,3 @@
-import ArgumentParser
 import BraceletIngest
 import BraceletTransport
 import Foundation
@@ -6,44 +5,6 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// `--progress`: whether long work shows signs of life on standard error.
-enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
-    /// With --log-level info or more verbose: a bar on a terminal, else a line every few seconds.
-    case auto
-    /// Also with --quiet (or --log-level warning/error).
-    case always
-    /// No progress lines (messages and results are unchanged).
-    case never
-}
-
-/// `--progress auto|always|never`, shared by the commands that do long work (ingest, listen,
-/// recompute, gateway run): one option group, one reporter.
-struct ProgressOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Progress on standard error: auto (at --log-level info: a bar with rate and time left on a terminal, else a line every few seconds, as under systemd), always (also with --quiet), never.",
-                               valueName: "mode"))
-    var progress: ProgressMode = .auto
-
-    /// Seconds between two progress lines when standard error is not a terminal.
-    @Option(name: .customLong("progress-interval"), help: ArgumentHelp("Seconds between progress lines when not on a terminal.", visibility: .hidden))
-    var interval: Double = 5
-
-    func validate() throws {
-        guard interval.isFinite, (0.1...3600).contains(interval) else {
-            throw ValidationError("--progress-interval must be 0.1-3600 seconds, not \(interval)")
-        }
-    }
-
-    /// The reporter of `command` (its lines start `command: `), in the form the mode, the log
-    /// level and standard error allow; `immediate`: a new phase is shown at once (a command, whose
-    /// first line must come within a second), else only every interval (the gateway, whose short
-    /// syncs stay quiet and whose backfills show a line every few seconds).
-    func reporter(_ command: String, immediate: Bool = true) -> ProgressReporter {
-        let shown = progress == .always || (progress == .auto && Log.isEnabled(.info))
-        let form: ProgressReporter.Form = !shown ? .off : (isatty(STDERR_FILENO) == 1 && !Log.toJournal && immediate) ? .bar : .lines
-        return ProgressReporter(command: command, form: form, interval: interval, forced: progress == .always, immediate: immediate)
-    }
-}
 
 /// The one progress reporter: folds the library's typed ``BraceletIngest/WorkProgress`` (and the
 /// command's own phases, ``begin(_:)``) into one line with the rate and the time left, and shows it
@@ -234,63 +195,6 @@ final class ProgressReporter: @unchecked Sendable {
             return "recomputing: " + Self.counted(done, total, elapsed, show: String.init, unit: "days", rateUnit: "days/s", rateShow: Self.rate)
                 + (done == 0 ? Self.waited(elapsed) : "")
         }
-    }
-
-    // MARK: - Text
-
-    /// `, 12 s` once a phase has lasted a second or more: a wait still shows that time passes.
-    static func waited(_ seconds: Double) -> String { seconds >= 1 ? ", \(Int(seconds)) s" : "" }
-
-    /// `46/112 MB (41 %), 9.8 MB/s, 0:00:07 left`: done of total, the rate since the phase began
-    /// (once a second has passed) and the time left at that rate.
-    static func counted(_ done: Int, _ total: Int, _ elapsed: Double, show: (Int) -> String, unit: String, rateUnit: String,
-                        rateShow: (Double) -> String) -> String {
-        var text = "\(show(done))/\(show(total)) \(unit)"
-        if total > 0 { text += " (\(min(100, done * 100 / total)) %)" }
-        if elapsed >= 1, done > 0 {
-            let rate = Double(done) / elapsed
-            text += ", \(rateShow(rate)) \(rateUnit), " + clockTime(Double(max(0, total - done)) / rate) + " left"
-        }
-        return text
-    }
-
-    /// `backlog 3/12 files, 45.2/118.0 MB (38 %), 2.10 MB/s, 0:00:56 left; beats 4.1/8.0 MB`.
-    static func backlogLine(_ p: BacklogProgress) -> String {
-        var text = "backlog \(p.filesDone)/\(p.filesTotal.map(String.init) ?? "?") files, "
-        text += "\(megabytes(p.bytesDone))/\(p.bytesTotal.map(megabytes) ?? "?") MB"
-        if let total = p.bytesTotal, total > 0 { text += " (\(min(100, p.bytesDone * 100 / total)) %)" }
-        text += ", " + (p.rate.map { megabytes(Int($0)) + " MB/s" } ?? "rate ?")
-        text += ", " + (p.secondsLeft.map { clockTime($0) + " left" } ?? "time left ?")
-        if let c = p.current { text += "; \(c.kind) \(megabytes(c.received))/\(megabytes(c.size)) MB" }
-        return text
-    }
-
-    /// A rate: one decimal under 10, whole above.
-    static func rate(_ value: Double) -> String { value < 10 ? String(format: "%.1f", value) : String(Int(value)) }
-
-    /// Bytes as MB with one decimal.
-    static func megabytes(_ bytes: Int) -> String {
-        let tenths = (bytes + 50_000) / 100_000
-        return "\(tenths / 10).\(tenths % 10)"
-    }
-
-    /// `H:MM:SS`, rounded up.
-    static func clockTime(_ seconds: Double) -> String {
-        let s = seconds.isFinite ? Int(min(seconds, 359_999).rounded(.up)) : 0
-        let mm = (s / 60) % 60, ss = s % 60
-        return "\(s / 3600):\(mm < 10 ? "0" : "")\(mm):\(ss < 10 ? "0" : "")\(ss)"
-    }
-
-    /// `[#########-----------]` for `fraction` of 20 cells.
-    static func bar(_ fraction: Double) -> String {
-        let filled = Int((min(1, max(0, fraction)) * 20).rounded(.down))
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "]"
-    }
-
-    /// The width of the terminal on standard error (80 when it does not say).
-    static func terminalColumns() -> Int {
-        var size = winsize()
-        return ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 20 ? Int(size.ws_col) : 80
     }
 }
 
