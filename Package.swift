@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "BraceletVitalityTests", dependencies: ["BraceletVitality", "BraceletDecoder", "BraceletSummaries"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BraceletCLITests",
-            dependencies: ["BraceletCLI", "BraceletDecoder", "BraceletIngest", "BraceletProtocol", "BraceletStore", "BraceletSummaries",
+            dependencies: ["BraceletCLI", "BraceletCapture", "BraceletDecoder", "BraceletIngest", "BraceletProtocol", "BraceletStore", "BraceletSummaries",
                            "BraceletTransport", "BraceletVitality",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),

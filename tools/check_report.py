@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks one rendered `bracelet report` page (see tools/render-report.sh).
 
+Also: every colour drawn has a legend swatch, every value axis has round ticks (1, 2 or 5 x 10^n)
+and a unit, and the week table is there by default.
+
 Expected counts come from the exports of the same day (slots CSV, IEEE 1752 sleep-stage summary),
 not from the report's own code: one curve path per series with data, as many sub-paths as the data
 has runs (never a line through missing data), one bar per hour with steps, one segment per stage run.
@@ -8,6 +11,7 @@ has runs (never a line through missing data), one bar per hour with steps, one s
 import argparse
 import csv
 import json
+import math
 import re
 import sys
 from datetime import datetime
@@ -20,15 +24,27 @@ class SVGElements(HTMLParser):
     def __init__(self):
         super().__init__()
         self.svg = None
-        self.svgs = {}  # id -> {"title": bool, "paths": [d], "rects": {class: n}}
+        # id -> {"title": bool, "paths": [d], "rects": {class: n}, "ticks": [text], "units": [text]}
+        self.svgs = {}
         self.in_title = False
+        self.text_class = None  # "tick" or "unit" while inside such a <text>
+        self.swatches = set()  # the classes of every legend swatch (<i class="sw ...">), "sw" left out
+        self.headings = []
+        self.in_h2 = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         classes = (a.get("class") or "").split()
+        if tag == "i" and "sw" in classes:
+            self.swatches.add(" ".join(c for c in classes if c != "sw"))
+        elif tag == "h2":
+            self.in_h2 = True
+            self.headings.append("")
         if tag == "svg":
             self.svg = a.get("id", f"svg{len(self.svgs)}")
-            self.svgs[self.svg] = {"title": False, "paths": [], "rects": {}}
+            self.svgs[self.svg] = {"title": False, "paths": [], "rects": {}, "ticks": [], "units": []}
+        elif self.svg and tag == "text" and ("tick" in classes or "unit" in classes):
+            self.text_class = "tick" if "tick" in classes else "unit"
         elif self.svg and tag == "title" and not self.svgs[self.svg]["title"]:
             self.in_title = True
         elif self.svg and tag == "path" and "curve" in classes:
@@ -40,8 +56,16 @@ class SVGElements(HTMLParser):
     def handle_data(self, data):
         if self.in_title and data.strip():
             self.svgs[self.svg]["title"] = True
+        if self.text_class and data.strip():
+            self.svgs[self.svg][self.text_class + "s"].append(data.strip())
+        if self.in_h2:
+            self.headings[-1] += data
 
     def handle_endtag(self, tag):
+        if tag == "text":
+            self.text_class = None
+        elif tag == "h2":
+            self.in_h2 = False
         if tag == "title":
             self.in_title = False
         elif tag == "svg":
@@ -63,6 +87,7 @@ def main():
     for option in ("name", "day", "html", "dom", "png", "pdf", "netlog", "slots", "ieee"):
         p.add_argument("--" + option, required=True)
     p.add_argument("--logs", nargs="+", required=True)
+    p.add_argument("--expect-week", action="store_true", help="the report must hold the week table")
     o = p.parse_args()
     name = o.name
 
@@ -135,6 +160,36 @@ def main():
     if segments != stage_runs:
         fail(name, f"{segments} hypnogram segments, but the night has {stage_runs} stage runs")
 
+    # A legend for every colour drawn: each class that colours an area (zone bands and bars, the
+    # not-worn span, sleep stages, step bars) or a curve has a swatch of the same class.
+    area_classes = {"z0", "z1", "z2", "z3", "z4", "z5", "gap", "s1", "s2", "s3", "s4", "step-hour"}
+    drawn = set()
+    for sid, svg in svgs.items():
+        drawn |= {c for c in svg["rects"] if c in area_classes}
+        drawn |= {"line " + c for classes, _ in svg["paths"] for c in classes if c != "curve"}
+    unexplained = sorted(drawn - parser.swatches)
+    if unexplained:
+        fail(name, f"colours drawn without a legend entry: {unexplained}")
+
+    # Round ticks and a unit on every value axis: evenly spaced labels whose step is 1, 2 or 5 x 10^n.
+    axes = 0
+    for sid, svg in svgs.items():
+        if not svg["ticks"]:
+            continue
+        values = [float(t) for t in svg["ticks"]]
+        steps = {round(b - a, 6) for a, b in zip(values, values[1:])}
+        if len(steps) != 1:
+            fail(name, f"#{sid}: tick labels {svg['ticks']} are not evenly spaced")
+        step = steps.pop()
+        mantissa = round(step / 10 ** math.floor(math.log10(step)), 6)
+        if mantissa not in (1, 2, 5):
+            fail(name, f"#{sid}: tick step {step} is not 1, 2 or 5 x 10^n ({svg['ticks']})")
+        if not svg["units"]:
+            fail(name, f"#{sid}: the value axis has no unit")
+        axes += 1
+    if o.expect_week and "Week" not in [h.strip() for h in parser.headings]:
+        fail(name, "no week table, although the database holds more than one day and --days was not given")
+
     # One A4 page.
     pdf = open(o.pdf, "rb").read()
     pages = len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf))
@@ -152,6 +207,7 @@ def main():
         fail(name, f"the screenshot looks blank ({ink:.1%} non-white, {colours} colours)")
 
     print(f"ok {name} {o.day}: {curves} curves, {bars} step bars, {segments} stage segments, {len(svgs)} titled SVGs, "
+          f"{len(drawn)} colours each in a legend, {axes} value axes with round ticks and a unit, "
           f"1 PDF page, screenshot {image.width}x{image.height} {ink:.0%} ink, {len(urls)} page request(s), all local, no console message")
 
 

@@ -92,10 +92,41 @@ def fhir(path):
         counts[kind] = counts.get(kind, 0) + 1
     if len(bundle.entry or []) != sum(counts.values()):
         fail(path, "the parsed Bundle lost entries")
+    # Every reference resolves inside the bundle (a collection of urn:uuid entries resolves only
+    # references to a fullUrl), and a subject is a Patient entry that carries no personal data.
+    urls = {entry["fullUrl"]: entry["resource"] for entry in raw.get("entry", [])}
+    def references(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("reference"), str):
+                yield node["reference"]
+            for value in node.values():
+                yield from references(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from references(value)
+    resolved = 0
+    for i, entry in enumerate(raw.get("entry", [])):
+        for reference in references(entry["resource"]):
+            if reference not in urls:
+                fail(path, f"entry {i} refers to {reference}, which is not an entry of the bundle")
+            resolved += 1
+        subject = entry["resource"].get("subject", {}).get("reference")
+        if subject is not None:
+            patient = urls[subject]
+            if patient["resourceType"] != "Patient":
+                fail(path, f"entry {i}'s subject is a {patient['resourceType']}, not a Patient")
+            personal = set(patient) - {"resourceType", "id", "identifier"}
+            if personal:
+                fail(path, f"the Patient carries more than its identifier: {sorted(personal)}")
     detail = ", ".join(f"{k} x{v}" for k, v in sorted(counts.items()))
     if panels == 0 and counts.get("Observation", 0) > 0:
         fail(path, "no daily panel Observation (one with hasMember) among the observations")
-    print(f"ok {path}: Bundle + {sum(counts.values())} resources valid (R4B): {detail}; {panels} daily panels coded")
+    # tools/validate-exports.sh exports with --user validate-exports.
+    patients = [r for r in urls.values() if r["resourceType"] == "Patient"]
+    if [[i.get("value") for i in p.get("identifier", [])] for p in patients] != [["validate-exports"]]:
+        fail(path, "the bundle of --user validate-exports holds no single Patient with that identifier")
+    print(f"ok {path}: Bundle + {sum(counts.values())} resources valid (R4B): {detail}; {panels} daily panels coded; "
+          f"{resolved} references resolved inside the bundle")
     return 1 + sum(counts.values())
 
 

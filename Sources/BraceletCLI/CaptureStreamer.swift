@@ -19,6 +19,8 @@ struct CaptureStreamer {
     /// The most slots or beats of one device held before they are stored: by default about 4 MB of
     /// decoded rows, and a few MB of changed pages, per transaction (as a live file's pieces).
     let slotsPerPiece: Int, beatsPerPiece: Int
+    /// Where the ingest stands: each file read (bytes or rows) and the recompute (days).
+    let onProgress: (@Sendable (WorkProgress) -> Void)?
 
     /// Whether the zone a device without one gets has been taken (see ``zoneFrom(_:)``).
     private var zoneDecided = false
@@ -26,7 +28,7 @@ struct CaptureStreamer {
     /// What the stored pieces added up to (the recompute's report gets it at the end).
     private var stored: (slots: Int, slotsPresent: Int, beats: Int, beatsPresent: Int) = (0, 0, 0, 0)
     private var recordChanges: [(device: String, report: ParticipantChangeReport)] = []
-    /// Whether any capture held a bracelet file transfer.
+    /// Whether any capture held a bracelet file transfer, or any CSV history rows.
     private var found = false
     /// The rows read but not yet stored, all of one device.
     private var slots: [Slot] = [], beats: [Beat] = []
@@ -35,12 +37,14 @@ struct CaptureStreamer {
     private var held: [VerifiedFile] = []
 
     init(store: Store, given: ParticipantProfile, database: String,
-         slotsPerPiece: Int = IngestPipeline.slotsPerPiece, beatsPerPiece: Int = IngestPipeline.beatsPerPiece) {
+         slotsPerPiece: Int = IngestPipeline.slotsPerPiece, beatsPerPiece: Int = IngestPipeline.beatsPerPiece,
+         onProgress: (@Sendable (WorkProgress) -> Void)? = nil) {
         self.store = store
         self.given = given
         self.database = database
         self.slotsPerPiece = slotsPerPiece
         self.beatsPerPiece = beatsPerPiece
+        self.onProgress = onProgress
     }
 
     /// Stores every capture's rows, with their days pending; returns whether any capture was
@@ -49,7 +53,12 @@ struct CaptureStreamer {
         var damaged = false
         for path in paths {
             var failure: (any Error)?
-            let replayed = try streamCapture(path, beatsLast: false, metrics: { _, header, columns in
+            if let onProgress {
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                onProgress(.storing(file: path, done: 0, total: size, unit: .bytes))
+            }
+            let reading = onProgress.map { report in { (done: Int, total: Int) in report(.storing(file: path, done: done, total: total, unit: .bytes)) } }
+            let replayed = try streamCapture(path, beatsLast: false, progress: reading, metrics: { _, header, columns in
                 guard failure == nil else { return }
                 do {
                     if !zoneDecided { zoneFrom(header) }
@@ -76,9 +85,42 @@ struct CaptureStreamer {
         return damaged
     }
 
+    /// Stores a CSV history's rows (``BraceletIngest/CSVHistory``: a bounded piece per transaction,
+    /// the touched days pending), under `serial` when the file has no `device` column. A device
+    /// without a time zone gets UTC days when no --tz is given, as `summarize --csv` cuts them.
+    mutating func storeCSV(_ path: String, serial: String?, intervalSeconds: Int?) throws {
+        let parsed = try SampleInput.csvRows(path, intervalSeconds: intervalSeconds)
+        for note in SampleInput.csvNotes(parsed, path: path) { logNote(note) }
+        let files: [VerifiedFile]
+        do { files = try CSVHistory.files(parsed, serial: serial, source: path, slotsPerPiece: slotsPerPiece, beatsPerPiece: beatsPerPiece) } catch {
+            throw CLIError("\(error)")
+        }
+        guard !files.isEmpty else {
+            Log.warning("warning: \(path) holds no slot or beat rows; skipped")
+            return
+        }
+        if !zoneDecided {
+            if given.timeZone == nil {
+                Log.info("note: no --tz given; a device without a time zone in its participant record gets days in UTC, as `bracelet summarize --csv` cuts them")
+            }
+            decide(zone: TimeZone(identifier: "UTC"))
+        }
+        try flush()
+        let rows = files.reduce(0) { $0 + $1.slots.count + $1.beats.count }
+        var done = 0
+        onProgress?(.storing(file: path, done: 0, total: rows, unit: .rows))
+        for file in files {
+            held.append(file)
+            try flush()
+            done += file.slots.count + file.beats.count
+            onProgress?(.storing(file: path, done: done, total: rows, unit: .rows))
+        }
+        found = true
+    }
+
     /// Stores what is still held and recomputes every pending day; the report of the whole ingest.
     mutating func finish() throws -> IngestReport {
-        guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
+        guard found else { throw CLIError("no capture held bracelet data and no CSV history held rows; nothing stored", exitCode: 2) }
         try flush()
         var report = try makePipeline().recomputePending()
         (report.slotsInserted, report.slotsPresent, report.beatsInserted, report.beatsPresent) = stored
@@ -90,9 +132,13 @@ struct CaptureStreamer {
     /// the offset the first metrics file of the first capture with bracelet data recorded (`nil`:
     /// that capture has none). The pieces held until then are stored.
     private mutating func zoneFrom(_ header: FileHeader?) {
+        decide(zone: header.flatMap { TimeZone(secondsFromGMT: $0.timeZoneOffsetMinutes * 60) })
+    }
+
+    /// Takes `zone` as the zone of a device without one (see ``zoneFrom(_:)``).
+    private mutating func decide(zone: TimeZone?) {
         zoneDecided = true
-        pipeline = IngestPipeline(store: store, given: given,
-                                  defaultTimeZone: header.flatMap { TimeZone(secondsFromGMT: $0.timeZoneOffsetMinutes * 60) })
+        pipeline = IngestPipeline(store: store, given: given, defaultTimeZone: zone, onProgress: onProgress)
     }
 
     /// Adds the rows `append` puts into ``slots`` or ``beats`` for the file of `header`, storing
@@ -124,6 +170,6 @@ struct CaptureStreamer {
     }
 
     private func makePipeline() -> IngestPipeline {
-        pipeline ?? IngestPipeline(store: store, given: given)
+        pipeline ?? IngestPipeline(store: store, given: given, onProgress: onProgress)
     }
 }

@@ -75,6 +75,8 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup var progress: ProgressOptions
+
     // Tests and soaks: calendar time runs this many times faster than real time from --time-origin
     // (Unix s), the same on the simulator (`simulate --time-scale`), so weeks pass in minutes.
     @Option(help: .hidden) var timeScale: Double = 1
@@ -128,7 +130,9 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         // The schedule turns at least twice per watchdog message, so the control thread always
         // has a fresh tick to vouch for.
         if let every = notifier.watchdogMilliseconds { settings.turnSeconds = min(settings.turnSeconds, Double(every) / 2_000) }
+        let backfills = SyncProgress(options: progress)
         let gateway = Gateway(store: store, settings: settings) { event in
+            if backfills.handle(event) { return }
             // What a sync allocated is freed when it ends: given back, not kept for the next burst.
             if case .syncEnded = event { releaseFreeHeap() }
             if case .nothingEnrolled(let database) = event {
@@ -256,4 +260,35 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         return "\(enrolled.count) bracelet(s), \(synced) synced, \(gateway.activeEndpoints.count) syncing, \(pending) outbox entries pending"
     }
 
+}
+
+/// The progress of each sync the gateway runs, one ``ProgressReporter`` per bracelet: a sync that
+/// lasts longer than the progress interval (a first backfill) gets a line every few seconds with
+/// its transfer and recompute; a regular sync of a second or two stays quiet.
+final class SyncProgress: @unchecked Sendable {
+    private let options: ProgressOptions
+    private let lock = NSLock()
+    private var reporters: [String: ProgressReporter] = [:]
+
+    init(options: ProgressOptions) { self.options = options }
+
+    /// Takes a progress event (true: handled), and ends a bracelet's reporter when its sync ends.
+    func handle(_ event: GatewayEvent) -> Bool {
+        switch event {
+        case let .progress(endpoint, progress):
+            let reporter = lock.withLock {
+                if let kept = reporters[endpoint] { return kept }
+                let made = options.reporter("gateway: \(endpoint)", immediate: false)
+                reporters[endpoint] = made
+                return made
+            }
+            reporter.update(progress)
+            return true
+        case let .syncEnded(endpoint, _, _, _, _, _, _):
+            lock.withLock { reporters.removeValue(forKey: endpoint) }?.finish()
+            return false
+        default:
+            return false
+        }
+    }
 }

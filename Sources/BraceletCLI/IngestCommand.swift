@@ -10,8 +10,15 @@ import Foundation
 struct IngestCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
-        abstract: "Store captured sessions in the database and recompute the summaries of the days they touch.",
+        abstract: "Store captured sessions or CSV histories in the database and recompute the summaries of the days they touch.",
         discussion: """
+            Each file is a capture (.btsnoop) or a CSV history: the rows that replay writes with \
+            --format csv and that summarize reads with --csv (first column Unix ms, the others named \
+            like the replay keys). A CSV's rows are stored as the device its device column names \
+            (--device SERIAL when it has none); with no --tz, a new device's days run in UTC, as \
+            summarize --csv cuts them. Either way the stored days are what summarize, score, export \
+            and report read.
+
             Slots and beats are stored idempotently by device and time: ingesting the same capture \
             twice adds nothing and writes no new outbox entry. Each changed daily summary or sleep \
             session writes an outbox entry in the same transaction; `bracelet sync` forwards them. \
@@ -21,17 +28,26 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
             incomplete (what was recovered is stored, as replay exits 3), 2 when no capture holds \
             bracelet data, 1 when a capture or the database cannot be used.
 
-            Example:
+            Examples:
               bracelet ingest /usr/share/bracelet/captures/v2-three-days.btsnoop \\
                 --db bracelet.db --tz America/New_York --age 35
+              bracelet replay /usr/share/bracelet/captures/v1-day.btsnoop \\
+                --format csv -o v1-day.csv
+              bracelet ingest v1-day.csv --db bracelet.db --tz America/New_York
             """
     )
 
-    @Argument(help: "One or more captures (.btsnoop).")
+    @Argument(help: "One or more captures (.btsnoop) or CSV histories (.csv).")
     var captures: [String]
 
     @Option(help: "The database (created with mode 0600 when missing).")
     var db: String
+
+    @Option(help: "With a CSV history without a device column: the bracelet serial its rows belong to.")
+    var device: String?
+
+    @Option(name: .customLong("interval-s"), help: "With a CSV history: seconds per row (default: the spacing of the rows).")
+    var intervalSeconds: Int?
 
     @OptionGroup var person: PersonOptions
 
@@ -41,8 +57,13 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup var progress: ProgressOptions
+
     func run() throws {
+        let reporter = progress.reporter("ingest")
+        defer { reporter.finish() }
         let existed = FileManager.default.fileExists(atPath: db)
+        reporter.begin("opening \(db)")
         let store = try openStore(db, mustExist: false)
         // Each capture is streamed into the store a bounded piece at a time, each piece its own
         // transaction with the pending records of the days it touches, and the pending days are
@@ -50,15 +71,30 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         // capture, not the whole of it. A killed ingest leaves committed rows with their days
         // pending (the next ingest, listen or recompute recomputes them), or nothing; a repeated
         // capture finds its rows present and touches no day.
-        var streamer = CaptureStreamer(store: store, given: person.given, database: db)
-        let damaged: Bool
-        do { damaged = try streamer.storeCaptures(captures) } catch {
+        var streamer = CaptureStreamer(store: store, given: person.given, database: db, onProgress: { reporter.update($0) })
+        var damaged = false
+        do {
+            let histories = captures.filter(SampleInput.isCSV)
+            if histories.isEmpty {
+                // A setting given is never dropped silently.
+                if device != nil { throw ValidationError("--device names the device of a CSV history's rows; no CSV file was given") }
+                if intervalSeconds != nil { throw ValidationError("--interval-s is the row spacing of a CSV history; no CSV file was given") }
+            }
+            for path in captures {
+                if histories.contains(path) {
+                    try streamer.storeCSV(path, serial: device, intervalSeconds: intervalSeconds)
+                } else if try streamer.storeCaptures([path]) {
+                    damaged = true
+                }
+            }
+        } catch {
             // Nothing stored: the database this run created is removed again, so a failed ingest of a
             // file that is no capture leaves no empty database behind (one that existed is kept).
             if !existed, (try? store.devices().isEmpty) == true { Self.removeDatabaseFiles(db) }
             throw error
         }
         let report = try participantCall(db) { try streamer.finish() }
+        reporter.finish()
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
         for (device, change) in report.recordChanges {
             if change.before.hasNoSettings, person.tz == nil, let zone = change.after.text(.timeZone, on: "9999-12-31") {

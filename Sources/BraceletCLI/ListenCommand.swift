@@ -31,9 +31,11 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             file is transferred or erased and only live samples are printed. --record FILE writes a \
             btsnoop capture that `bracelet replay` and tshark read.
 
-            Progress through the whole backlog (files, bytes, rate, time left) goes to standard error; \
-            with --format json it goes instead to standard output as JSON Lines, next to the live samples \
-            ("kind": backlog, file, progress, committed, erased, link_lost, size_mismatch, event, hr).
+            Progress through the whole backlog (files, bytes, rate, time left) and the recompute goes \
+            to standard error (--progress: a bar on a terminal, a line every few seconds otherwise); \
+            with --format json the backlog's progress also goes to standard output as JSON Lines, next \
+            to the live samples ("kind": backlog, file, progress, committed, erased, link_lost, \
+            size_mismatch, event, hr).
 
             A device without the bracelet service but with a standard health service (Heart Rate 0x180D, \
             such as any chest strap; Pulse Oximeter 0x1822; Health Thermometer 0x1809) is listened to as \
@@ -97,6 +99,8 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup var progress: ProgressOptions
+
     /// `--quiet` or `--log-level error`: progress and notes are not written.
     var quiet: Bool { log.level < .info }
 
@@ -148,7 +152,10 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         }
         // Without a place to save files nothing is transferred (and so nothing is erased): live samples only.
         guard db == nil || saveDir == nil else { throw ValidationError("give --db PATH or --save-dir DIR, not both") }
-        let pipeline = try db.map { try ingestPipeline(database: $0) }
+        let reporter = progress.reporter("listen")
+        defer { reporter.finish() }
+        if let db { reporter.begin("opening \(db)") }
+        let pipeline = try db.map { try ingestPipeline(database: $0, reporter: reporter) }
         let sink: TransferSink = try pipeline ?? saveDir.map { try DirectorySink(path: $0) } ?? RefusingSink()
 
         var configuration = SessionConfiguration()
@@ -162,21 +169,23 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         }
         // A secure connector hands over only encrypted links (unless it starts low and raises them
         // on demand): the capture says so after each connection, or when the link was raised.
-        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false) }
+        let recorder = try record.map { path in
+            try CaptureRecorder(path: path, encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false)
+        }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
             configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
         }
         let quiet = self.quiet, table = format == .table, storing = db ?? saveDir
-        let progress = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
+        let events = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
         defer {
-            if let recorder, let record {
-                do { try CaptureFile.write(recorder.bytes, to: record) } catch { Log.error("bracelet listen: cannot write \(record): \(error)") }
+            if let recorder {
+                do { try recorder.finish() } catch { Log.error("bracelet listen: \(error)") }
             }
         }
         // The sync itself (commit before erase, erases recorded, touched days recomputed however the
         // session ends) is the library's, shared with the gateway; listen prints what happens.
-        let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration) { event in
+        let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration, onEvent: { event in
             if case .standardSensor(let info) = event, !quiet, let storing {
                 Log.info(db == nil ? "listen: a standard sensor holds no files: nothing goes to \(storing); keep its values with --db PATH"
                     : "listen: the sensor's values are kept in \(storing) as device \(info.identity(address: connector.label))")
@@ -188,15 +197,19 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             default: nil
             }
             if let (m, ms) = live {
+                // A sample line on a terminal first clears the bar (the next tick draws it again).
+                reporter.clearBar()
                 let line = table ? Self.tableLine(m, unixMilliseconds: ms) : HeartRateSampleLine.string(m, unixMilliseconds: ms)
                 // Unbuffered, so a pipe sees each sample as it arrives.
                 FileHandle.standardOutput.write(Data(line.utf8))
             } else if case .sensorSample(let s) = event {
+                reporter.clearBar()
                 if let line = SensorSampleLine.string(s, table: table) { FileHandle.standardOutput.write(Data(line.utf8)) }
             } else {
-                progress.handle(event)
+                events.handle(event)
             }
-        }
+        }, onProgress: { reporter.update($0) })
+        reporter.finish()
         for warning in outcome.eraseRecordErrors { Log.warning("warning: \(warning)") }
         if let failure = outcome.recomputeError, let pipeline {
             Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(failure). "
@@ -223,7 +236,7 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
 extension ListenCommand {
     /// The pipeline that stores each verified file of the session with its summaries and outbox
     /// entries as the file arrives (the session erases a file only after that commit).
-    func ingestPipeline(database: String) throws -> IngestPipeline {
+    func ingestPipeline(database: String, reporter: ProgressReporter? = nil) throws -> IngestPipeline {
         let store = try openStore(database, mustExist: false)
         // Said before anything is transferred: the bracelet erases what the database committed.
         if person.age == nil && person.hrMax == nil {
@@ -239,7 +252,7 @@ extension ListenCommand {
                        + "(\(SummaryConfiguration.name(of: .current))); set it with `bracelet person set --db \(database) --device SERIAL --tz ZONE`")
         }
         let quiet = self.quiet
-        return IngestPipeline(store: store, given: person.given, defaultTimeZone: TimeZone.current) { report in
+        return IngestPipeline(store: store, given: person.given, defaultTimeZone: TimeZone.current, onIngested: { report in
             guard !quiet else { return }
             if report.recomputed.isEmpty {
                 Log.info("listen: stored \(report.slotsInserted) new slots and \(report.beatsInserted) new beats")
@@ -247,7 +260,12 @@ extension ListenCommand {
                 let days = report.recomputed.reduce(0) { $0 + $1.report.dates.count }
                 Log.info("listen: recomputed \(days) days, \(report.outboxEntries) outbox entries written")
             }
-        }
+        }, onProgress: reporter.map(Self.forwarding))
+    }
+
+    /// A progress handler that hands the library's progress to `reporter`.
+    private static func forwarding(_ reporter: ProgressReporter) -> @Sendable (WorkProgress) -> Void {
+        { reporter.update($0) }
     }
 }
 
@@ -352,23 +370,4 @@ struct RefusingSink: TransferSink {
     func commit(_ file: TransferredFile) throws {
         throw CLIError("no --save-dir given: refusing the \(file.kind) file so the bracelet keeps it; pass --save-dir DIR")
     }
-}
-
-/// Collects the session's ATT traffic as a btsnoop capture.
-final class CaptureRecorder {
-    private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251)
-    private let encryptedLinks: Bool
-    init(encryptedLinks: Bool) { self.encryptedLinks = encryptedLinks }
-    private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
-    func connect() {
-        writer.connect(unixMicros: micros())
-        if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
-    }
-    /// The link was encrypted after it came up (raised on the device's demand).
-    func encryptionOn() { writer.encryptionOn(unixMicros: micros()) }
-    func disconnect() { writer.disconnect(unixMicros: micros()) }
-    func append(_ pdu: ATTPDU, direction: ATTDirection) {
-        writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())
-    }
-    var bytes: [UInt8] { writer.bytes }
 }

@@ -65,9 +65,22 @@ enum Log {
             .map { prefix + $0 + "\n" }.joined()
     }
 
+    /// A progress line (``ProgressReporter``): at info priority, written when info lines are, or
+    /// always when `forced` (`--progress always`).
+    static func progress(_ message: String, forced: Bool) {
+        guard forced || isEnabled(.info) else { return }
+        emit(formatted(.info, message, journal: toJournal))
+    }
+
     private static func write(_ level: LogLevel, _ message: () -> String) {
         guard isEnabled(level) else { return }
-        printError(formatted(level, message(), journal: toJournal), terminated: "")
+        emit(formatted(level, message(), journal: toJournal))
+    }
+
+    /// Writes a formatted line, first clearing a progress bar drawn on the terminal's last line.
+    private static func emit(_ text: String) {
+        let clear = TerminalBar.shown.exchange(false, ordering: .relaxed) ? "\r\u{1B}[K" : ""
+        printError(clear + text, terminated: "")
     }
 }
 

@@ -31,11 +31,17 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup var progress: ProgressOptions
+
     func run() throws {
         // Recomputing writes: the database must exist, but is opened for writing (and checked).
         guard FileManager.default.fileExists(atPath: db) else {
             throw CLIError("no database at \(db): \(DatabaseFiller.deviceData.advice(db))")
         }
+        // The progress is cleared before each device's result line (standard output) and begun anew.
+        var reporter = progress.reporter("recompute")
+        defer { reporter.finish() }
+        reporter.begin("opening \(db)")
         let store = try openStore(db, mustExist: false)
         let devices = try device.map { [try chooseDevice(store, path: db, requested: $0)] } ?? store.devices().map(\.serial)
         guard !devices.isEmpty else { throw CLIError("\(db) holds no device yet: \(DatabaseFiller.deviceData.advice(db))", exitCode: 2) }
@@ -56,7 +62,12 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
                     return (record, dates)
                 }
             }
-            let recomputed = try participantCall(db) { try IngestPipeline(store: store, given: person.given).recomputePending() }
+            let shown = reporter
+            let recomputed = try participantCall(db) {
+                try IngestPipeline(store: store, given: person.given, onProgress: { shown.update($0) }).recomputePending()
+            }
+            reporter.finish()
+            reporter = progress.reporter("recompute")
             // Other devices' days left pending by an ended listen are recomputed too; reported here.
             let report = recomputed.recomputed.first { $0.device == serial }?.report ?? RecomputeReport()
             if let warning = ParticipantRecomputer(record: record).missingZoneInputWarning(database: db) { Log.warning("warning: \(warning)") }

@@ -12,12 +12,14 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
         discussion: """
             The page has no script and loads nothing from the network: the night's hypnogram, heart \
             rate over the zones with gaps where the bracelet was not worn, zone minutes, steps per \
-            hour, breath rate, skin and core temperature, SpO2 and skin conductance (V2). With \
-            --days N (2-31) a week view adds each day's values and the 7-day vitality score with its \
-            pillars. Times are local, in the zone the days were cut in.
+            hour, breath rate, skin and core temperature, SpO2 and skin conductance (V2), each with \
+            its unit and a legend. Below them the week: each of the --days days (default 7) ending on \
+            --day that the database holds, with the time recorded (a partial or ongoing day is marked \
+            and not scored) and the 7-day vitality score with its pillars; --days 1 leaves it out. \
+            Times are local, in the zone the days were cut in.
 
             Example:
-              bracelet report --db bracelet.db --day 2026-06-17 --days 7 \\
+              bracelet report --db bracelet.db --day 2026-06-17 \\
                 --tz America/New_York -o day.html
             """
     )
@@ -32,7 +34,7 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
     var device: String?
 
     @Option(help: "Days in the week view, ending on --day (1 = the day alone).")
-    var days: Int = 1
+    var days: Int = 7
 
     @Option(help: "Time zone of the times shown (default: the participant record's).",
             transform: parseTimeZoneOption)

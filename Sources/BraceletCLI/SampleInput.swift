@@ -38,18 +38,39 @@ struct SampleInput {
 
     /// Reads a CSV export (first column Unix ms; other columns named like the replay keys).
     static func csv(_ path: String, intervalSeconds: Int?) throws -> SampleInput {
+        let parsed = try csvRows(path, intervalSeconds: intervalSeconds)
+        var input = SampleInput(source: path)
+        input.slots = parsed.slots
+        input.beats = parsed.beats
+        input.notes = csvNotes(parsed, path: path)
+        return input
+    }
+
+    /// The rows of a CSV export as the reader gives them (with the device its `device` column
+    /// names): what `summarize --csv` summarises and `ingest FILE.csv` stores.
+    static func csvRows(_ path: String, intervalSeconds: Int?) throws -> CSVSampleInput {
         let bytes: [UInt8]
         do { bytes = try InputFile.read(path: path, what: "CSV file", limit: InputFile.exportLimit) } catch { throw CLIError("\(error)") }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CLIError("\(path) is not UTF-8 text: save the export as UTF-8 CSV")
         }
-        let parsed: CSVSampleInput
-        do { parsed = try CSVSampleReader.read(text, intervalSeconds: intervalSeconds) } catch { throw CLIError("\(path): \(error)") }
-        var input = SampleInput(source: path)
-        input.slots = parsed.slots
-        input.beats = parsed.beats
-        input.notes = parsed.diagnostics.map { "note: \(path): \($0)" }
-        return input
+        do { return try CSVSampleReader.read(text, intervalSeconds: intervalSeconds) } catch { throw CLIError("\(path): \(error)") }
+    }
+
+    /// The reader's notes on a CSV file's rows and cells, for standard error.
+    static func csvNotes(_ parsed: CSVSampleInput, path: String) -> [String] {
+        parsed.diagnostics.map { "note: \(path): \($0)" }
+    }
+
+    /// Whether the file at `path` is a CSV history rather than a capture: named `.csv`, or text
+    /// whose first line has a comma (a capture starts with the btsnoop magic, which is not text).
+    static func isCSV(_ path: String) -> Bool {
+        if path.lowercased().hasSuffix(".csv") { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 512)) ?? Data()
+        let line = head.prefix { $0 != UInt8(ascii: "\n") }
+        return !line.isEmpty && line.contains(UInt8(ascii: ",")) && line.allSatisfy { $0 == 9 || $0 == 13 || (32..<127).contains($0) }
     }
 
     /// Reads every slot and beat of one device from the database (the only one, unless `device` is given).

@@ -3,11 +3,11 @@ import BraceletProtocol
 import BraceletTransport
 import Foundation
 
-/// Shows `listen`'s progress through the bracelet's whole backlog (every sealed file of every kind):
-/// files, bytes, rate and time left.
+/// Shows `listen`'s session events, and with `--format json` its progress through the bracelet's
+/// whole backlog (every sealed file of every kind) as JSON Lines.
 ///
-/// - human: lines on standard error, `listen: ` first: each session event as it happens, and a
-///   backlog line at most once a second and after every committed file;
+/// - human: lines on standard error, `listen: ` first: each session event as it happens (the
+///   progress line with rate and time left is the command's ``ProgressReporter``'s);
 /// - json: JSON Lines on standard output (next to the `"kind":"hr"` live samples), one object per
 ///   line with a `"kind"` naming it: `backlog`, `file`, `progress`, `committed`, `erased`,
 ///   `link_lost`, `size_mismatch`, `event` (anything else, with its `message`), written by the
@@ -52,7 +52,7 @@ final class TransferProgressOutput {
         case .transferProgress, .committed, .transferStarted: isTransferEvent = true
         default: isTransferEvent = false
         }
-        if isTransferEvent && (milestone || now - lastLine >= interval) {
+        if style == .json, isTransferEvent && (milestone || now - lastLine >= interval) {
             lastLine = now
             emitProgress()
         }
@@ -67,40 +67,12 @@ final class TransferProgressOutput {
     }
 
     private func emitProgress() {
-        switch style {
-        case .quiet: return
-        case .human: Log.info("listen: " + Self.humanLine(progress))
-        case .json: writeLine(Self.jsonProgress(progress))
-        }
+        writeLine(Self.jsonProgress(progress))
     }
 
     private func writeLine(_ line: String) {
         // Unbuffered, like the live samples, so a pipe sees each line as it happens.
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    // MARK: - Text
-
-    /// `backlog 3/12 files, 45.2/118.0 MB (38 %), 2.10 MB/s, 0:00:56 left; beats 4.1/8.0 MB`.
-    static func humanLine(_ p: BacklogProgress) -> String {
-        var text = "backlog \(p.filesDone)/\(p.filesTotal.map(String.init) ?? "?") files, "
-        text += "\(megabytes(p.bytesDone))/\(p.bytesTotal.map(megabytes) ?? "?") MB"
-        if let total = p.bytesTotal, total > 0 { text += " (\(min(100, p.bytesDone * 100 / total)) %)" }
-        text += ", " + (p.rate.map { megabytes(Int($0)) + " MB/s" } ?? "rate ?")
-        text += ", " + (p.secondsLeft.map { clockTime($0) + " left" } ?? "time left ?")
-        if let c = p.current { text += "; \(c.kind) \(megabytes(c.received))/\(megabytes(c.size)) MB" }
-        return text
-    }
-
-    static func megabytes(_ bytes: Int) -> String {
-        let tenths = (bytes + 50_000) / 100_000
-        return "\(tenths / 10).\(tenths % 10)"
-    }
-
-    static func clockTime(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded(.up))
-        let mm = (s / 60) % 60, ss = s % 60
-        return "\(s / 3600):\(mm < 10 ? "0" : "")\(mm):\(ss < 10 ? "0" : "")\(ss)"
     }
 
     // MARK: - JSON

@@ -2,7 +2,9 @@ import BraceletSummaries
 
 /// Flat CSV tables (RFC 4180, header row, comma separated, `\r\n` line ends) that pandas and
 /// spreadsheets read: one row per day, per sleep session, or per summary slot. A missing value is
-/// an empty cell, never 0. Times are local RFC 3339 text with the offset.
+/// an empty cell, never 0. Times are local RFC 3339 text with the offset. A day's row ends with
+/// whether it is `whole`, `partial` (under 90 % of its minutes recorded) or `ongoing` (not over
+/// when exported), and its recorded and total minutes.
 public enum CSVExport {
     /// The tables.
     public enum Table: String, Sendable, CaseIterable {
@@ -46,7 +48,8 @@ public enum CSVExport {
                       "steps", "distance_m", "active_kcal", "total_kcal", "workouts",
                       "breath_avg_per_min", "breath_sleep_per_min", "skin_temp_avg_c", "skin_temp_max_c",
                       "core_temp_avg_c", "core_temp_max_c", "spo2_avg_pct", "spo2_max_pct", "eda_avg_us", "eda_max_us",
-                      "hrv_sleep_rmssd_ms", "hrv_sleep_sdnn_ms", "main_sleep_start"]
+                      "hrv_sleep_rmssd_ms", "hrv_sleep_sdnn_ms", "main_sleep_start",
+                      "day_status", "recorded_minutes", "day_minutes"]
         let rows: [[String?]] = ds.days.map { day in
             let s = day.summary, b = s.bpm
             return [ds.device, s.date, ds.clock.timestamp(s.dayStart), ds.clock.timestamp(s.dayEnd), n(Double(s.dayEnd - s.dayStart) / 3600),
@@ -58,7 +61,8 @@ public enum CSVExport {
                     n(s.coreBodyTemperature.averageCoreBodyTemperature), n(s.coreBodyTemperature.maxDayCoreBodyTemperature),
                     n(s.spo2.averageSpo2), n(s.spo2.maxDaySpo2), n(s.emography.stressLevelSkinConductanceAvg),
                     n(s.emography.stressLevelSkinConductanceMax), n(s.sleepHRV?.rmssdMs), n(s.sleepHRV?.sdnnMs),
-                    s.mainSleepStart.map(ds.clock.timestamp)]
+                    s.mainSleepStart.map(ds.clock.timestamp),
+                    s.coverage.status(at: ds.now).label, n(s.coverage.recordedMinutes), n(s.coverage.dayMinutes)]
         }
         return (header, rows)
     }

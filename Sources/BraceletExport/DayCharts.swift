@@ -1,4 +1,5 @@
 import BraceletSummaries
+import Foundation
 
 /// Horizontal time scale of a chart: `start..<end` (Unix seconds) onto `left...left+width` pixels,
 /// with hour ticks labelled in local clock time (a daylight-saving day has 23 or 25 of them).
@@ -29,20 +30,62 @@ struct TimeAxis {
     }
 }
 
-/// Vertical value scale: `low...high` onto `bottom...top` pixels.
+/// Vertical value scale: `low...high` onto `bottom...top` pixels, its ends and ticks on multiples
+/// of a round step (1, 2 or 5 × 10^n), so the labels read 40, 60, 80 and never 40, 109, 177.
 struct ValueAxis {
     let low: Double
     let high: Double
+    /// Distance between two ticks.
+    let step: Double
     let top: Double
     let bottom: Double
 
+    /// The axis over at least `low...high` in at most `intervals` steps: the smallest round step
+    /// that does it, the ends moved out to multiples of it.
+    init(covering low: Double, _ high: Double, top: Double, bottom: Double, intervals: Int) {
+        let count = Double(max(1, intervals))
+        var step = Self.roundStep(atLeast: max(high - low, 1e-9) / count)
+        while (high / step).rounded(.up) - (low / step).rounded(.down) > count { step = Self.roundStep(atLeast: step * 1.5) }
+        self.low = (low / step).rounded(.down) * step
+        self.high = max((high / step).rounded(.up), (low / step).rounded(.down) + 1) * step
+        self.step = step
+        self.top = top
+        self.bottom = bottom
+    }
+
+    /// The smallest of 1, 2, 5 × 10^n that is at least `x` (> 0).
+    static func roundStep(atLeast x: Double) -> Double {
+        let magnitude = pow(10, log10(x).rounded(.down))
+        for m in [1.0, 2, 5] where m * magnitude >= x * (1 - 1e-9) { return m * magnitude }
+        return 10 * magnitude
+    }
+
+    /// The tick values, `low` to `high` by `step`.
+    var ticks: [Double] {
+        (0...Int(((high - low) / step).rounded())).map { low + Double($0) * step }
+    }
+
+    /// A tick value with as many decimals as the step needs (none for 1, 2, 5, 10 ...).
+    func label(_ value: Double) -> String {
+        let decimals = step >= 1 ? 0 : Int((-log10(step) - 1e-9).rounded(.up))
+        return String(format: "%.\(decimals)f", value + 0)  // + 0: no "-0"
+    }
+
     func y(_ v: Double) -> Double { bottom - (min(max(v, low), high) - low) / max(0.001, high - low) * (bottom - top) }
 
-    /// Labels at the low and high ends (and the middle).
-    func labels(left: Double, format: (Double) -> String) -> String {
-        [low, (low + high) / 2, high].map { v in
-            "<text x=\"\(SVG.f(left - 3))\" y=\"\(SVG.f(y(v) + 3))\" text-anchor=\"end\">\(format(v))</text>"
-        }.joined()
+    /// A label and a faint grid line at every tick, from `left` to `right`, and the unit above the
+    /// labels (every value axis says what it counts).
+    func labels(left: Double, right: Double, unit: String) -> String {
+        var out = "<g class=\"axis\">"
+        for v in ticks {
+            let y = SVG.f(self.y(v))
+            out += "<line class=\"grid\" x1=\"\(SVG.f(left))\" y1=\"\(y)\" x2=\"\(SVG.f(right))\" y2=\"\(y)\"/>"
+        }
+        out += "</g>"
+        for v in ticks {
+            out += "<text class=\"tick\" x=\"\(SVG.f(left - 3))\" y=\"\(SVG.f(y(v) + 3))\" text-anchor=\"end\">\(label(v))</text>"
+        }
+        return out + "<text class=\"unit\" x=\"2\" y=\"\(SVG.f(top - 5))\">\(SVG.escape(unit))</text>"
     }
 }
 
@@ -63,7 +106,7 @@ enum DayCharts {
     /// Stages over clock time, awake on top: one segment per stage run, a vertical line at each
     /// transition between adjacent runs.
     static func hypnogram(_ session: SleepSession, clock: ExportClock, width: Double) -> String {
-        let height = 128.0, top = 6.0, rowHeight = 24.0
+        let height = 104.0, top = 4.0, rowHeight = 20.0
         let axis = TimeAxis(start: session.startSession, end: session.stopSession, left: 44, width: width - 52, clock: clock)
         let runs = session.stageRuns
         var out = open("hypnogram", width: width, height: height,
@@ -72,18 +115,18 @@ enum DayCharts {
         for (row, stage) in stageRows.enumerated() {
             let y = top + Double(row) * rowHeight
             out += "<rect class=\"lane\" x=\"\(SVG.f(axis.left))\" y=\"\(SVG.f(y))\" width=\"\(SVG.f(axis.width))\" height=\"\(SVG.f(rowHeight))\"/>"
-            out += "<text x=\"\(SVG.f(axis.left - 4))\" y=\"\(SVG.f(y + 15))\" text-anchor=\"end\">\(stage.label)</text>"
+            out += "<text x=\"\(SVG.f(axis.left - 4))\" y=\"\(SVG.f(y + 13))\" text-anchor=\"end\">\(stage.label)</text>"
         }
         out += axis.ticks(top: top, bottom: top + 4 * rowHeight, every: 1)
-        func rowY(_ stage: SleepStage) -> Double { top + Double(stageRows.firstIndex(of: stage) ?? 0) * rowHeight + 4 }
+        func rowY(_ stage: SleepStage) -> Double { top + Double(stageRows.firstIndex(of: stage) ?? 0) * rowHeight + 3 }
         var previous: StageRun?
         for run in runs {
             if let previous, previous.end == run.start {
                 let x = SVG.f(axis.x(run.start))
-                let (a, b) = (rowY(previous.stage) + 8, rowY(run.stage) + 8)
+                let (a, b) = (rowY(previous.stage) + 7, rowY(run.stage) + 7)
                 out += "<line class=\"transition\" x1=\"\(x)\" y1=\"\(SVG.f(min(a, b)))\" x2=\"\(x)\" y2=\"\(SVG.f(max(a, b)))\"/>"
             }
-            out += "<rect class=\"stage-run s\(run.stage.rawValue)\" x=\"\(SVG.f(axis.x(run.start)))\" y=\"\(SVG.f(rowY(run.stage)))\" width=\"\(SVG.f(max(0.8, axis.x(run.end) - axis.x(run.start))))\" height=\"16\">"
+            out += "<rect class=\"stage-run s\(run.stage.rawValue)\" x=\"\(SVG.f(axis.x(run.start)))\" y=\"\(SVG.f(rowY(run.stage)))\" width=\"\(SVG.f(max(0.8, axis.x(run.end) - axis.x(run.start))))\" height=\"14\">"
                 + "<title>\(run.stage.label) \(clock.clockTime(run.start))–\(clock.clockTime(run.end))</title></rect>"
             previous = run
         }
@@ -92,32 +135,36 @@ enum DayCharts {
 
     // MARK: Heart rate
 
+    /// The names of the six heart-rate zones, lowest first.
+    static let zoneNames = ["Rest", "Warm-up", "Fat burn", "Endurance", "Performance", "Max"]
+
     /// The day's heart-rate curve over the six zone bands, with the spans without any reading
-    /// shaded as not worn.
+    /// shaded as not worn. The zone names are drawn last, so a shaded span never hides them.
     static func heartRate(_ day: DailySummary, clock: ExportClock, slotSeconds: Int) -> String {
-        let height = 170.0, top = 6.0, bottom = 146.0
+        let height = 158.0, top = 14.0, bottom = 136.0
         let axis = TimeAxis(start: day.dayStart, end: day.dayEnd, left: left, width: width - left - 6, clock: clock)
         let t = day.bpm.zoneThresholds
-        let high = Double(max(t.t90 + 15, (day.bpm.maxDayBPM ?? 0) + 5))
-        let low = Double(min(40, (day.bpm.minDayBPM ?? 40) - 5))
-        let values = ValueAxis(low: low, high: high, top: top, bottom: bottom)
+        let values = ValueAxis(covering: Double(min(40, (day.bpm.minDayBPM ?? 40) - 5)), Double(max(t.t90 + 15, (day.bpm.maxDayBPM ?? 0) + 5)),
+                               top: top, bottom: bottom, intervals: 8)
         let hours = Double(day.dayEnd - day.dayStart) / 3600
         var out = open("heart-rate", width: width, height: height,
-                       title: "Heart rate over the day (\(SVG.f(hours)) h), with the six heart-rate zones",
+                       title: "Heart rate over the day (\(SVG.f(hours)) h), bpm, with the six heart-rate zones",
                        description: "Average \(day.bpm.averageBPM.map(String.init) ?? "unknown") bpm; shaded spans had no reading (bracelet not worn).")
-        let bounds = [low, Double(t.t50), Double(t.t60), Double(t.t70), Double(t.t80), Double(t.t90), high]
-        let names = ["Rest", "Warm-up", "Fat burn", "Endurance", "Performance", "Max"]
+        let bounds = [values.low, Double(t.t50), Double(t.t60), Double(t.t70), Double(t.t80), Double(t.t90), values.high]
+        var names = ""
         for i in 0..<6 {
             let (y0, y1) = (values.y(bounds[i + 1]), values.y(bounds[i]))
-            out += "<rect class=\"zone z\(i)\" x=\"\(SVG.f(axis.left))\" y=\"\(SVG.f(y0))\" width=\"\(SVG.f(axis.width))\" height=\"\(SVG.f(y1 - y0))\"><title>\(names[i]) zone</title></rect>"
-            out += "<text class=\"zone-label\" x=\"\(SVG.f(axis.left + axis.width - 3))\" y=\"\(SVG.f(y0 + 9))\" text-anchor=\"end\">\(names[i])</text>"
+            out += "<rect class=\"zone z\(i)\" x=\"\(SVG.f(axis.left))\" y=\"\(SVG.f(y0))\" width=\"\(SVG.f(axis.width))\" height=\"\(SVG.f(y1 - y0))\"><title>\(zoneNames[i]) zone</title></rect>"
+            if y1 - y0 >= 9 {
+                names += "<text class=\"zone-label\" x=\"\(SVG.f(axis.left + axis.width - 3))\" y=\"\(SVG.f(y0 + 9))\" text-anchor=\"end\">\(zoneNames[i])</text>"
+            }
         }
         out += gaps(day.bpm.slots.map(\.intervalDate), axis: axis, top: top, bottom: bottom, slotSeconds: slotSeconds, minimum: 600)
+        out += values.labels(left: axis.left, right: axis.left + axis.width, unit: "bpm")
         out += axis.ticks(top: top, bottom: bottom, every: 3)
-        out += values.labels(left: axis.left) { String(Int($0.rounded())) }
         let series = Series(name: "Heart rate", cssClass: "hr", samples: day.bpm.slots.map { ($0.intervalDate, Double($0.bpm)) }, slotSeconds: slotSeconds)
         out += curve(series, axis: axis, values: values)
-        return out + "</svg>"
+        return out + names + "</svg>"
     }
 
     /// Hatched spans of at least `minimum` seconds without a sample (no reading: not worn).
@@ -143,20 +190,19 @@ enum DayCharts {
     /// A small chart of one or two series over the day, or a line saying there is no data.
     static func small(id: String, title: String, unit: String, series: [Series], day: DailySummary, clock: ExportClock, width: Double) -> String {
         let all = series.flatMap { $0.samples.map(\.value) }
-        let height = 92.0, top = 5.0, bottom = 76.0
+        let height = 86.0, top = 12.0, bottom = 72.0
         guard let lo = all.min(), let hi = all.max() else {
             return open(id, width: width, height: 24, title: "\(title): no data", description: "No reading that day.")
                 + "<text x=\"4\" y=\"15\">no reading that day</text></svg>"
         }
         let pad = max(0.5, (hi - lo) * 0.1)
         let axis = TimeAxis(start: day.dayStart, end: day.dayEnd, left: 34, width: width - 40, clock: clock)
-        let low = lo >= 0 ? max(0, (lo - pad).rounded(.down)) : (lo - pad).rounded(.down)
-        let values = ValueAxis(low: low, high: (hi + pad).rounded(.up), top: top, bottom: bottom)
+        let values = ValueAxis(covering: lo >= 0 ? max(0, lo - pad) : lo - pad, hi + pad, top: top, bottom: bottom, intervals: 4)
         let names = series.filter { !$0.samples.isEmpty }.map(\.name).joined(separator: " and ")
         var out = open(id, width: width, height: height, title: "\(title) over the day, \(unit)",
                        description: "\(names): \(SVG.f(lo))–\(SVG.f(hi)) \(unit).")
+        out += values.labels(left: axis.left, right: axis.left + axis.width, unit: unit)
         out += axis.ticks(top: top, bottom: bottom, every: 6)
-        out += values.labels(left: axis.left) { SVG.f($0) }
         for s in series { out += curve(s, axis: axis, values: values) }
         return out + "</svg>"
     }
@@ -169,12 +215,12 @@ enum DayCharts {
                        bpm.durationPerformanceZone, bpm.durationMaxZone]
         let shares = [bpm.percentageRestZone, bpm.percentageWarmUpZone, bpm.percentageFatBurnZone, bpm.percentageEnduranceZone,
                       bpm.percentagePerformanceZone, bpm.percentageMaxZone]
-        let names = ["Rest", "Warm-up", "Fat burn", "Endurance", "Performance", "Max"]
+        let names = zoneNames
         let most = Double(max(1, minutes.compactMap { $0 }.max() ?? 1))
-        var out = open("zones", width: width, height: 112, title: "Minutes in each heart-rate zone",
+        var out = open("zones", width: width, height: 100, title: "Minutes in each heart-rate zone",
                        description: zip(names, minutes).map { "\($0): \($1.map { "\($0) min" } ?? "no data")" }.joined(separator: ", "))
         for i in 0..<6 {
-            let y = 4.0 + Double(i) * 17.5
+            let y = 3.0 + Double(i) * 16
             out += "<text x=\"70\" y=\"\(SVG.f(y + 11))\" text-anchor=\"end\">\(names[i])</text>"
             guard let m = minutes[i] else { continue }
             let w = Double(m) / most * (width - 150)
@@ -193,14 +239,13 @@ enum DayCharts {
             hours[Int((slot.intervalDate - day.dayStart) / 3600), default: 0] += steps
         }
         let count = Int((day.dayEnd - day.dayStart + 3599) / 3600)
-        let height = 112.0, top = 6.0, bottom = 92.0
+        let height = 100.0, top = 12.0, bottom = 82.0
         let axis = TimeAxis(start: day.dayStart, end: day.dayEnd, left: 34, width: width - 40, clock: clock)
-        let most = Double(max(100, hours.values.max() ?? 0))
-        let values = ValueAxis(low: 0, high: most, top: top, bottom: bottom)
+        let values = ValueAxis(covering: 0, Double(max(100, hours.values.max() ?? 0)), top: top, bottom: bottom, intervals: 4)
         var out = open("steps", width: width, height: height, title: "Steps per hour (\(count) hours)",
                        description: "\(day.steps.stepCount.map { "\($0) steps" } ?? "No step data") that day.")
+        out += values.labels(left: axis.left, right: axis.left + axis.width, unit: "steps/h")
         out += axis.ticks(top: top, bottom: bottom, every: 6)
-        out += values.labels(left: axis.left) { String(Int($0)) }
         let barWidth = axis.width / Double(count)
         for (hour, steps) in hours.sorted(by: { $0.key < $1.key }) where hour >= 0 && hour < count {
             let start = day.dayStart + Int64(hour) * 3600

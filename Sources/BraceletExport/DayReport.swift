@@ -34,13 +34,24 @@ public struct DayReport: Sendable {
         if clock.offsetSeconds(at: s.dayStart) != clock.offsetSeconds(at: s.dayEnd) {
             body += " to UTC\(ExportClock.offsetText(clock.offsetSeconds(at: s.dayEnd)))"
         }
-        body += " · day of \(SVG.f(hours)) h</p></header>"
+        body += " · day of \(SVG.f(hours)) h"
+        let standing = s.coverage.status(at: dataset.now)
+        if !standing.isComplete {
+            body += ", \(duration(s.coverage.recordedMinutes * 60)) recorded: <strong>\(standing.label) day</strong>"
+                + " (\(standing == .notOver ? "not over yet" : "under \(Int(DayCoverage.minimumRecordedFraction * 100)) % recorded"); not scored)"
+        }
+        body += "</p></header>"
         body += sleepSection(day)
         body += "<h2>Heart rate <span class=\"meta\">\(summaryLine(s.bpm))</span></h2>"
         body += DayCharts.heartRate(s, clock: clock, slotSeconds: dataset.slotSeconds)
-        body += "<div class=\"row\"><div><h2>Zone minutes</h2>\(DayCharts.zoneBars(s.bpm, width: 350))</div>"
+        let t = s.bpm.zoneThresholds
+        let zoneRanges = ["< \(t.t50)", "\(t.t50)–\(t.t60 - 1)", "\(t.t60)–\(t.t70 - 1)", "\(t.t70)–\(t.t80 - 1)", "\(t.t80)–\(t.t90 - 1)", "≥ \(t.t90)"]
+        body += Self.legend([("line hr", "heart rate")]
+            + (0..<6).map { ("z\($0)", "\(DayCharts.zoneNames[$0]) \(zoneRanges[$0]) bpm") }
+            + [("gap", "no reading ≥ 10 min (not worn)")])
+        body += "<div class=\"row\"><div><h2>Zone minutes <span class=\"meta\">minutes (share of the day's readings)</span></h2>\(DayCharts.zoneBars(s.bpm, width: 350))</div>"
         body += "<div><h2>Steps per hour <span class=\"meta\">\(s.steps.stepCount.map { "\($0) steps" } ?? "no step data")</span></h2>"
-            + DayCharts.stepsPerHour(s, clock: clock, width: 360) + "</div></div>"
+            + DayCharts.stepsPerHour(s, clock: clock, width: 360) + Self.legend([("step-hour", "steps in the hour")]) + "</div></div>"
         body += smallCharts(s)
         if dataset.days.count > 1 { body += weekSection() }
         return Self.page(title: "Bracelet day report \(date) \(dataset.device)", body: body)
@@ -55,10 +66,18 @@ public struct DayReport: Sendable {
     }
 
     func sleepSection(_ day: ExportDay) -> String {
-        guard let session = day.mainSleep else { return "<h2>Night</h2><p class=\"meta\">No main sleep ended this day.</p>" }
         let clock = dataset.clock
-        var out = "<h2>Night <span class=\"meta\">\(clock.clockTime(session.startSession))–\(clock.clockTime(session.stopSession))</span></h2><div class=\"row\">"
+        // A night is filed under the day it ends: its start is usually the evening before, so every
+        // start and stop carries its date.
+        let others = day.sleepSessions.filter { !$0.isMainSleep }.map { s in
+            "\(s.truncated ? "cut by the start or end of the data" : "nap") \(clock.dateAndClockTime(s.startSession))–"
+                + "\(clock.dateAndClockTime(s.stopSession)) (\(duration(s.totalSleepDuration)) asleep)"
+        }
+        let otherLine = others.isEmpty ? "" : "<p class=\"meta\">Other sleep filed under this day: \(others.joined(separator: "; "))</p>"
+        guard let session = day.mainSleep else { return "<h2>Night</h2><p class=\"meta\">No main sleep ended this day.</p>" + otherLine }
+        var out = "<h2>Night <span class=\"meta\">\(clock.dateAndClockTime(session.startSession)) – \(clock.dateAndClockTime(session.stopSession))</span></h2><div class=\"row\"><div>"
         out += DayCharts.hypnogram(session, clock: clock, width: 455)
+        out += Self.legend(DayCharts.stageRows.map { ("s\($0.rawValue)", $0.label) }) + "</div>"
         let totals: [(String, String)] = [
             ("Time in bed", duration(session.timeInBed)), ("Asleep", duration(session.totalSleepDuration)),
             ("Light", duration(session.totalSecsLight)), ("Deep", duration(session.totalSecsDeep)),
@@ -76,7 +95,7 @@ public struct DayReport: Sendable {
         out += "<table class=\"totals\"><caption>Transitions</caption>"
             + transitions.map { "<tr><th>\($0.0)</th><td>\($0.1)</td><th class=\"pad\">\($0.2)</th><td>\($0.3)</td></tr>" }.joined()
             + "</table></div></div>"
-        return out
+        return out + otherLine
     }
 
     func smallCharts(_ s: DailySummary) -> String {
@@ -84,34 +103,47 @@ public struct DayReport: Sendable {
         let breath = Series(name: "Breath rate", cssClass: "breath", samples: s.breath.slots.map { ($0.intervalDate, Double($0.brpm)) }, slotSeconds: slot)
         let skin = Series(name: "Skin", cssClass: "skin", samples: s.bodyTemp.slots.map { ($0.intervalDate, $0.temp) }, slotSeconds: slot)
         let core = Series(name: "Core", cssClass: "core", samples: s.coreBodyTemperature.slots.map { ($0.intervalDate, $0.coreBodyTemperature) }, slotSeconds: slot)
+        /// A chart's heading (with its unit), the chart and the legend of the series it draws.
+        func chart(_ heading: String, _ unit: String, id: String, title: String, _ series: [Series]) -> String {
+            let drawn = series.filter { !$0.samples.isEmpty }
+            return "<div><h2>\(heading) <span class=\"meta\">\(unit)</span></h2>"
+                + DayCharts.small(id: id, title: title, unit: unit, series: series, day: s, clock: clock, width: 355)
+                + (drawn.isEmpty ? "" : Self.legend(drawn.map { ("line \($0.cssClass)", $0.name.lowercased()) })) + "</div>"
+        }
         var charts = [
-            ("Breath rate", DayCharts.small(id: "breath", title: "Breath rate", unit: "breaths/min", series: [breath], day: s, clock: clock, width: 355)),
-            ("Temperature" + [skin, core].filter { !$0.samples.isEmpty }.map { " <span class=\"key \($0.cssClass)\">\($0.name.lowercased())</span>" }.joined(),
-             DayCharts.small(id: "temperature", title: "Skin and core temperature", unit: "°C", series: [skin, core], day: s, clock: clock, width: 355)),
+            chart("Breath rate", "breaths/min", id: "breath", title: "Breath rate", [breath]),
+            chart("Temperature", "°C", id: "temperature", title: "Skin and core temperature", [skin, core]),
         ]
         if dataset.model?.uppercased() != "V1" {
             let spo2 = Series(name: "SpO2", cssClass: "spo2", samples: s.spo2.slots.map { ($0.intervalDate, Double($0.spo2)) }, slotSeconds: slot)
             let eda = Series(name: "Skin conductance", cssClass: "eda", samples: s.emography.slots.map { ($0.date, $0.stressLevelSkinConductance) }, slotSeconds: slot)
-            charts.append(("SpO2", DayCharts.small(id: "spo2", title: "SpO2", unit: "%", series: [spo2], day: s, clock: clock, width: 355)))
-            charts.append(("Skin conductance (EDA)", DayCharts.small(id: "eda", title: "Skin conductance", unit: "µS", series: [eda], day: s, clock: clock, width: 355)))
+            charts.append(chart("SpO2", "%", id: "spo2", title: "SpO2", [spo2]))
+            charts.append(chart("Skin conductance (EDA)", "µS", id: "eda", title: "Skin conductance", [eda]))
         }
         var out = ""
         for pair in stride(from: 0, to: charts.count, by: 2) {
-            out += "<div class=\"row\">" + charts[pair..<min(pair + 2, charts.count)].map { "<div><h2>\($0.0)</h2>\($0.1)</div>" }.joined() + "</div>"
+            out += "<div class=\"row\">" + charts[pair..<min(pair + 2, charts.count)].joined() + "</div>"
         }
         return out
     }
 
+    /// A legend: one swatch per colour (the class that draws it) with what it means.
+    static func legend(_ items: [(swatch: String, label: String)]) -> String {
+        "<p class=\"legend\">" + items.map { "<span><i class=\"sw \($0.swatch)\"></i>\(SVG.escape($0.label))</span>" }.joined(separator: " ") + "</p>"
+    }
+
     func weekSection() -> String {
         let scoreByDate = Dictionary(scores.map { ($0.date, $0) }, uniquingKeysWith: { a, _ in a })
-        var out = "<h2>Week</h2><table class=\"week\"><thead><tr><th>Day</th><th>Hours</th><th>Sleep</th><th>Steps</th><th>HR avg</th>"
+        var out = "<h2>Week</h2><table class=\"week\"><thead><tr><th>Day</th><th>Recorded</th><th>Sleep</th><th>Steps</th><th>HR avg</th>"
             + "<th>Resting</th><th>RMSSD</th><th>Breath</th><th>Skin °C</th><th>SpO2</th><th>Vitality</th>"
             + VitalityPillar.allCases.map { "<th>\($0.label.components(separatedBy: "/").first ?? $0.label)</th>" }.joined() + "</tr></thead><tbody>"
         func cell(_ text: String?) -> String { "<td>\(text ?? "–")</td>" }
         for day in dataset.days {
             let s = day.summary
             let score = scoreByDate[s.date]
-            out += "<tr\(s.date == date ? " class=\"today\"" : "")><th>\(s.date)</th>" + cell(SVG.f(Double(s.dayEnd - s.dayStart) / 3600))
+            let standing = s.coverage.status(at: dataset.now)
+            let recorded = duration(s.coverage.recordedMinutes * 60) + (standing.isComplete ? "" : ", \(standing.label)")
+            out += "<tr\(s.date == date ? " class=\"today\"" : "")><th>\(s.date)</th>" + cell(recorded)
                 + cell(day.mainSleep.map { duration($0.totalSleepDuration) }) + cell(s.steps.stepCount.map(String.init))
                 + cell(s.bpm.averageBPM.map(String.init)) + cell(s.bpm.dailyRestingBPM.map(String.init))
                 + cell(s.sleepHRV?.rmssdMs.map { "\(Int($0.rounded())) ms" }) + cell(s.breath.averageBreath.map(String.init))
@@ -119,43 +151,63 @@ public struct DayReport: Sendable {
                 + cell(score?.total.map { String(Int($0.rounded())) })
                 + VitalityPillar.allCases.map { p in cell(score?.pillars[p].map { String(Int($0.rounded())) }) }.joined() + "</tr>"
         }
-        out += "</tbody></table><p class=\"meta\">Vitality: 7-day rolling score (0–100) ending on each day, with its pillars; – where a window has too little data.</p>"
+        out += "</tbody></table><p class=\"meta\">Recorded: time with any reading; partial: under \(Int(DayCoverage.minimumRecordedFraction * 100)) % "
+            + "of the day recorded, ongoing: not over when the report was made (neither counts in a score). "
+            + "Vitality: 7-day rolling score (0–100) ending on each day, with its pillars; – where a window has too little data.</p>"
         return out
     }
 
     func duration(_ seconds: Int) -> String {
         let minutes = (seconds + 30) / 60
-        return minutes >= 60 ? "\(minutes / 60) h \(minutes % 60) min" : "\(minutes) min"
+        return minutes < 60 ? "\(minutes) min" : minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
-    /// The page around `body`, with the print and colour rules (Okabe–Ito colours for curves and
-    /// stages, one light-to-dark blue ramp for the zones, so every colour pair stays apart for
-    /// colour-vision deficiency; labels carry the meaning too).
+    /// The colours of areas (zones, the not-worn span, sleep stages, step bars): each fills its SVG
+    /// shapes and its legend swatch, so a legend can never show another colour than the chart.
+    /// Okabe–Ito colours for stages, one light-to-mid blue ramp for the zones; the darkest zone keeps
+    /// the zone names (#1a1a1a) at WCAG AA contrast.
+    static let areaColours: [(cssClass: String, colour: String)] = [
+        ("z0", "#f1f5fa"), ("z1", "#dde8f4"), ("z2", "#c6d8ee"), ("z3", "#abc6e6"), ("z4", "#8fb2dc"), ("z5", "#6f9bd1"),
+        ("gap", "#d9d9d9"), ("s1", "#D55E00"), ("s4", "#CC79A7"), ("s2", "#56B4E9"), ("s3", "#0072B2"), ("step-hour", "#009E73"),
+    ]
+
+    /// The colours of curves (and their legend lines); a dashed one is told apart without colour.
+    static let lineColours: [(cssClass: String, colour: String, dashed: Bool)] = [
+        ("hr", "#000000", false), ("breath", "#009E73", false), ("skin", "#E69F00", false), ("core", "#0072B2", true),
+        ("spo2", "#0072B2", false), ("eda", "#CC79A7", false),
+    ]
+
+    /// The page around `body`, with the print and colour rules (labels carry the meaning too, so
+    /// no colour pair has to be told apart by hue alone).
     static func page(title: String, body: String) -> String {
-        """
+        let areas = areaColours.map { ".\($0.cssClass) { fill: \($0.colour); } .sw.\($0.cssClass) { background: \($0.colour); }" }.joined(separator: "\n")
+        let lines = lineColours.map {
+            ".\($0.cssClass) { stroke: \($0.colour);\($0.dashed ? " stroke-dasharray: 4 2;" : "") } "
+                + ".sw.line.\($0.cssClass) { border-top: 2px \($0.dashed ? "dashed" : "solid") \($0.colour); }"
+        }.joined(separator: "\n")
+        return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><title>\(SVG.escape(title))</title>
         <style>
         @page { size: A4 portrait; margin: 9mm; }
         html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-        body { font: 10.5px/1.3 "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: #1a1a1a; width: 720px; margin: 8px auto; }
-        h1 { font-size: 17px; margin: 0; } h2 { font-size: 12px; margin: 7px 0 2px; }
-        .meta { color: #555; font-weight: normal; margin: 0; }
+        body { font: 10.5px/1.3 "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: #1a1a1a; background: #ffffff; width: 720px; margin: 8px auto; }
+        h1 { font-size: 17px; margin: 0; } h2 { font-size: 12px; margin: 6px 0 2px; }
+        .meta { color: #555555; font-weight: normal; margin: 0; }
         .row { display: flex; gap: 10px; align-items: flex-start; }
-        svg { display: block; overflow: visible; } svg text { font-size: 9px; fill: #333; }
-        .axis line { stroke: #c8c8c8; stroke-width: 0.6; }
+        svg { display: block; overflow: visible; } svg text { font-size: 9px; fill: #333333; }
+        .axis line { stroke: #c8c8c8; stroke-width: 0.6; } .axis line.grid { stroke: #dddddd; stroke-width: 0.5; }
         .lane { fill: #f6f6f6; stroke: #fff; }
-        .stage-run.s1 { fill: #D55E00; } .stage-run.s4 { fill: #CC79A7; } .stage-run.s2 { fill: #56B4E9; } .stage-run.s3 { fill: #0072B2; }
         .transition { stroke: #555; stroke-width: 0.7; }
-        .z0 { fill: #eef3f8; } .z1 { fill: #d9e6f2; } .z2 { fill: #bfd4ea; } .z3 { fill: #9dbddf; } .z4 { fill: #77a1cf; } .z5 { fill: #4f7fba; }
-        .bar { stroke: #333; stroke-width: 0.5; } .zone-label { fill: #4a5a6a; font-size: 8px; }
-        .gap { fill: #e3e3e3; }
+        .bar { stroke: #333; stroke-width: 0.5; } svg text.zone-label { fill: #1a1a1a; font-size: 8px; }
+        svg text.unit { fill: #333333; font-style: italic; }
         .curve { fill: none; stroke-width: 1.3; stroke-linejoin: round; }
-        .hr { stroke: #000; } .breath { stroke: #009E73; } .skin { stroke: #E69F00; } .core { stroke: #0072B2; stroke-dasharray: 4 2; }
-        .spo2 { stroke: #0072B2; } .eda { stroke: #CC79A7; }
-        .step-hour { fill: #009E73; }
-        .key { display: inline-block; padding: 0 4px; color: #fff; border-radius: 2px; font-size: 9px; font-weight: normal; }
-        .key.skin { background: #B07A00; } .key.core { background: #0072B2; }
+        \(areas)
+        \(lines)
+        .legend { margin: 1px 0 0; color: #1a1a1a; font-size: 9px; line-height: 1.4; }
+        .legend span { white-space: nowrap; margin-right: 4px; }
+        .sw { display: inline-block; width: 12px; height: 8px; margin-right: 3px; vertical-align: -1px; box-shadow: inset 0 0 0 0.5px #666; }
+        .sw.line { height: 0; box-shadow: none; vertical-align: 3px; width: 16px; }
         table { border-collapse: collapse; font-size: 10px; }
         .totals { margin-left: 8px; white-space: nowrap; } .totals caption { text-align: left; font-weight: bold; font-size: 10px; }
         .totals .pad { padding-left: 10px; }

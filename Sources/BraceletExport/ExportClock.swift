@@ -71,6 +71,12 @@ public struct ExportClock: Sendable, Equatable {
         String(timestamp(time).dropFirst(11).prefix(5))
     }
 
+    /// Local date and clock time `YYYY-MM-DD HH:MM` at `time`.
+    public func dateAndClockTime(_ time: Int64) -> String {
+        let text = timestamp(time)
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5))
+    }
+
     /// The zone as people read it: the IANA name with the offset, e.g. `America/New_York (UTC-05:00)`,
     /// or `UTC+02:00` for an inferred fixed offset; `at` selects the offset shown.
     public func zoneName(at time: Int64) -> String {

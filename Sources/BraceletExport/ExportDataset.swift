@@ -33,14 +33,19 @@ public struct ExportDataset: Sendable, Equatable {
     public var days: [ExportDay]
     /// Length of a summary slot, seconds (the largest step that divides every slot start).
     public var slotSeconds: Int
+    /// The moment the days are judged at (Unix seconds): a day not over then, or over with too
+    /// little recorded, is marked partial (``BraceletSummaries/DayCoverage/status(at:)``).
+    public var now: Int64
 
-    /// Creates a dataset from values (tests, sync payloads).
-    public init(device: String, model: String?, clock: ExportClock, days: [ExportDay], slotSeconds: Int? = nil) {
+    /// Creates a dataset from values (tests, sync payloads); `now` defaults to the current time.
+    public init(device: String, model: String?, clock: ExportClock, days: [ExportDay], slotSeconds: Int? = nil,
+                now: Int64 = Int64(Date().timeIntervalSince1970)) {
         self.device = device
         self.model = model
         self.clock = clock
         self.days = days
         self.slotSeconds = slotSeconds ?? Self.inferSlotSeconds(days.map(\.summary))
+        self.now = now
     }
 
     /// Reads the days `from...to` (inclusive `YYYY-MM-DD`; nil = open) of `device`.

@@ -2,13 +2,19 @@ import BraceletSummaries
 
 /// One FHIR R4/R4B `Bundle` (type `collection`): a `Device` (model, serial), per day a summary
 /// `Observation` whose `hasMember` lists that day's observations, and `Observation`s with LOINC
-/// codes and UCUM units for the daily values and each sleep session. `subject` references
-/// `Patient/<user>` when a user id is given.
+/// codes and UCUM units for the daily values and each sleep session. With a user id the bundle
+/// holds the `Patient` too (its identifier only: no name, birth date or other personal data), and
+/// every observation's `subject` refers to that entry by its `fullUrl`: a bundle of type
+/// `collection` with `urn:uuid` entries resolves only such references within itself (a relative
+/// `Patient/<id>` would point at a server the receiver may not have).
 ///
 /// The daily panel is coded in a code system of ours (``codeSystem``, code ``dailyPanelCode``):
 /// LOINC has no panel for a wearable's day of heart rate, activity, sleep and temperature (its
 /// panels are for vital-sign sets or questionnaires), and a panel coded with a LOINC panel whose
 /// members differ would say something false to the receiver.
+///
+/// A day that is not whole says so: the observations of a day not over yet are `preliminary`, and
+/// the panel of a partial or ongoing day carries a `note` with the minutes recorded.
 public enum FHIRExport {
     /// The canonical URL of the bracelet's own FHIR code system (stable; changing it breaks every
     /// receiver that matches on it).
@@ -36,11 +42,18 @@ public enum FHIRExport {
             "modelNumber": dataset.model.map { .string($0) },
         ])
         var entries: [JSONValue] = [["fullUrl": .string(deviceURL), "resource": device]]
-        let context = Context(writer: writer, deviceURL: deviceURL, user: user)
+        var patientURL: String?
+        if let user {
+            let url = "urn:uuid:" + uuid("\(user)|Patient")
+            entries.append(["fullUrl": .string(url), "resource": patient(user)])
+            patientURL = url
+        }
+        let context = Context(writer: writer, deviceURL: deviceURL, patientURL: patientURL)
         for day in dataset.days {
             var members: [String] = []
+            let standing = day.summary.coverage.status(at: dataset.now)
             for measure in Measure.all(of: day.summary, mainSleep: day.mainSleep, slotSeconds: dataset.slotSeconds) where measure.daily {
-                guard let (url, resource) = observation(measure, context) else { continue }
+                guard let (url, resource) = observation(measure, context, day: standing) else { continue }
                 entries.append(["fullUrl": .string(url), "resource": resource])
                 members.append(url)
             }
@@ -56,8 +69,9 @@ public enum FHIRExport {
                 "text": .string("Bracelet daily summary \(day.summary.date)"),
             ]
             var panel = context.base(code: panelCode, category: "activity",
-                                     start: day.summary.dayStart, end: day.summary.dayEnd)
+                                     start: day.summary.dayStart, end: day.summary.dayEnd, day: standing)
             panel["hasMember"] = .array(members.map { ["reference": .string($0)] })
+            if let reason = standing.reason { panel["note"] = [["text": .string("Not a whole day (\(reason)); not scored.")]] }
             entries.append(["fullUrl": .string(url), "resource": .object(panel)])
         }
         for session in sessions {
@@ -67,22 +81,48 @@ public enum FHIRExport {
         return ["resourceType": "Bundle", "type": "collection", "entry": .array(entries)]
     }
 
+    /// The identifier system of the participant's user id (the id the participant record holds).
+    public static let userIdentifierSystem = "urn:bracelet:user"
+
+    /// The Patient of `user`: the user id as its identifier (and as its id, when FHIR's id syntax
+    /// allows it), nothing else, so the bundle carries no personal data the record does not.
+    static func patient(_ user: String) -> JSONValue {
+        JSONValue.compact([
+            "resourceType": "Patient",
+            "id": isResourceID(user) ? .string(user) : nil,
+            "identifier": [["system": .string(userIdentifierSystem), "value": .string(user)]],
+        ])
+    }
+
+    /// Whether `text` is a FHIR resource id: 1-64 of `A-Z a-z 0-9 - .`.
+    static func isResourceID(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count) && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."): true
+            default: false
+            }
+        }
+    }
+
     struct Context {
         let writer: DataPointWriter
         let deviceURL: String
-        let user: String?
+        /// The `fullUrl` of the bundle's Patient entry, when a user id was given.
+        let patientURL: String?
 
-        /// The fields every observation has.
-        func base(code: JSONValue, category: String, start: Int64, end: Int64) -> [String: JSONValue] {
+        /// The fields every observation has. A value of a day that is not over yet (`day`) is
+        /// `preliminary`: it changes as the rest of the day is recorded.
+        func base(code: JSONValue, category: String, start: Int64, end: Int64, day: DayCoverage.Status = .complete) -> [String: JSONValue] {
             var resource: [String: JSONValue] = [
                 "resourceType": "Observation",
-                "status": "final",
+                "status": day == .notOver ? "preliminary" : "final",
                 "category": [["coding": [["system": .string(FHIRExport.categorySystem), "code": .string(category)]]]],
                 "code": code,
                 "effectivePeriod": ["start": .string(writer.dataset.clock.timestamp(start)), "end": .string(writer.dataset.clock.timestamp(end))],
                 "device": ["reference": .string(deviceURL)],
             ]
-            if let user { resource["subject"] = ["reference": .string("Patient/\(user)")] }
+            if let patientURL { resource["subject"] = ["reference": .string(patientURL)] }
             return resource
         }
     }
@@ -105,10 +145,10 @@ public enum FHIRExport {
         ["value": number(value), "unit": .string(unit.label), "system": .string(ucum), "code": .string(unit.ucum)]
     }
 
-    static func observation(_ m: Measure, _ context: Context) -> (String, JSONValue)? {
+    static func observation(_ m: Measure, _ context: Context, day: DayCoverage.Status) -> (String, JSONValue)? {
         guard let (code, display, category) = code(m) else { return nil }
         var resource = context.base(code: ["coding": [["system": .string(loinc), "code": .string(code), "display": .string(display)]]],
-                                    category: category, start: m.start, end: m.end)
+                                    category: category, start: m.start, end: m.end, day: day)
         resource["valueQuantity"] = quantity(m.value, m.unit)
         switch m.kind {
         case .skinTemperature: resource["bodySite"] = ["text": "skin of the wrist"]

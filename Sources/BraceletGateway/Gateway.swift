@@ -327,7 +327,7 @@ public final class Gateway: @unchecked Sendable {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
                     }
                 }
-            }, onSensorProgress: { [self] progress in
+            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, onSensorProgress: { [self] progress in
                 kept(progress, endpoint: endpoint)
             })
             outcome = result
@@ -463,7 +463,9 @@ public final class Gateway: @unchecked Sendable {
     private func pipeline(for enrolment: GatewayEnrolment) -> IngestPipeline {
         lock.withLock {
             if let kept = pipelines[enrolment.endpoint] { return kept }
-            let made = IngestPipeline(store: store, given: ParticipantProfile(), defaultTimeZone: .current)
+            let endpoint = enrolment.endpoint
+            let made = IngestPipeline(store: store, given: ParticipantProfile(), defaultTimeZone: .current,
+                                      onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) })
             pipelines[enrolment.endpoint] = made
             return made
         }

@@ -1,3 +1,5 @@
+import BraceletIngest
+
 /// What the gateway does, for the command's log lines (the library prints nothing).
 public enum GatewayEvent: Sendable, CustomStringConvertible {
     /// The enrolments were read again (count).
@@ -23,6 +25,8 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     /// ``Gateway/Settings/emptyReminderSeconds`` while none is, so that a service left with nothing
     /// to do says how to give it work.
     case nothingEnrolled(database: String)
+    /// Where the sync of `endpoint` stands (a backfill's transfer and recompute), as it goes.
+    case progress(endpoint: String, WorkProgress)
 
     /// One line for a log.
     public var description: String {
@@ -40,6 +44,7 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case .heard(let endpoint): "\(endpoint): heard"
         case .problem(let text): text
         case .nothingEnrolled(let database): "no bracelet is enrolled in \(database), so there is nothing to sync"
+        case let .progress(endpoint, progress): "\(endpoint): \(progress)"
         }
     }
 

@@ -9,6 +9,9 @@ public enum IngestError: Error, Sendable, CustomStringConvertible {
     /// The settings given disagree with the device's participant record (or it cannot be used);
     /// nothing of the batch was stored. The text says how to change the record.
     case participant(String)
+    /// An input cannot be stored as it is (a CSV history without a device, or of several); nothing
+    /// of it was stored. The text says what to do.
+    case unusableInput(String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -17,7 +20,7 @@ public enum IngestError: Error, Sendable, CustomStringConvertible {
             return "\(kind) file of \(serial) is damaged (\(detail)); it was not stored, so it stays on the bracelet. Sync again to fetch it anew."
         case let .store(error):
             return "\(error)"
-        case let .participant(text):
+        case let .participant(text), let .unusableInput(text):
             return text
         }
     }

@@ -46,16 +46,20 @@ public final class IngestPipeline: @unchecked Sendable {
     public let defaultTimeZone: TimeZone?
     /// Called on the pipeline's queue after each committed ingest (a live session's progress).
     public let onIngested: (@Sendable (IngestReport) -> Void)?
+    /// Called on the pipeline's queue as pending days are recomputed: ``WorkProgress/recomputing(done:total:)``
+    /// before the first transaction and after each.
+    public let onProgress: (@Sendable (WorkProgress) -> Void)?
     private let queue = SerialWorkQueue(label: "bracelet.ingest")
 
     /// A pipeline into `store` whose days are computed with each device's participant record,
     /// `given` creating or completing it (see ``given`` and ``defaultTimeZone``).
     public init(store: Store, given: ParticipantProfile, defaultTimeZone: TimeZone? = nil,
-                onIngested: (@Sendable (IngestReport) -> Void)? = nil) {
+                onIngested: (@Sendable (IngestReport) -> Void)? = nil, onProgress: (@Sendable (WorkProgress) -> Void)? = nil) {
         self.store = store
         self.given = given
         self.defaultTimeZone = defaultTimeZone
         self.onIngested = onIngested
+        self.onProgress = onProgress
     }
 
     /// A pipeline whose given settings are every value of `configuration` (time zone, zones,
@@ -174,7 +178,11 @@ public final class IngestPipeline: @unchecked Sendable {
     /// between leaves the rest pending, never a cleared day without its summaries.
     private func recomputeRecorded(device only: String?) throws -> IngestReport {
         var report = IngestReport()
-        for (device, dates) in try store.pendingRecompute() where only == nil || only == device {
+        let pending = try store.pendingRecompute().filter { only == nil || only == $0.device }
+        let total = pending.reduce(0) { $0 + $1.dates.count }
+        var done = 0
+        if total > 0 { onProgress?(.recomputing(done: 0, total: total)) }
+        for (device, dates) in pending {
             let recomputer = ParticipantRecomputer(record: try reconcile(device: device, report: &report))
             var merged = RecomputeReport()
             for start in stride(from: 0, to: dates.count, by: Self.daysPerRecomputeTransaction) {
@@ -185,6 +193,8 @@ public final class IngestPipeline: @unchecked Sendable {
                     return part
                 }
                 merged.merge(part)
+                done += group.count
+                onProgress?(.recomputing(done: done, total: total))
             }
             report.recomputed.append((device, merged))
         }

@@ -40,12 +40,15 @@ public enum LiveSync {
 
     /// Runs one sync (see the type's contract) into `sink`; an ``IngestPipeline`` sink also gets
     /// the erases recorded and the pending days recomputed. `onEvent` sees every session event, from
-    /// this thread.
+    /// this thread; `onProgress` sees where the sync stands (connecting at once, then asking the
+    /// bracelet, then the backlog's transfer after each of its events) from this thread, and the
+    /// recompute's progress through the pipeline's own ``IngestPipeline/onProgress``.
     /// `sensor` sets how a standard sensor's stream is written and summarised; `onSensorProgress`
     /// sees what its stream kept after each write (from this thread).
     public static func run(connector: BraceletConnector, sink: TransferSink, configuration: SessionConfiguration,
                            sensor: SensorStream.Settings = SensorStream.Settings(),
                            onEvent: @escaping (SessionEvent) -> Void = { _ in },
+                           onProgress: ((WorkProgress) -> Void)? = nil,
                            onSensorProgress: @escaping (SensorStream.Progress) -> Void = { _ in }) -> Outcome {
         var outcome = Outcome()
         var serial = ""
@@ -58,7 +61,23 @@ public enum LiveSync {
             if let failure = ended.failure { outcome.sensorError = failure }
             stream = nil
         }
+        let clock = ContinuousClock(), origin = clock.now
+        var backlog = BacklogProgress()
+        var connections = 0
+        onProgress?(.connecting(attempt: 1))
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
+            if let onProgress {
+                let elapsed = origin.duration(to: clock.now).components
+                backlog.apply(event, at: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                switch event {
+                case .reconnecting: onProgress(.connecting(attempt: connections + 1))
+                case .connected:
+                    connections += 1
+                    onProgress(.askingBracelet)
+                case .backlog, .transferStarted, .transferProgress, .committed: onProgress(.transferring(backlog))
+                default: break
+                }
+            }
             switch event {
             case .standardSensor(let info):
                 // Said first, so that the caller writes what it holds for the sensor's record (the

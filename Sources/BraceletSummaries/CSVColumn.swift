@@ -73,6 +73,14 @@ struct CSVBytes {
         return result
     }
 
+    /// The cell's bytes.
+    var bytes: [UInt8] { Array(base[start..<end]) }
+
+    /// Whether the cell holds exactly `other`'s bytes.
+    func bytesEqual(_ other: [UInt8]) -> Bool {
+        other.count == end - start && other.withUnsafeBufferPointer { o in (0..<o.count).allSatisfy { o[$0] == base[start + $0] } }
+    }
+
     /// The text (the input was valid UTF-8 and lines and cells are cut at ASCII bytes, so this is too).
     var string: String { String(decoding: UnsafeBufferPointer(rebasing: base[start..<end]), as: UTF8.self) }
 

@@ -11,6 +11,22 @@ public struct CSVSampleInput: Sendable, Equatable {
     public var intervalSeconds: Int32?
     /// Problems in single rows or cells; those rows and cells were skipped, the rest used.
     public var diagnostics: [SummaryDiagnostic]
+    /// The serial numbers a `device` column names (replay's CSV has one), in order of first
+    /// appearance; empty without such a column.
+    public var devices: [String] = []
+    /// The first model a `model` column names (`V1`, `V2`); nil without one.
+    public var model: String?
+
+    /// An input of these rows.
+    public init(slots: [Slot], beats: [Beat], intervalSeconds: Int32?, diagnostics: [SummaryDiagnostic],
+                devices: [String] = [], model: String? = nil) {
+        self.slots = slots
+        self.beats = beats
+        self.intervalSeconds = intervalSeconds
+        self.diagnostics = diagnostics
+        self.devices = devices
+        self.model = model
+    }
 }
 
 /// A CSV file that cannot be used at all.
@@ -90,7 +106,10 @@ public enum CSVSampleReader {
         var lineNumber = 0
         var header: [String]?
         var headerColumns: [CSVColumn?] = []
-        var kindIndex: Int?
+        var kindIndex: Int?, deviceIndex: Int?, modelIndex: Int?
+        var devices: [String] = [], model: String?
+        // The device cell of the previous row: a new serial is made into a String only when it changes.
+        var lastDevice: [UInt8] = []
         var rows: [Row] = []
         var lineStart = 0
         while lineStart <= utf8.count {
@@ -112,6 +131,8 @@ public enum CSVSampleReader {
                 }
                 headerColumns = names.enumerated().map { $0.offset == 0 ? nil : CSVColumn(name: $0.element) }
                 kindIndex = names.firstIndex(of: "kind")
+                deviceIndex = names.firstIndex(of: "device")
+                modelIndex = names.firstIndex(of: "model")
                 guard headerColumns.contains(where: { $0 != nil }) else { return .failure(.noKnownColumns(header: names)) }
                 header = names
                 continue
@@ -142,6 +163,13 @@ public enum CSVSampleReader {
                 row.values[column.rawValue] = value
                 row.present |= 1 << column.rawValue
             }
+            if let deviceIndex, deviceIndex < cells.count, !cells[deviceIndex].isEmpty,
+               !cells[deviceIndex].bytesEqual(lastDevice) {
+                lastDevice = cells[deviceIndex].bytes
+                let serial = cells[deviceIndex].string
+                if !devices.contains(serial) { devices.append(serial) }
+            }
+            if model == nil, let modelIndex, modelIndex < cells.count, !cells[modelIndex].isEmpty { model = cells[modelIndex].string }
             if let kindIndex, kindIndex < cells.count, row.value(.rr) == nil {
                 row.gapBeat = cells[kindIndex].string == "rr"
             }
@@ -167,7 +195,8 @@ public enum CSVSampleReader {
             guard let interval, row.hasSlotValue else { continue }
             slots.append(makeSlot(start: row.timeMs / 1000, interval: interval, row: row))
         }
-        return .success(CSVSampleInput(slots: slots, beats: beats, intervalSeconds: interval, diagnostics: report.diagnostics))
+        return .success(CSVSampleInput(slots: slots, beats: beats, intervalSeconds: interval, diagnostics: report.diagnostics,
+                                       devices: devices, model: model))
     }
 
     private static func inferInterval(_ times: some Sequence<Int64>) throws(CSVInputError) -> Int32 {

@@ -42,6 +42,45 @@ public struct DayCoverage: Sendable, Hashable, Codable {
         Self.isComplete(recordedMinutes: recordedMinutes, dayMinutes: dayMinutes, dayIsOver: now >= dayEnd)
     }
 
+    /// Whether the day counts as a whole day at `now`, and if not, why: the one rule every table,
+    /// report, export and score applies (``isComplete(at:)``).
+    public func status(at now: Int64) -> Status {
+        if now < dayEnd { return .notOver }
+        return isComplete(at: now) ? .complete : .partial(recordedMinutes: recordedMinutes, dayMinutes: dayMinutes)
+    }
+
+    /// A day's standing at a moment: complete, not over yet, or over with too little recorded.
+    public enum Status: Sendable, Hashable {
+        /// Over, with at least 90 % of its minutes recorded.
+        case complete
+        /// Not over yet (today, in the day's zone): its values are so far.
+        case notOver
+        /// Over, but fewer than 90 % of its minutes recorded (recording began or ended that day).
+        case partial(recordedMinutes: Int, dayMinutes: Int)
+
+        /// Whether the day is complete.
+        public var isComplete: Bool { self == .complete }
+
+        /// A word for a narrow column: `whole`, `ongoing` or `partial`.
+        public var label: String {
+            switch self {
+            case .complete: "whole"
+            case .notOver: "ongoing"
+            case .partial: "partial"
+            }
+        }
+
+        /// Why an incomplete day does not count (`incomplete: ...`); nil for a complete day.
+        public var reason: String? {
+            switch self {
+            case .complete: nil
+            case .notOver: "incomplete: the day is not over yet"
+            case let .partial(recorded, minutes):
+                "incomplete: \(recorded) of \(minutes) minutes recorded (a complete day needs \(Int(DayCoverage.minimumRecordedFraction * 100)) %)"
+            }
+        }
+    }
+
     /// Measures the minutes of `[dayStart, dayEnd)` that `samples` cover, at time `now`.
     static func measure(samples: [Slot], dayStart: Int64, dayEnd: Int64, now: Int64, isWorn: (Slot) -> Bool) -> DayCoverage {
         let minutes = Int((dayEnd - dayStart + 59) / 60)

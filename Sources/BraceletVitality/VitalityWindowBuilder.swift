@@ -80,10 +80,7 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
         var usable: [DatedVitalityMetrics] = []
         var incomplete: [SkippedDay] = []
         for day in days {
-            if !isUsable(day), let coverage = day.coverage {
-                let why = now < coverage.dayEnd
-                    ? "incomplete: the day is not over yet"
-                    : "incomplete: \(coverage.recordedMinutes) of \(coverage.dayMinutes) minutes recorded (a complete day needs 90 %)"
+            if !isUsable(day), let why = day.coverage?.status(at: now).reason {
                 incomplete.append(SkippedDay(date: day.date, reason: why))
             } else {
                 usable.append(day)

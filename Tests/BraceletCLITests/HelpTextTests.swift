@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Testing
 @testable import BraceletCLI
 
@@ -88,5 +89,23 @@ import Testing
         #expect(error?.description.contains("no daily summary") == true, "\(error?.description ?? "")")
         #expect(error?.description.contains("--from") == false, "\(error?.description ?? "")")
         #expect(!ReportCommand.helpMessage().contains("--from"))
+    }
+}
+
+/// `bracelet report --day D` shows the day with its week, as the README promises, with no --days.
+@Suite struct ReportWeekTests {
+    @Test func theWeekIsShownWithoutDays() throws {
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let db = folder + "/r.db", html = folder + "/day.html"
+        try IngestCommand.parse([capturesFolder + "/v2-three-days.btsnoop", "--db", db, "--tz", "America/New_York"]).run()
+        try ReportCommand.parse(["--db", db, "--day", "2026-06-18", "-o", html]).run()
+        let page = contents(html)
+        #expect(page.contains("<h2>Week</h2>"))
+        // Every stored day of the 7 ending on 2026-06-18, the report day marked.
+        for date in ["2026-06-16", "2026-06-17"] { #expect(page.contains("<tr><th>\(date)</th>")) }
+        #expect(page.contains("<tr class=\"today\"><th>2026-06-18</th>"))
+        try ReportCommand.parse(["--db", db, "--day", "2026-06-18", "--days", "1", "-o", html]).run()
+        #expect(!contents(html).contains("<h2>Week</h2>"))
     }
 }

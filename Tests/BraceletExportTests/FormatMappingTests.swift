@@ -58,7 +58,18 @@ import Testing
         let hr = try #require(observation("8867-4").first)
         #expect((hr["valueQuantity"] as? [String: Any])?["code"] as? String == "/min")
         #expect((hr["valueQuantity"] as? [String: Any])?["value"] as? Int == 61)
-        #expect((hr["subject"] as? [String: String])?["reference"] == "Patient/alice")
+        // The subject is the bundle's own Patient entry, which holds the user id and nothing else.
+        let entries = bundle["entry"] as? [[String: Any]] ?? []
+        let patients = entries.filter { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Patient" }
+        #expect(patients.count == 1)
+        let patientURL = try #require(patients.first?["fullUrl"] as? String)
+        let patient = try #require(patients.first?["resource"] as? [String: Any])
+        #expect(Set(patient.keys) == ["resourceType", "id", "identifier"])
+        #expect(patient["id"] as? String == "alice")
+        #expect((patient["identifier"] as? [[String: String]]) == [["system": "urn:bracelet:user", "value": "alice"]])
+        #expect((hr["subject"] as? [String: String])?["reference"] == patientURL)
+        let observations = resources.filter { $0["resourceType"] as? String == "Observation" }
+        #expect(observations.allSatisfy { ($0["subject"] as? [String: String])?["reference"] == patientURL })
         #expect((hr["effectivePeriod"] as? [String: String])?["start"] == "2026-03-08T00:00:00-05:00")
         let temps = observation("8310-5")
         #expect(temps.count == 2)
@@ -79,6 +90,53 @@ import Testing
         #expect(panelCode["text"] as? String == "Bracelet daily summary 2026-03-08")
         let device = try #require(resources.first { $0["resourceType"] as? String == "Device" })
         #expect(device["serialNumber"] as? String == "V2TEST01")
+    }
+
+    @Test func fhirHoldsAPatientOnlyWithAUserAndItsIdOnlyWhenFHIRAllowsIt() throws {
+        func patients(_ user: String?) throws -> [[String: Any]] {
+            let data = try Fixture.dataset().rendered(as: .fhir, options: ExportOptions(user: user))
+            let bundle = try #require(try Fixture.parsed(data) as? [String: Any])
+            return (bundle["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+                .filter { $0["resourceType"] as? String == "Patient" }
+        }
+        #expect(try patients(nil).isEmpty)
+        // An underscore is not allowed in a FHIR id: the user id stays the identifier only.
+        let patient = try #require(try patients("p_42").first)
+        #expect(patient["id"] == nil)
+        #expect((patient["identifier"] as? [[String: String]])?.first?["value"] == "p_42")
+    }
+
+    @Test func aDayThatIsNotWholeIsMarkedInTheCSVAndTheFHIRBundle() throws {
+        func daily(_ dataset: ExportDataset) throws -> [String: String] {
+            let text = String(decoding: try dataset.rendered(as: .csv, options: ExportOptions(table: .daily)), as: UTF8.self)
+            let lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            return Dictionary(uniqueKeysWithValues: zip(lines[0].components(separatedBy: ","), lines[1].components(separatedBy: ",")))
+        }
+        func resources(_ dataset: ExportDataset) throws -> [[String: Any]] {
+            let bundle = try #require(try Fixture.parsed(try dataset.rendered(as: .fhir)) as? [String: Any])
+            return (bundle["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+                .filter { $0["resourceType"] as? String == "Observation" }
+        }
+        // The fixture's day: all 1380 minutes recorded.
+        var dataset = try Fixture.dataset()
+        dataset.now = Fixture.dayEnd + 3600
+        #expect(try daily(dataset)["day_status"] == "whole")
+        #expect(try resources(dataset).allSatisfy { $0["status"] as? String == "final" && $0["note"] == nil })
+        // The same day while it runs: its values are so far.
+        dataset.now = Fixture.dayEnd - 3600
+        #expect(try daily(dataset)["day_status"] == "ongoing")
+        let running = try resources(dataset)
+        let dayValues = running.filter { ($0["effectivePeriod"] as? [String: String])?["end"] == "2026-03-09T00:00:00-04:00" }
+        #expect(!dayValues.isEmpty && dayValues.allSatisfy { $0["status"] as? String == "preliminary" })
+        #expect(running.filter { $0["note"] != nil }.count == 1)  // the panel says why
+        // Over, with 423 of 1380 minutes: partial, final values, and the panel names the minutes.
+        dataset.now = Fixture.dayEnd + 3600
+        dataset.days[0].summary.coverage = DayCoverage(dayEnd: Fixture.dayEnd, dayMinutes: 1380, recordedMinutes: 423, wornMinutes: 400, dayIsOver: true)
+        let values = try daily(dataset)
+        #expect(values["day_status"] == "partial" && values["recorded_minutes"] == "423" && values["day_minutes"] == "1380")
+        let panel = try #require(try resources(dataset).first { $0["hasMember"] != nil })
+        #expect(panel["status"] as? String == "final")
+        #expect("\(panel["note"] ?? "")".contains("423 of 1380 minutes recorded"))
     }
 
     @Test func csvWritesMissingValuesAsEmptyCells() throws {

@@ -25,7 +25,13 @@ import Testing
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("\"93832-4\""))
         #expect(text.contains("2026-03-08T07:00:00-04:00"))  // the stop, at the session's recorded offset
-        #expect(text.contains("Patient/alice"))
+        // The session's bundle holds the Patient its subject refers to.
+        let bundle = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let entries = bundle["entry"] as? [[String: Any]] ?? []
+        let patient = try #require(entries.first { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Patient" })
+        let sleep = try #require(entries.first { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Observation" })
+        #expect(((sleep["resource"] as? [String: Any])?["subject"] as? [String: String])?["reference"] == patient["fullUrl"] as? String)
+        #expect((patient["resource"] as? [String: Any])?["id"] as? String == "alice")
     }
 
     @Test func anUnknownKindIsRefusedWithWhatToDo() {

@@ -162,7 +162,11 @@ import Testing
         let resources = try #require(bundle["entry"] as? [[String: Any]]).compactMap { $0["resource"] as? [String: Any] }
         let observations = resources.filter { $0["resourceType"] as? String == "Observation" }
         #expect(!observations.isEmpty)
-        #expect(observations.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == "Patient/P-0042" })
+        let entries = try #require(bundle["entry"] as? [[String: Any]])
+        let patient = try #require(entries.first { ($0["resource"] as? [String: Any])?["resourceType"] as? String == "Patient" })
+        #expect((patient["resource"] as? [String: Any])?["id"] as? String == "P-0042")
+        let patientURL = try #require(patient["fullUrl"] as? String)
+        #expect(observations.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == patientURL })
 
         // Europe/Amsterdam leaves summer time at 03:00 on 2026-10-25: the night before starts at +02:00
         // and ends at +01:00, and that day is 25 hours long.
