@@ -61,6 +61,14 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
             is, also one changed with person set since. Send SIGHUP to a running gateway to read the \
             change at once.
 
+            Link security (--device): by default the gateway learns what the device needs from what it \
+            answers (it pairs Just Works when a request is refused for insufficient encryption, with the \
+            passkey for insufficient authentication), whether or not --address-type is given, and the \
+            enrolment keeps the level its link was secured to. --security encrypted|authenticated \
+            requires that level from the first sync. A kept level is never lowered: a device at the \
+            address that does not give it is refused, with the operator event link_refused. \
+            --security auto forgets a kept level, to learn it again.
+
             Example:
               bracelet gateway enroll --db bracelet.db --device C0:11:22:33:44:55 \\
                 --user P-0042 --tz Europe/Amsterdam --age 54 --height 181 --step-goal 8000
@@ -80,6 +88,9 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Passkey the bracelet asks for when pairing (0-999999; default its manual's 999999).")
     var passkey: Int?
 
+    @Option(help: "The link the device needs: auto learns it from the device's answers and keeps it (the default; given again, it forgets a level kept before); encrypted or authenticated require it from the first sync.")
+    var security: EnrolSecurity?
+
     @Option(help: "Study participant id, sent with every delivery.")
     var user: String?
 
@@ -94,8 +105,8 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
     func validate() throws {
         if person.age != nil && person.hrMax != nil { throw ValidationError("give --age or --hr-max, not both: a measured maximum wins over the age.") }
         if let passkey, !(0...999_999).contains(passkey) { throw ValidationError("--passkey must be 0-999999 (six digits), not \(passkey)") }
-        if which.via != nil && (addressType != nil || passkey != nil) {
-            throw ValidationError("--address-type and --passkey apply to --device only")
+        if which.via != nil && (addressType != nil || passkey != nil || security != nil) {
+            throw ValidationError("--address-type, --passkey and --security apply to --device only (a unix: socket cannot be encrypted)")
         }
         // The settings are checked as the gateway will use them, before anything is stored.
         do { _ = try DeviceSettings(enrolment: enrolment(endpoint: "")) } catch {
@@ -112,9 +123,16 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         var enrolment = enrolment(endpoint: endpoint.description)
         let store = try openStore(db, mustExist: false)
         let isNew: Bool
-        do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
+        do {
+            isNew = try store.enrol(enrolment)
+            if let security { try store.setEnrolledLinkSecurity(endpoint: endpoint.description, security.required) }
+        } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
         enrolment = try store.enrolments().first { $0.endpoint == endpoint.description } ?? enrolment
         print("\(isNew ? "enrolled" : "updated") \(endpoint)")
+        if case .radio = endpoint {
+            print(enrolment.linkSecurity.map { "link security: an \($0.rawValue) link is required; a device that offers less is refused" }
+                  ?? "link security: learned from what the device answers, and kept once its link was secured")
+        }
         guard let serial = enrolment.serial else {
             if !(try DeviceSettings(enrolment: enrolment)).isEmpty {
                 print("its settings go into the participant record of the bracelet when its first sync reads its serial")
@@ -124,6 +142,25 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         try participantCall(db) { try DeviceSettings(enrolment: enrolment).apply(serial: serial, endpoint: endpoint.description, store: store) }
         let record = try participantCall(db) { try ParticipantRecord.load(device: serial, from: store) }
         for line in record.lines { print("  " + line) }
+    }
+}
+
+/// `gateway enroll --security`: the link an enrolled device needs.
+enum EnrolSecurity: String, ExpressibleByArgument, CaseIterable {
+    /// Learned from what the device answers, and kept once a link was secured.
+    case auto
+    /// An encrypted link from the first sync.
+    case encrypted
+    /// An encrypted and authenticated link from the first sync.
+    case authenticated
+
+    /// What the enrolment stores: `nil` for auto (learned).
+    var required: EnrolledLinkSecurity? {
+        switch self {
+        case .auto: nil
+        case .encrypted: .encrypted
+        case .authenticated: .authenticated
+        }
     }
 }
 

@@ -111,25 +111,12 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
                 Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
-            let type: LEAddressType
-            var pairingState: UInt8?
-            var standardSensor = false
-            if let given = addressType {
-                type = given.addressType
-            } else {
-                let heard = try Self.advertised(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
-                (type, pairingState, standardSensor) = (heard.addressType, heard.bracelet?.pairingState, heard.bracelet == nil)
-            }
+            // The link's security does not depend on how the device is named: with or without
+            // --address-type it is learned from what the device answers (ListenSecurityOptions).
+            let type = try addressType?.addressType ?? Self.advertisedType(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
             let plain = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
-            // A device without the bracelet's service data is a standard sensor (a heart-rate strap):
-            // with --security auto it is connected without pairing, and paired only when it refuses
-            // a request for insufficient encryption or authentication.
-            if standardSensor, link.security == .auto, !quiet {
-                Log.info("listen: \(address) is not a bracelet; connecting without pairing until it asks for it (--security to require it)")
-            }
             do {
-                connector = try link.connector(base: plain, pairingState: pairingState, standardSensor: standardSensor, quiet: quiet,
-                                               onSecured: securedHandler())
+                connector = try link.connector(base: plain, quiet: quiet, onSecured: securedHandler())
             } catch {
                 Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
@@ -281,16 +268,18 @@ enum AddressTypeArgument: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension ListenCommand {
-    /// How long listen scans for the device when --address-type is not given.
+    /// How long listen scans for the device when --address-type is not given (it stops at the
+    /// device's first advertisement).
     static let addressTypeScanSeconds = 10.0
 
-    /// The address type `address` advertises with, from a short scan on `adapter`; exits with status
-    /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
-    static func advertised(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
-                           shouldStop: @escaping @Sendable () -> Bool) throws -> HeardAdvertiser {
+    /// The address type `address` advertises with, from a scan on `adapter` that ends as soon as it
+    /// is heard; exits with status 2 and says to give --address-type when the scan cannot run or does
+    /// not hear the device.
+    static func advertisedType(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
+                               shouldStop: @escaping @Sendable () -> Bool) throws -> LEAddressType {
         if !quiet { Log.info("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
-        let heard: HeardAdvertiser?
-        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).advertised(address, seconds: addressTypeScanSeconds) } catch {
+        let heard: LEAddressType?
+        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).addressType(of: address, seconds: addressTypeScanSeconds) } catch {
             Log.error("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
                        + "Or give --address-type public|random (what `bracelet scan` shows).")
             throw ExitCode(2)
@@ -303,7 +292,7 @@ extension ListenCommand {
                        + "Check that it is near and advertising (`bracelet scan`), or give --address-type public|random.")
             throw ExitCode(2)
         }
-        if !quiet { Log.info("listen: \(address) advertises with a \(heard.addressType) address") }
+        if !quiet { Log.info("listen: \(address) advertises with a \(heard) address") }
         return heard
     }
 }

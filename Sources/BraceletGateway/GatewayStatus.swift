@@ -26,7 +26,8 @@ public struct GatewayStatus: Sendable {
 
     /// The status as canonical JSON: `devices` (objects with `serial`, `endpoint`, `address`, `user`,
     /// `state`, `last_heard`, `last_sync`, `backlog_bytes`, `battery`, `wearing`, `failures`,
-    /// `last_error`; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
+    /// `last_error`, `link_security`: the link the enrolment requires, `encrypted` or `authenticated`,
+    /// null while it is learned from the device's answers; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
     /// `delivered`, `dead`) and `events` (`key`, `event`, `device`, `state`, `at`).
     public func json() -> [UInt8] {
         let root = CanonicalJSON.Node(.object)
@@ -50,6 +51,7 @@ public struct GatewayStatus: Sendable {
             node.child(forKey: "wearing").value = int(d.wearing)
             node.child(forKey: "failures").value = .int(Int64(d.failures))
             node.child(forKey: "last_error").value = text(d.lastError)
+            node.child(forKey: "link_security").value = text(d.linkSecurity?.rawValue)
         }
         let sinkList = root.child(forKey: "sinks")
         sinkList.value = .array
@@ -86,6 +88,9 @@ public struct GatewayStatus: Sendable {
             lines.append("    last heard \(time(d.lastHeardAt)), last sync \(time(d.lastSyncAt)), backlog "
                          + "\(d.backlogBytes.map { "\($0) bytes" } ?? "?"), battery \(d.battery.map { "\($0) %" } ?? "?"), "
                          + "\(d.failures) failure(s) in a row" + (d.lastError.map { " (last: \($0))" } ?? ""))
+            if d.endpoint.hasPrefix("ble:") {
+                lines.append("    link security: " + (d.linkSecurity.map { "\($0.rawValue) required" } ?? "learned from what it answers"))
+            }
         }
         lines.append("sinks:")
         for s in sinks { lines.append("  \(s.sink): \(s.pending) pending, \(s.delivered) delivered, \(s.dead) dead") }

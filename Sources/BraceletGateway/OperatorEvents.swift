@@ -6,7 +6,8 @@ import Foundation
 /// The conditions someone must look at, written to the outbox as entries of kind `event:NAME`
 /// (delivered like summaries, listed by `gateway status`): `not_heard` (nothing from the bracelet
 /// for a day), `battery_low`, `not_worn` (a whole local day of slots, none worn), `clock_corrected`
-/// (its clock was more than a minute off when set), `sync_failing` (several failed syncs in a row).
+/// (its clock was more than a minute off when set), `sync_failing` (several failed syncs in a row),
+/// `link_refused` (the device did not give the link security its enrolment requires, and was refused).
 /// Each occurrence is written once: its outbox key names the occurrence (the day, the last time
 /// heard, the start of the failing run), so checking again writes nothing.
 public struct OperatorEvents: Sendable {
@@ -84,6 +85,14 @@ public struct OperatorEvents: Sendable {
                       detail: "not worn on \(yesterday)", onEvent: onEvent)
             }
         }
+    }
+
+    /// Raises `link_refused`: the device at `e`'s address did not give the `required` link (another
+    /// device at the address, or the enrolled one reset or replaced); nothing was sent to it. Once
+    /// per run of refusals: the occurrence is the last sync before them.
+    func linkRefused(_ e: GatewayEnrolment, required: EnrolledLinkSecurity, refusal: PairingError, onEvent: (GatewayEvent) -> Void) {
+        raise("link_refused", e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: clock.nowMilliseconds(), zone: nil,
+              detail: "refused: the device did not give the \(required.rawValue) link its enrolment requires: \(refusal)", onEvent: onEvent)
     }
 
     private func raise(_ name: String, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,

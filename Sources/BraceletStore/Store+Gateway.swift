@@ -31,6 +31,9 @@ public struct GatewayEnrolment: Sendable, Equatable {
     }
     /// Passkey to enter when the bracelet asks for one, when given.
     public var passkey: Int?
+    /// The link the device needs, once given or learned (``Store/raiseEnrolledLinkSecurity(endpoint:to:)``);
+    /// `nil`: learned from what it answers. Not written by ``Store/enrol(_:)``.
+    public var linkSecurity: EnrolledLinkSecurity?
     /// When it was enrolled (Unix ms).
     public var enrolledAt: Int64 = 0
     /// The bracelet's serial, once a sync read it.
@@ -184,7 +187,8 @@ extension Store {
         try locked { db in
             let statement = try db.prepare("""
                 SELECT endpoint, address_type, user_id, settings, passkey, enrolled_at, serial, state, last_heard_at,
-                    last_sync_at, last_attempt_at, failures, last_error, battery, wearing, backlog_bytes, offset_minutes
+                    last_sync_at, last_attempt_at, failures, last_error, battery, wearing, backlog_bytes, offset_minutes,
+                    link_security
                 FROM gateway_enrolments ORDER BY endpoint
                 """)
             var result: [GatewayEnrolment] = []
@@ -205,6 +209,7 @@ extension Store {
                 e.wearing = statement.int(at: 14)
                 e.backlogBytes = statement.int(at: 15)
                 e.offsetMinutes = statement.int(at: 16)
+                e.linkSecurity = try Self.enrolledLinkSecurity(statement.text(at: 17), endpoint: endpoint)
                 result.append(e)
             }
             return result

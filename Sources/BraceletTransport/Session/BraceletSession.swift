@@ -188,10 +188,8 @@ public final class BraceletSession {
     func linkOrSecurityError(_ error: GATTError) -> SessionError? {
         if error.isLinkFailure { return .link(error.description) }
         if case .securityNotRaised = error { return .cannotConnect("\(connector.label): \(error)") }
-        if error.securityRefusal != nil {
-            return .cannotConnect("\(connector.label): \(error). The device requires a secured link, which this connection "
-                                  + "cannot give (a unix: link, or listen --security none): connect over the radio with "
-                                  + "--security auto (the default), encrypted or authenticated.")
+        if let refusal = error.securityRefusal {
+            return .cannotConnect("\(connector.label): \(error). " + SecurityUpgrade.advice(after: refusal))
         }
         return nil
     }
