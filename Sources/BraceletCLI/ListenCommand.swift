@@ -101,6 +101,8 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         signal(SIGINT) { number in listenSignal.store(number, ordering: .relaxed) }
         signal(SIGTERM) { number in listenSignal.store(number, ordering: .relaxed) }
         let interrupted: @Sendable () -> Bool = { listenSignal.load(ordering: .relaxed) != 0 }
+        // Links the connector secured, for the --record capture.
+        let securedLinks = SecuredLinks()
         let connector: BraceletConnector
         if let via {
             guard via.hasPrefix("unix:"), via.count > 5 else { throw ValidationError("--via must be unix:PATH") }
@@ -116,7 +118,7 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             let type = try addressType?.addressType ?? Self.advertisedType(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
             let plain = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
             do {
-                connector = try link.connector(base: plain, quiet: quiet, onSecured: securedHandler())
+                connector = try link.connector(base: plain, quiet: quiet, onSecured: securedHandler(noting: securedLinks))
             } catch {
                 Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
@@ -143,12 +145,12 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             configuration.kinds = []
             if !quiet { Log.info("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
-        // A secure connector hands over only encrypted links (unless it starts low and raises them
-        // on demand): the capture says so after each connection, or when the link was raised.
-        let recorder = record.map { _ in CaptureRecorder(encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false) }
+        // The capture says a link was encrypted after its connection when the connector secured it
+        // while setting it up, and at the moment it was raised when the device asked for it later.
+        let recorder = record.map { _ in CaptureRecorder() }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
-            configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
+            configuration.onLinkState = { up in up ? recorder.connect(encrypted: securedLinks.take()) : recorder.disconnect(clearing: securedLinks) }
         }
         let quiet = self.quiet, table = format == .table, storing = db ?? saveDir
         let progress = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
@@ -325,6 +327,16 @@ struct DirectorySink: TransferSink {
     }
 }
 
+/// Notes that the connector secured a link (``SecureConnector``'s `onSecured`, which runs before
+/// the session sees the link), for the capture to say so once the session reports the connection.
+final class SecuredLinks: Sendable {
+    private let secured = Atomic<Bool>(false)
+    /// A link was secured.
+    func note() { secured.store(true, ordering: .relaxed) }
+    /// Whether a link was secured since the last call.
+    func take() -> Bool { secured.exchange(false, ordering: .relaxed) }
+}
+
 /// Stands in when there is nowhere to save: the session transfers no files then, and this sink
 /// refuses any it is given, so the bracelet never erases them.
 struct RefusingSink: TransferSink {
@@ -336,16 +348,19 @@ struct RefusingSink: TransferSink {
 /// Collects the session's ATT traffic as a btsnoop capture.
 final class CaptureRecorder {
     private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251)
-    private let encryptedLinks: Bool
-    init(encryptedLinks: Bool) { self.encryptedLinks = encryptedLinks }
     private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
-    func connect() {
+    /// A connection, `encrypted` when the connector secured the link while setting it up.
+    func connect(encrypted: Bool) {
         writer.connect(unixMicros: micros())
-        if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
+        if encrypted { writer.encryptionOn(unixMicros: micros()) }
     }
     /// The link was encrypted after it came up (raised on the device's demand).
     func encryptionOn() { writer.encryptionOn(unixMicros: micros()) }
-    func disconnect() { writer.disconnect(unixMicros: micros()) }
+    /// The link ended; what was noted of its security goes with it.
+    func disconnect(clearing secured: SecuredLinks) {
+        _ = secured.take()
+        writer.disconnect(unixMicros: micros())
+    }
     func append(_ pdu: ATTPDU, direction: ATTDirection) {
         writer.append(pdu, direction: direction == .sent ? .sent : .received, unixMicros: micros())
     }

@@ -56,6 +56,8 @@ struct ListenSecurityOptions: ParsableArguments {
         let capability = IOCapability.forPairing(at: level)
         let settings = PairingAgent.Settings(adapter: base.adapter, ioCapability: capability, passkey: passkey, bondable: true)
         let agent = try PairingAgent(settings: settings) { event in
+            // A link coming up is no pairing (the session says it connected).
+            if case .connected = event { return }
             if !quiet { Log.info("listen: pairing: \(event)") }
         }
         if Self.bluetoothdIsRunning() {
@@ -97,10 +99,11 @@ struct ListenSecurityOptions: ParsableArguments {
 }
 
 extension ListenCommand {
-    /// Says on standard error how the link was secured (unless --quiet).
-    func securedHandler() -> @Sendable (LinkSecurity, Bool) -> Void {
+    /// Says on standard error how the link was secured (unless --quiet), and notes it in `secured`.
+    func securedHandler(noting secured: SecuredLinks) -> @Sendable (LinkSecurity, Bool) -> Void {
         let quiet = self.quiet
         return { security, newlyPaired in
+            secured.note()
             if !quiet { Log.info("listen: link \(security)" + (newlyPaired ? "; paired and bonded now" : "; bonded before, no pairing")) }
         }
     }

@@ -191,6 +191,7 @@ wait $BTD 2>/dev/null
 for i in 0 1; do btmgmt --index $i power on > /dev/null; done
 
 bash "$REPO/tools/ble-vm/pairing.sh"; failures=$((failures + $?))  # pairing and the encrypted link (protocol-specs §11)
+bash "$REPO/tools/ble-vm/link-security.sh"; failures=$((failures + $?))  # security learned from the device's answers, however named
 
 echo "---- $failures failure(s)"
 exit $failures

@@ -16,6 +16,8 @@
 #     the --record capture replays as the same sample lines;
 #   - scan and listen work again with dbus-daemon and bluetoothd running;
 #   - pairing (tools/ble-vm/pairing.sh), and in a second boot on Debian's 6.12 kernel the lost bond;
+#   - link security learned from what the device answers, with and without --address-type, a strap's
+#     first sample within 5 s, and every refusal's advice followed (tools/ble-vm/link-security.sh);
 #   - in a third boot (6.12, four controllers) the gateway: three bracelets synced by one `gateway run`
 #     (tools/ble-vm/gateway-guest.sh says what it proves).
 # Exit status: 0 when every check passed. Needs root (see run.sh).

@@ -104,6 +104,10 @@ public struct SecureConnector: BraceletConnector, Sendable {
         // Authentication needs a link set up for passkey entry: the next one is. This one is ended
         // now, since the kernel keeps an idle link about 2 s and a reconnect meanwhile reuses it
         // (measured in the VM: the passkey pairing then fails, Just Works being all it can do).
+        // Now, not just before the next connect: the device needs a moment after the link ends to
+        // advertise again (the session's reconnect backoff gives it), and a connect started before
+        // it does can hang (measured in the VM: every later connect to either emulated controller
+        // then timed out).
         if wanted == .high, learned.setUpFor < .high {
             learned.raise(to: .high)
             _ = try? agent.disconnect(ManagementAddress(base.address, base.addressType))
