@@ -7,9 +7,10 @@
 #   fast       a heart-rate strap that needs no security: listen --device ADDR, with --address-type
 #              public and without it, prints its first sample within 5 s of its start (no scan when
 #              the address type is given; the scan without it ends at the strap's first report);
-#   encrypted  a strap that lets only an encrypted link subscribe (--measurement-security encrypted):
-#              with and without --address-type, listen is refused once (0x0F), pairs Just Works on
-#              the live link and streams;
+#   secured    a strap that lets only an encrypted (authenticated) link subscribe
+#              (--measurement-security encrypted|authenticated): with and without --address-type,
+#              listen is refused once (0x0F: pairs Just Works on the live link; 0x05: pairs with the
+#              passkey on a new link set up for it) and streams;
 #   advice     every refusal's advice, followed, works: --security authenticated against that strap
 #              (it can only pair Just Works) ends with exit 2 and says to leave out --security, and
 #              left out the strap streams; --security none ends with exit 2 naming --security auto or
@@ -37,7 +38,7 @@ GATEWAY=00:AA:01:00:00:00
 failures=0
 LABEL=link
 SIM_HISTORY=(--days 1 --seed 5)
-. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, strap_listen, within
 now() { date +%s.%N; }
 # links CONTROLLER: the LE links the controller's kernel holds (btmgmt con), one address per line.
 links() { btmgmt --index "$1" con 2>/dev/null | grep -oE '([0-9A-F]{2}:){5}[0-9A-F]{2}'; }
@@ -51,29 +52,13 @@ forget_everything() {
   "$B" unpair $PEER --adapter hci0 > /dev/null 2>&1
   "$B" unpair $GATEWAY --adapter hci1 > /dev/null 2>&1
 }
-
-# strap_listen NAME [listen options]: listen to the strap on hci1 until it printed 3 samples with RR
-# intervals (or ended, or 60 s passed), then Ctrl-C. Sets rc (its exit status), samples, and first:
-# the seconds from just before listen started to the stamp of its first sample line.
-strap_listen() {
-  local name=$1; shift
-  local t0 stamp
-  t0=$(now)
-  "$B" listen --adapter hci0 --device $PEER "$@" > "$W/$name.jsonl" 2> "$W/$name.err" &
-  local L=$!
-  for _ in $(seq 600); do
-    [ "$(grep -c '"rr_ms":\[[0-9]' "$W/$name.jsonl")" -ge 3 ] && break
-    kill -0 $L 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -INT $L 2>/dev/null; wait $L; rc=$?
-  samples=$(grep -c '^{"kind":"hr","t":"[0-9T:.-]*Z","bpm":[0-9]*' "$W/$name.jsonl")
-  stamp=$(head -1 "$W/$name.jsonl" | grep -o '"t":"[^"]*"' | cut -d'"' -f4)
-  first=
-  [ -n "$stamp" ] && first=$(printf '%.1f' "$(echo "$(date -d "$stamp" +%s.%N) - $t0" | bc)")
-  sed 's/^/  | /' "$W/$name.err" | grep -v 'heart rate' | tail -4
+# secured_strap NAME LEVEL: a new strap on hci1 that lets only an encrypted or authenticated link
+# subscribe (pairing Just Works or with the passkey), no bonds on either side.
+secured_strap() {
+  forget_everything
+  start_sim "sim-$1.log" --serve hci:hci1 --profile heart-rate --measurement-security "$2" || exit 99
 }
-within() { [ -n "$first" ] && awk "BEGIN{exit !($first <= $1)}"; }
+
 
 forget_everything
 if wants fast; then
@@ -93,30 +78,36 @@ if wants fast; then
   stop_sim
 fi
 
-if wants encrypted; then
-  step "encrypted: a strap that lets only an encrypted link subscribe pairs Just Works and streams, however named"
-  for how in "--address-type public" ""; do
-    forget_everything
-    name=encrypted${how:+-typed}
-    start_sim "sim-$name.log" --serve hci:hci1 --profile heart-rate --measurement-security encrypted || exit 99
-    # shellcheck disable=SC2086
-    strap_listen "$name" $how
-    refused=$(grep -c 'refused .* not encrypted' "$W/sim-$name.log")
-    if [ $rc -eq 130 ] && [ "$samples" -ge 3 ] && [ "$refused" -eq 1 ] \
-       && grep -q 'answered Insufficient Encryption (0x0F).*link raised to encrypted' "$W/$name.err"; then
-      ok "listen ${how:-without --address-type}: refused once (0x0F), paired Just Works, $samples samples, first after $first s"
-    else
-      fail "listen ${how:-without --address-type}: exit $rc, $samples sample(s), $refused refusal(s)"
-      tail -5 "$W/$name.err"; tail -5 "$W/sim-$name.log"
-    fi
-    stop_sim
+if wants secured; then
+  # The strap answers the CCCD write with 0x0F Insufficient Encryption, and listen raises BT_SECURITY
+  # to medium on the live link (Just Works) and subscribes again; or with 0x05 Insufficient
+  # Authentication, and listen ends that link (set up NoInputNoOutput, as a strap has no keyboard: the
+  # kernel takes the pairing capability at link set-up, so raised there the pairing fails), sets up
+  # the next one KeyboardOnly, pairs with the passkey and subscribes.
+  for level in encrypted authenticated; do
+    if [ $level = encrypted ]; then code='Insufficient Encryption (0x0F)'; said='link raised to encrypted'
+    else code='Insufficient Authentication (0x05)'; said='reconnecting to pair with the passkey first'; fi
+    step "secured: a strap that lets only an $level link subscribe: listen gets $code, pairs, streams, however named"
+    for how in "--address-type public" ""; do
+      name=$level${how:+-typed}
+      secured_strap "$name" $level
+      # shellcheck disable=SC2086
+      strap_listen "$name" $how
+      refused=$(grep -c 'refused .* not encrypted' "$W/sim-$name.log")
+      if [ $rc -eq 130 ] && [ "$samples" -ge 3 ] && [ "$refused" -eq 1 ] && grep -q "answered $code.*$said" "$W/$name.err"; then
+        ok "listen ${how:-without --address-type}: refused once ($code), $said, $samples samples, first after $first s"
+      else
+        fail "listen ${how:-without --address-type}: exit $rc (130 expected), $samples sample(s), $refused refusal(s)"
+        tail -5 "$W/$name.err"; tail -5 "$W/sim-$name.log"
+      fi
+      stop_sim
+    done
   done
 fi
 
 if wants advice; then
   step "advice: each refusal's advice, followed, gets samples"
-  forget_everything
-  start_sim sim-advice.log --serve hci:hci1 --profile heart-rate --measurement-security encrypted || exit 99
+  secured_strap advice encrypted
   strap_listen advice-authenticated --address-type public --security authenticated
   if [ $rc -eq 2 ] && [ "$samples" -eq 0 ] && grep -q 'refused to pair for the encrypted and authenticated link --security asked for.*Leave out --security' "$W/advice-authenticated.err"; then
     ok "--security authenticated against a Just Works strap: exit 2, says to leave out --security"
@@ -127,8 +118,7 @@ if wants advice; then
     fail "--security authenticated against a Just Works strap: exit $rc, $samples sample(s)"; tail -3 "$W/advice-authenticated.err"
   fi
   stop_sim
-  forget_everything
-  start_sim sim-advice-none.log --serve hci:hci1 --profile heart-rate --measurement-security encrypted || exit 99
+  secured_strap advice-none encrypted
   strap_listen advice-none --address-type public --security none
   if [ $rc -eq 2 ] && [ "$samples" -eq 0 ] && grep -q 'requires an encrypted link.*--security auto.*or --security encrypted' "$W/advice-none.err"; then
     ok "--security none against a strap that needs encryption: exit 2, names --security auto or encrypted"
@@ -169,9 +159,8 @@ fi
 if wants gateway; then
   step "gateway: a strap that needs encryption, enrolled with and without --address-type, is kept subscribed"
   for how in "--address-type public" ""; do
-    forget_everything
     name=gateway${how:+-typed}
-    start_sim "sim-$name.log" --serve hci:hci1 --profile heart-rate --measurement-security encrypted || exit 99
+    secured_strap "$name" encrypted
     # shellcheck disable=SC2086
     "$B" gateway enroll --db "$W/$name.db" --device $PEER $how --tz UTC --age 40 > "$W/$name-enroll.log" 2>&1
     t=$(now)
