@@ -92,7 +92,8 @@ public struct OperatorEvents: Sendable {
     /// per run of refusals: the occurrence is the last sync before them.
     func linkRefused(_ e: GatewayEnrolment, required: EnrolledLinkSecurity, refusal: PairingError, onEvent: (GatewayEvent) -> Void) {
         raise("link_refused", e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: clock.nowMilliseconds(), zone: nil,
-              detail: "refused: the device did not give the \(required.rawValue) link its enrolment requires: \(refusal)", onEvent: onEvent)
+              detail: "refused: the device did not give the \(required.rawValue) link its enrolment requires: \(refusal) "
+                + "Unless the enrolled device was reset, another device is using its address: leave it refused.", onEvent: onEvent)
     }
 
     private func raise(_ name: String, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,

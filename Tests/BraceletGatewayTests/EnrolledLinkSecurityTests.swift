@@ -114,6 +114,7 @@ import Testing
         #expect(event.event == "link_refused" && event.device == "V2SIM001")
         #expect(event.detail.contains("did not give the authenticated link its enrolment requires"))
         #expect(event.detail.contains("bracelet unpair 00:AA:01:01:00:01"))
+        #expect(event.detail.hasSuffix("Unless the enrolled device was reset, another device is using its address: leave it refused."))
         enrolment.lastSyncAt = enrolment.enrolledAt + 1_000
         events.linkRefused(enrolment, required: .authenticated, refusal: refusal) { seen.append($0) }
         #expect(try writtenEvents(store).count == 2)

@@ -196,7 +196,7 @@ shown=0
 for i in 0 1 2; do grep -qE "\"serial\" ?: ?\"${SERIAL[$i]}\"" "$L/status.json" && shown=$((shown + 1)); done
 [ $shown -eq 3 ] && ok "gateway status --json shows all three serials" || { fail "gateway status shows $shown of 3 serials:"; head -c 600 "$L/status.json"; cat "$L/status.err"; }
 # The level each link was secured to, learned from the bracelets' refusals and kept in the enrolment.
-pins=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$L/status.json" | grep -oE '[a-z]+$|null' | tr '\n' ' ')
+pins=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$L/status.json" | sed 's/.*: *//; s/"//g' | tr '\n' ' ')
 [ "$pins" = "authenticated encrypted encrypted " ] && ok "enrolments keep the learned link security: $pins" \
   || fail "enrolments keep link security '$pins' (authenticated encrypted encrypted expected)"
 
@@ -212,7 +212,8 @@ kill "${SIMS[0]}" 2>/dev/null; wait "${SIMS[0]}" 2>/dev/null
 IMPOSTOR=$!
 waits_for "$L/sim-impostor.log" 'advertising on' 180 || { fail "impostor did not come up:"; cat "$L/sim-impostor.log"; }
 t=$(now)
-( "$B" gateway run --db "$W/gateway.db" --adapter hci0 --jsonl "$L/gateway2.jsonl" --interval 600 --max-links 1 \
+# --interval 5: the bracelet at that address was synced minutes ago, and must be due again now.
+( "$B" gateway run --db "$W/gateway.db" --adapter hci0 --jsonl "$L/gateway2.jsonl" --interval 5 --max-links 3 \
     --retry-base-seconds 5 --retry-cap-seconds 10 --log-level info 2>&1; echo $? > "$L/gateway2.rc" ) > "$L/gateway2.log" &
 GATEWAY2_PIPE=$!
 sleep 1

@@ -40,5 +40,5 @@ BLE_VM_KERNEL=$newer BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/lost-bond} tools/ble-v
 # The gateway (tools/ble-vm/gateway-guest.sh): three bracelets on their own controllers, one gateway
 # on hci0. Also on 6.12: a gateway closes sockets of links that dropped (a bracelet out of range, a
 # failed pairing), which BUGs 6.1 in hci_chan_del as above (seen in its first VM run).
-BLE_VM_KERNEL=$newer BLE_VM_CONTROLLERS=4 BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/gateway} tools/ble-vm/run.sh tools/ble-vm/gateway-guest.sh || status=$((status + $?))
+BLE_VM_TIMEOUT=${BLE_VM_TIMEOUT:-900} BLE_VM_KERNEL=$newer BLE_VM_CONTROLLERS=4 BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/gateway} tools/ble-vm/run.sh tools/ble-vm/gateway-guest.sh || status=$((status + $?))
 exit $status
