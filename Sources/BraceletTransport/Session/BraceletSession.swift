@@ -499,7 +499,10 @@ public final class BraceletSession {
         var pending = stashedPackets
         stashedPackets.removeAll()
         var finished = false
+        // A stop request ends the read at the next packet (a slow bracelet's read takes seconds, and
+        // SIGTERM must end listen within 2): what arrived is kept for a resume, and is no loss.
         while !finished {
+            if configuration.shouldStop() { return .done }
             let bytes: [UInt8]
             if !pending.isEmpty {
                 bytes = pending.removeFirst()
