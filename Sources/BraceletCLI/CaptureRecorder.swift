@@ -14,7 +14,6 @@ import Glibc
 /// sync; ``finish()`` reports it.
 final class CaptureRecorder {
     private var writer = ATTCaptureWriter(datalink: .hciUART, maxACLPayload: 251, reservingCapacity: CaptureRecorder.blockBytes)
-    private let encryptedLinks: Bool
     private let path: String
     private var descriptor: Int32
     private var failure: BtsnoopError?
@@ -22,11 +21,9 @@ final class CaptureRecorder {
     /// Bytes gathered before they are written out.
     static let blockBytes = 1 << 18
 
-    /// A recording into a new (or truncated) file at `path`; links are noted as encrypted from the
-    /// start when `encryptedLinks` (a secure connector hands over only encrypted links).
-    init(path: String, encryptedLinks: Bool) throws {
+    /// A recording into a new (or truncated) file at `path`.
+    init(path: String) throws {
         self.path = path
-        self.encryptedLinks = encryptedLinks
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw CLIError("cannot create the capture \(path) (\(String(cString: strerror(errno)))): check that its folder exists and is writable")
@@ -37,18 +34,19 @@ final class CaptureRecorder {
 
     private func micros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
 
-    /// A link came up.
-    func connect() {
+    /// A link came up, `encrypted` when the connector secured it while setting it up.
+    func connect(encrypted: Bool) {
         writer.connect(unixMicros: micros())
-        if encryptedLinks { writer.encryptionOn(unixMicros: micros()) }
+        if encrypted { writer.encryptionOn(unixMicros: micros()) }
         writeIfFull()
     }
 
     /// The link was encrypted after it came up (raised on the device's demand).
     func encryptionOn() { writer.encryptionOn(unixMicros: micros()) }
 
-    /// The link went down.
-    func disconnect() {
+    /// The link went down; what was noted of its security goes with it.
+    func disconnect(clearing secured: SecuredLinks) {
+        _ = secured.take()
         writer.disconnect(unixMicros: micros())
         writeIfFull()
     }

@@ -66,6 +66,14 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
             is, also one changed with person set since. Send SIGHUP to a running gateway to read the \
             change at once.
 
+            Link security (--device): by default the gateway learns what the device needs from what it \
+            answers (it pairs Just Works when a request is refused for insufficient encryption, with the \
+            passkey for insufficient authentication), whether or not --address-type is given, and the \
+            enrolment keeps the level its link was secured to. --security encrypted|authenticated \
+            requires that level from the first sync. A kept level is never lowered: a device at the \
+            address that does not give it is refused, with the operator event link_refused. \
+            --security auto forgets a kept level, to learn it again.
+
             Example:
               bracelet gateway enroll --db bracelet.db --device C0:11:22:33:44:55 \\
                 --user P-0042 --tz Europe/Amsterdam --age 54 --height 181 --step-goal 8000
@@ -85,6 +93,9 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Passkey the bracelet asks for when pairing (0-999999; default its manual's 999999).")
     var passkey: Int?
 
+    @Option(help: "The link the device needs: auto learns it from the device's answers and keeps it (the default; given again, it forgets a level kept before); encrypted or authenticated require it from the first sync.")
+    var security: EnrolSecurity?
+
     @Option(help: "Study participant id, sent with every delivery (no personal data such as an e-mail address).")
     var user: String?
 
@@ -101,8 +112,8 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
     func validate() throws {
         if person.age != nil && person.hrMax != nil { throw ValidationError("give --age or --hr-max, not both: a measured maximum wins over the age.") }
         if let passkey, !(0...999_999).contains(passkey) { throw ValidationError("--passkey must be 0-999999 (six digits), not \(passkey)") }
-        if which.via != nil && (addressType != nil || passkey != nil) {
-            throw ValidationError("--address-type and --passkey apply to --device only")
+        if which.via != nil && (addressType != nil || passkey != nil || security != nil) {
+            throw ValidationError("--address-type, --passkey and --security apply to --device only (a unix: socket cannot be encrypted)")
         }
         // The settings are checked as the gateway will use them, before anything is stored.
         do { _ = try DeviceSettings(enrolment: enrolment(endpoint: "")) } catch {
@@ -117,7 +128,10 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
         var enrolment = enrolment(endpoint: endpoint.description)
         let store = try openStore(db, mustExist: false)
         let isNew: Bool
-        do { isNew = try store.enrol(enrolment) } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
+        do {
+            isNew = try store.enrol(enrolment)
+            if let security { try store.setEnrolledLinkSecurity(endpoint: endpoint.description, security.required) }
+        } catch { throw CLIError("cannot enrol \(endpoint) in \(db): \(error)") }
         enrolment = try store.enrolments().first { $0.endpoint == endpoint.description } ?? enrolment
         print("\(isNew ? "enrolled" : "updated") \(endpoint)")
         for line in Self.storedLines(enrolment) { print("  " + line) }
@@ -135,7 +149,7 @@ struct GatewayEnrollCommand: ParsableCommand, LoggingCommand {
 
 extension GatewayEnrollCommand {
     /// What the enrolment holds, as stored: the user, the passkey as the six digits entered when
-    /// pairing (`--passkey 12345` is 012345), the address type, and the settings waiting for the
+    /// pairing (`--passkey 12345` is 012345), the address type, the link security, and the settings waiting for the
     /// bracelet's first sync (once a sync read its serial they are the participant record's, which
     /// the command prints instead).
     static func storedLines(_ enrolment: GatewayEnrolment) -> [String] {
@@ -146,11 +160,32 @@ extension GatewayEnrollCommand {
             lines.append("passkey: " + String(format: "%06d", passkey)
                          + (enrolment.passkey == nil ? " (the manual's; give --passkey if it was changed)" : " (entered when the bracelet asks for it)"))
             lines.append("address type: \(enrolment.addressType ?? "what its advertisement says")")
+            lines.append(enrolment.linkSecurity.map { "link security: an \($0.rawValue) link is required; a device that offers less is refused" }
+                         ?? "link security: learned from what the device answers, and kept once its link was secured")
         }
         for name in ParticipantSettingName.allCases where enrolment.serial == nil {
             if let value = enrolment.settings[name] { lines.append("\(name.rawValue): \(value)") }
         }
         return lines
+    }
+}
+
+/// `gateway enroll --security`: the link an enrolled device needs.
+enum EnrolSecurity: String, ExpressibleByArgument, CaseIterable {
+    /// Learned from what the device answers, and kept once a link was secured.
+    case auto
+    /// An encrypted link from the first sync.
+    case encrypted
+    /// An encrypted and authenticated link from the first sync.
+    case authenticated
+
+    /// What the enrolment stores: `nil` for auto (learned).
+    var required: EnrolledLinkSecurity? {
+        switch self {
+        case .auto: nil
+        case .encrypted: .encrypted
+        case .authenticated: .authenticated
+        }
     }
 }
 

@@ -109,6 +109,8 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         signal(SIGINT) { number in listenSignal.store(number, ordering: .relaxed) }
         signal(SIGTERM) { number in listenSignal.store(number, ordering: .relaxed) }
         let interrupted: @Sendable () -> Bool = { listenSignal.load(ordering: .relaxed) != 0 }
+        // Links the connector secured, for the --record capture.
+        let securedLinks = SecuredLinks()
         let connector: BraceletConnector
         if let via {
             guard via.hasPrefix("unix:"), via.count > 5 else { throw ValidationError("--via must be unix:PATH") }
@@ -119,25 +121,12 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
                 Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
             }
-            let type: LEAddressType
-            var pairingState: UInt8?
-            var standardSensor = false
-            if let given = addressType {
-                type = given.addressType
-            } else {
-                let heard = try Self.advertised(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
-                (type, pairingState, standardSensor) = (heard.addressType, heard.bracelet?.pairingState, heard.bracelet == nil)
-            }
+            // The link's security does not depend on how the device is named: with or without
+            // --address-type it is learned from what the device answers (ListenSecurityOptions).
+            let type = try addressType?.addressType ?? Self.advertisedType(address, adapter: adapter, quiet: quiet, shouldStop: interrupted)
             let plain = L2CAPConnector(address: address, addressType: type, adapter: adapter, shouldStop: interrupted)
-            // A device without the bracelet's service data is a standard sensor (a heart-rate strap):
-            // with --security auto it is connected without pairing, and paired only when it refuses
-            // a request for insufficient encryption or authentication.
-            if standardSensor, link.security == .auto, !quiet {
-                Log.info("listen: \(address) is not a bracelet; connecting without pairing until it asks for it (--security to require it)")
-            }
             do {
-                connector = try link.connector(base: plain, pairingState: pairingState, standardSensor: standardSensor, quiet: quiet,
-                                               onSecured: securedHandler())
+                connector = try link.connector(base: plain, quiet: quiet, onSecured: securedHandler(noting: securedLinks))
             } catch {
                 Log.error("bracelet listen: \(error)")
                 throw ExitCode(2)
@@ -167,14 +156,12 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             configuration.kinds = []
             if !quiet { Log.info("listen: no --db or --save-dir given: files stay on the bracelet; printing live samples only") }
         }
-        // A secure connector hands over only encrypted links (unless it starts low and raises them
-        // on demand): the capture says so after each connection, or when the link was raised.
-        let recorder = try record.map { path in
-            try CaptureRecorder(path: path, encryptedLinks: (connector as? SecureConnector).map { $0.level > .low } ?? false)
-        }
+        // The capture says a link was encrypted after its connection when the connector secured it
+        // while setting it up, and at the moment it was raised when the device asked for it later.
+        let recorder = try record.map { path in try CaptureRecorder(path: path) }
         if let recorder {
             configuration.tap = { direction, pdu in recorder.append(pdu, direction: direction) }
-            configuration.onLinkState = { up in up ? recorder.connect() : recorder.disconnect() }
+            configuration.onLinkState = { up in up ? recorder.connect(encrypted: securedLinks.take()) : recorder.disconnect(clearing: securedLinks) }
         }
         let quiet = self.quiet, table = format == .table, storing = db ?? saveDir
         let events = TransferProgressOutput(style: format == .json ? .json : quiet ? .quiet : .human)
@@ -309,16 +296,18 @@ enum AddressTypeArgument: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension ListenCommand {
-    /// How long listen scans for the device when --address-type is not given.
+    /// How long listen scans for the device when --address-type is not given (it stops at the
+    /// device's first advertisement).
     static let addressTypeScanSeconds = 10.0
 
-    /// The address type `address` advertises with, from a short scan on `adapter`; exits with status
-    /// 2 and says to give --address-type when the scan cannot run or does not hear the device.
-    static func advertised(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
-                           shouldStop: @escaping @Sendable () -> Bool) throws -> HeardAdvertiser {
+    /// The address type `address` advertises with, from a scan on `adapter` that ends as soon as it
+    /// is heard; exits with status 2 and says to give --address-type when the scan cannot run or does
+    /// not hear the device.
+    static func advertisedType(_ address: BluetoothAddress, adapter: String?, quiet: Bool,
+                               shouldStop: @escaping @Sendable () -> Bool) throws -> LEAddressType {
         if !quiet { Log.info("listen: no --address-type given; scanning up to \(Int(addressTypeScanSeconds)) s for \(address)") }
-        let heard: HeardAdvertiser?
-        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).advertised(address, seconds: addressTypeScanSeconds) } catch {
+        let heard: LEAddressType?
+        do { heard = try LEScanner(adapter: adapter, shouldStop: shouldStop).addressType(of: address, seconds: addressTypeScanSeconds) } catch {
             Log.error("bracelet listen: cannot scan for \(address) to learn its address type: \(error) "
                        + "Or give --address-type public|random (what `bracelet scan` shows).")
             throw ExitCode(2)
@@ -331,7 +320,7 @@ extension ListenCommand {
                        + "Check that it is near and advertising (`bracelet scan`), or give --address-type public|random.")
             throw ExitCode(2)
         }
-        if !quiet { Log.info("listen: \(address) advertises with a \(heard.addressType) address") }
+        if !quiet { Log.info("listen: \(address) advertises with a \(heard) address") }
         return heard
     }
 }
@@ -362,6 +351,16 @@ struct DirectorySink: TransferSink {
             throw CLIError("cannot save \(final): \(String(cString: strerror(errno))); check free space")
         }
     }
+}
+
+/// Notes that the connector secured a link (``SecureConnector``'s `onSecured`, which runs before
+/// the session sees the link), for the capture to say so once the session reports the connection.
+final class SecuredLinks: Sendable {
+    private let secured = Atomic<Bool>(false)
+    /// A link was secured.
+    func note() { secured.store(true, ordering: .relaxed) }
+    /// Whether a link was secured since the last call.
+    func take() -> Bool { secured.exchange(false, ordering: .relaxed) }
 }
 
 /// Stands in when there is nowhere to save: the session transfers no files then, and this sink

@@ -86,7 +86,7 @@ public final class Gateway: @unchecked Sendable {
     private var active: Set<String> = []
     private var retryAt: [String: Int64] = [:]
     private var pipelines: [String: IngestPipeline] = [:]
-    private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType, pairingState: UInt8?, isBracelet: Bool)] = [:]
+    private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType)] = [:]
     /// Per sensor enrolment, the local day (days since 1970 in its zone) last seen by ``endSensorDays()``.
     private var sensorDays: [String: Int] = [:]
     private var reloadRequested = true
@@ -488,16 +488,19 @@ public final class Gateway: @unchecked Sendable {
             let type: LEAddressType = enrolment.addressType.map { $0 == "public" ? .public : .random } ?? seen?.addressType ?? .random
             let base = L2CAPConnector(address: address, addressType: type, adapter: settings.adapter,
                                       shouldStop: { [self] in isStopping })
-            // A device advertising without the bracelet's service data is a standard sensor (a
-            // heart-rate strap): it is connected at the security it asks for, none to begin with,
-            // and the link is raised when it refuses a request for insufficient security.
-            let sensor = seen.map { !$0.isBracelet } ?? false
-            let level = sensor ? .low : BraceletSecurity.requiredLevel(pairingState: seen?.pairingState)
             let agent = try pairingAgent()
             agent.setPasskey(UInt32(enrolment.passkey ?? Int(BraceletSecurity.defaultPasskey)), for: address)
-            // Raised on demand, the connector also sets the pairing capability each link needs.
-            let link = RadioLink(secure: SecureConnector(base: base, level: level, agent: agent, raisesOnDemand: true),
-                                 agent: agent, setUp: linkSetUp, device: ManagementAddress(address, type))
+            // The link the enrolment requires, never what an advertisement says (see RadioLink).
+            let endpoint = enrolment.endpoint
+            let link = RadioLink(base: base, required: enrolment.linkSecurity, agent: agent, setUp: linkSetUp, onLearned: { [self] level in
+                do {
+                    if try store.raiseEnrolledLinkSecurity(endpoint: endpoint, to: level) { onEvent(.linkSecurityLearned(endpoint: endpoint, level: level)) }
+                } catch {
+                    onEvent(.problem("\(endpoint): cannot keep the link security it needs (\(level.rawValue)) in the enrolment: \(error)"))
+                }
+            }, onRefused: { [self] required, refusal in
+                events.linkRefused(enrolment, required: required, refusal: refusal, onEvent: note)
+            })
             return (link, { link.release() })
         }
     }
@@ -527,8 +530,7 @@ public final class Gateway: @unchecked Sendable {
                     guard wanted.contains(key) else { return false }
                     let isNew = lock.withLock {
                         let fresh = heard[key].map { $0.at.duration(to: .now) > .milliseconds(Int(settings.heardWindowSeconds * 1_000)) } ?? true
-                        heard[key] = (.now, report.addressType, report.bracelet?.pairingState ?? heard[key]?.pairingState,
-                                      report.bracelet != nil || heard[key]?.isBracelet == true)
+                        heard[key] = (.now, report.addressType)
                         if fresh { wakeScheduleLocked() }
                         return fresh
                     }

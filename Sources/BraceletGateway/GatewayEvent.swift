@@ -1,4 +1,5 @@
 import BraceletIngest
+import BraceletStore
 
 /// What the gateway does, for the command's log lines (the library prints nothing).
 public enum GatewayEvent: Sendable, CustomStringConvertible {
@@ -19,6 +20,9 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     case operatorEvent(device: String, name: String, detail: String)
     /// A radio bracelet was heard advertising.
     case heard(endpoint: String)
+    /// `endpoint`'s link was secured to `level`, more than its enrolment required: the enrolment
+    /// requires it from now on.
+    case linkSecurityLearned(endpoint: String, level: EnrolledLinkSecurity)
     /// Something went wrong that does not stop the gateway (a store write, discovery).
     case problem(String)
     /// No bracelet is enrolled in `database`: said when the gateway finds none, and again every
@@ -42,6 +46,9 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case let .backingOff(endpoint, failures, seconds): "\(endpoint): \(failures) failure(s) in a row; next try in \(seconds) s"
         case let .operatorEvent(device, name, detail): "EVENT \(name) \(device): \(detail)"
         case .heard(let endpoint): "\(endpoint): heard"
+        case let .linkSecurityLearned(endpoint, level):
+            "\(endpoint): its link was secured \(level == .authenticated ? "with authentication" : "with encryption"); "
+                + "its enrolment requires an \(level.rawValue) link from now on (a device at the address that offers less is refused)"
         case .problem(let text): text
         case .nothingEnrolled(let database): "no bracelet is enrolled in \(database), so there is nothing to sync"
         case let .progress(endpoint, progress): "\(endpoint): \(progress)"

@@ -26,9 +26,10 @@ public struct GatewayStatus: Sendable {
 
     /// The status as canonical JSON: `devices` (objects with `serial`, `endpoint`, `address`, `user`,
     /// `state`, `last_heard`, `last_sync`, `backlog_bytes`, `battery`, `wearing`, `failures`,
-    /// `last_error`, and for a standard sensor `sensor` (its profiles), `samples_kept` (seconds
-    /// with a value stored since enrolment) and `last_sample` (its latest value's arrival): null for
-    /// a bracelet; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
+    /// `last_error`, `link_security` (the link the enrolment requires, `encrypted` or `authenticated`,
+    /// null while it is learned from the device's answers), and for a standard sensor `sensor` (its
+    /// profiles), `samples_kept` (seconds with a value stored since enrolment) and `last_sample` (its
+    /// latest value's arrival): null for a bracelet; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
     /// `delivered`, `dead`) and `events` (`key`, `event`, `device`, `state`, `at`).
     public func json() -> [UInt8] {
         let root = CanonicalJSON.Node(.object)
@@ -55,6 +56,7 @@ public struct GatewayStatus: Sendable {
             node.child(forKey: "sensor").value = text(d.sensor)
             node.child(forKey: "samples_kept").value = d.sensor == nil ? .null : .int(Int64(d.samplesKept))
             node.child(forKey: "last_sample").value = time(d.lastSampleAt)
+            node.child(forKey: "link_security").value = text(d.linkSecurity?.rawValue)
         }
         let sinkList = root.child(forKey: "sinks")
         sinkList.value = .array
@@ -93,6 +95,9 @@ public struct GatewayStatus: Sendable {
                          + "\(d.failures) failure(s) in a row" + (d.lastError.map { " (last: \($0))" } ?? ""))
             if let sensor = d.sensor {
                 lines.append("    \(sensor) sensor: \(d.samplesKept) second(s) with a value kept since enrolment, last value \(time(d.lastSampleAt))")
+            }
+            if d.endpoint.hasPrefix("ble:") {
+                lines.append("    link security: " + (d.linkSecurity.map { "\($0.rawValue) required" } ?? "learned from what it answers"))
             }
         }
         lines.append("sinks:")

@@ -7,7 +7,8 @@ import Foundation
 /// (delivered like summaries, listed by `gateway status`): `not_heard` (nothing from the bracelet
 /// for a day), `battery_low`, `not_worn` (a whole local day of slots, none worn), `clock_corrected`
 /// (its clock was more than a minute off when set), `sync_failing` (several failed syncs in a row),
-/// `not_sending` (an enrolled standard sensor sent nothing for a while: out of range, off, flat).
+/// `not_sending` (an enrolled standard sensor sent nothing for a while: out of range, off, flat),
+/// `link_refused` (the device did not give the link security its enrolment requires, and was refused).
 /// Each occurrence is written once: its outbox key names the occurrence (the day, the last time
 /// heard, the start of the failing run), so checking again writes nothing.
 public struct OperatorEvents: Sendable {
@@ -103,6 +104,15 @@ public struct OperatorEvents: Sendable {
         }
     }
 
+    /// Raises `link_refused`: the device at `e`'s address did not give the `required` link (another
+    /// device at the address, or the enrolled one reset or replaced); nothing was sent to it. Once
+    /// per run of refusals: the occurrence is the last sync before them.
+    func linkRefused(_ e: GatewayEnrolment, required: EnrolledLinkSecurity, refusal: PairingError, onEvent: (GatewayEvent) -> Void) {
+        raise(.linkRefused, e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: clock.nowMilliseconds(), zone: nil,
+              detail: "refused: the device did not give the \(required.rawValue) link its enrolment requires: \(refusal) "
+                + "Unless the enrolled device was reset, another device is using its address: leave it refused.", onEvent: onEvent)
+    }
+
     private func raise(_ event: OperatorEventName, _ e: GatewayEnrolment, occurrence: String, at: Int64, zone: TimeZone?, detail: String,
                        onEvent: (GatewayEvent) -> Void) {
         let device = e.serial ?? e.endpoint, name = event.rawValue
@@ -160,4 +170,6 @@ public enum OperatorEventName: String, Sendable, CaseIterable {
     case syncFailing = "sync_failing"
     /// An enrolled standard sensor sent nothing for longer than the threshold.
     case notSending = "not_sending"
+    /// The device did not give the link security its enrolment requires, and was refused.
+    case linkRefused = "link_refused"
 }

@@ -396,6 +396,13 @@ enum Migrations {
         ALTER TABLE gateway_enrolments ADD COLUMN samples_kept INTEGER NOT NULL DEFAULT 0 CHECK (samples_kept >= 0);
         ALTER TABLE gateway_enrolments ADD COLUMN last_sample_at INTEGER;
         """,
+        // 17: the link an enrolled device needs, pinned: given at enrolment (`gateway enroll
+        // --security`) or learned once over a secured link, and never lowered by what an
+        // advertisement says, so a device at the address that offers less is refused. NULL: not
+        // known yet (the device is connected unencrypted and secured as far as it asks for).
+        """
+        ALTER TABLE gateway_enrolments ADD COLUMN link_security TEXT CHECK (link_security IN ('encrypted', 'authenticated'));
+        """,
     ]
 
     /// The schema version this build writes.

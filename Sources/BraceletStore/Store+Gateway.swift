@@ -31,6 +31,9 @@ public struct GatewayEnrolment: Sendable, Equatable {
     }
     /// Passkey to enter when the bracelet asks for one, when given.
     public var passkey: Int?
+    /// The link the device needs, once given or learned (``Store/raiseEnrolledLinkSecurity(endpoint:to:)``);
+    /// `nil`: learned from what it answers. Not written by ``Store/enrol(_:)``.
+    public var linkSecurity: EnrolledLinkSecurity?
     /// When it was enrolled (Unix ms).
     public var enrolledAt: Int64 = 0
     /// The bracelet's serial, once a sync read it.
@@ -200,7 +203,7 @@ extension Store {
             let statement = try db.prepare("""
                 SELECT endpoint, address_type, user_id, settings, passkey, enrolled_at, serial, state, last_heard_at,
                     last_sync_at, last_attempt_at, failures, last_error, battery, wearing, backlog_bytes, offset_minutes,
-                    sensor, samples_kept, last_sample_at
+                    sensor, samples_kept, last_sample_at, link_security
                 FROM gateway_enrolments ORDER BY endpoint
                 """)
             var result: [GatewayEnrolment] = []
@@ -224,6 +227,7 @@ extension Store {
                 e.sensor = statement.text(at: 17)
                 e.samplesKept = statement.int(at: 18) ?? 0
                 e.lastSampleAt = statement.int64(at: 19)
+                e.linkSecurity = try Self.enrolledLinkSecurity(statement.text(at: 20), endpoint: endpoint)
                 result.append(e)
             }
             return result

@@ -12,8 +12,8 @@ import Testing
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/session.btsnoop"
-        let recorder = try CaptureRecorder(path: path, encryptedLinks: false)
-        recorder.connect()
+        let recorder = try CaptureRecorder(path: path)
+        recorder.connect(encrypted: false)
         let notifications = 4 * CaptureRecorder.blockBytes / 200
         for i in 0..<notifications {
             recorder.append(.handleValueNotification(handle: 0x0010, value: [UInt8](repeating: UInt8(i & 0xFF), count: 180)), direction: .received)
@@ -21,7 +21,7 @@ import Testing
         // Before the end, all but the last block is on disk already.
         let written = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         #expect(written >= 3 * CaptureRecorder.blockBytes)
-        recorder.disconnect()
+        recorder.disconnect(clearing: SecuredLinks())
         try recorder.finish()
         let replayed = try ReplayedCapture.load(bytes: CaptureFile.read(path: path))
         #expect(replayed.statistics.connections == 1)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aPathThatCannotBeWrittenFailsBeforeTheSession() {
-        let error = #expect(throws: CLIError.self) { try CaptureRecorder(path: "/nonexistent-folder/x.btsnoop", encryptedLinks: false) }
+        let error = #expect(throws: CLIError.self) { try CaptureRecorder(path: "/nonexistent-folder/x.btsnoop") }
         #expect(error?.description.contains("check that its folder exists") == true)
     }
 }

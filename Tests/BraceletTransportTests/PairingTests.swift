@@ -74,16 +74,16 @@ struct PairingTests {
 
     @Test func failuresAreClassifiedByWhetherAPasskeyWasTyped() {
         var outcome = PairingAgent.Outcome()
-        #expect(SecureConnector.classify(outcome, address: "B", passkey: 123_456, wanted: .high) == nil)
+        #expect(SecureConnector.classify(outcome, address: "B", passkey: 123_456, wanted: .high, reason: .asked) == nil)
         outcome.failure = 0x05
-        #expect(SecureConnector.classify(outcome, address: "B", passkey: 123_456, wanted: .high) == .refused(address: "B", wanted: .high))
+        #expect(SecureConnector.classify(outcome, address: "B", passkey: 123_456, wanted: .high, reason: .asked) == .refused(address: "B", wanted: .high, reason: .asked))
         outcome.passkeyAnswered = true
-        #expect(SecureConnector.classify(outcome, address: "B", passkey: 123_456, wanted: .high) == .wrongPasskey(address: "B", passkey: 123_456))
+        #expect(SecureConnector.classify(outcome, address: "B", passkey: 123_456, wanted: .high, reason: .asked) == .wrongPasskey(address: "B", passkey: 123_456))
         var lost = PairingAgent.Outcome()
         lost.disconnectReason = 0x04
-        #expect(SecureConnector.classify(lost, address: "B", passkey: 999_999, wanted: .high) == .bondLost(address: "B"))
+        #expect(SecureConnector.classify(lost, address: "B", passkey: 999_999, wanted: .high, reason: .asked) == .bondLost(address: "B"))
         lost.disconnectReason = 0x03
-        #expect(SecureConnector.classify(lost, address: "B", passkey: 999_999, wanted: .high) == nil)
+        #expect(SecureConnector.classify(lost, address: "B", passkey: 999_999, wanted: .high, reason: .asked) == nil)
     }
 
     @Test func justWorksConfirmationsAreConfirmedAndNumericComparisonRefused() throws {
@@ -103,7 +103,26 @@ struct PairingTests {
     @Test func messagesSayWhatToDo() {
         #expect(PairingError.wrongPasskey(address: "B", passkey: 1_234).description.contains("passkey 001234"))
         #expect(PairingError.bondLost(address: "00:AA:01:01:00:01").description.contains("bracelet unpair 00:AA:01:01:00:01"))
-        #expect(PairingError.refused(address: "B", wanted: .high).description.contains("pairing mode"))
+        #expect(PairingError.refused(address: "B", wanted: .high, reason: .asked).description.contains("pairing mode"))
+    }
+
+    /// A refused pairing says what to do by why the level was asked for, and each advice names a
+    /// step that gets the link the device can give: a level the user chose is left to the device
+    /// (auto), a level the device asked for needs pairing mode, an enrolled level is kept (the
+    /// device is refused) unless the operator enrols the device again to learn its level anew.
+    @Test func aRefusalSaysWhatToDoByWhyTheLevelWasWanted() {
+        let chosen = PairingError.refused(address: "00:AA:01:01:00:01", wanted: .medium, reason: .chosen).description
+        #expect(chosen.contains("refused to pair for the encrypted link --security asked for"))
+        #expect(chosen.contains("Leave out --security (auto"))
+        #expect(!chosen.contains("needs --security encrypted"))
+        let asked = PairingError.refused(address: "00:AA:01:01:00:01", wanted: .high, reason: .asked).description
+        #expect(asked.contains("asked for an encrypted and authenticated link and then refused to pair"))
+        #expect(asked.contains("bracelet unpair 00:AA:01:01:00:01"))
+        #expect(!asked.contains("--security"))
+        let enrolled = PairingError.refused(address: "00:AA:01:01:00:01", wanted: .high, reason: .enrolled).description
+        #expect(enrolled.contains("it is enrolled with"))
+        #expect(enrolled.contains("offers less is refused"))
+        #expect(enrolled.contains("bracelet gateway enroll --device 00:AA:01:01:00:01 --security auto"))
     }
 
     @Test func aUnixSocketHasNoBluetoothSecurity() throws {

@@ -2,17 +2,22 @@
 # The gateway on the kernel's own stack, run inside a ble-vm guest with four controllers by
 # tools/ble-vm/suite.sh (BLE_VM_CONTROLLERS=4 tools/ble-vm/run.sh tools/ble-vm/gateway-guest.sh).
 # hci0 is the gateway; hci1-hci3 are three simulated bracelets: a V2 that pairs with a passkey, and
-# a V2 and a V1 that pair Just Works (each advertises what it requires; the gateway secures the link
-# as its advertisement says). Each is enrolled with `gateway enroll --device`
+# a V2 and a V1 that pair Just Works (the gateway learns what each needs from its refusal of the
+# first write, and keeps it in the enrolment). Each is enrolled with `gateway enroll --device`
 # and all three are synced by one `gateway run --adapter hci0 --jsonl`. Proves:
-#   - every bracelet is synced (the passkey one with the enrolled passkey);
+#   - every bracelet is synced (the passkey one with the enrolled passkey), and its enrolment keeps
+#     the link it was secured to (authenticated, encrypted, encrypted);
 #   - two of its LE links are up at the same time and both carry ATT meanwhile (hci0's HCI trace;
 #     needs run.sh's patched btvirt, tools/ble-vm/btvirt-build.sh says why);
 #   - a bracelet whose controller is powered off (out of range) is synced again once it is back,
 #     on its first bond (it paired once in the whole run);
 #   - each bracelet's days in the gateway's database equal the same bracelet synced over unix: by
 #     `listen` (same seed, serial and start minute), and `gateway status --json` shows all three;
-#   - SIGTERM ends the gateway with exit 0.
+#   - SIGTERM ends the gateway with exit 0;
+#   - a device at the passkey bracelet's address that advertises no bracelet service data and holds
+#     no key (a heart-rate strap simulated on its controller, which forgot the bond) is refused by a
+#     new gateway process: the enrolment's level stands, nothing reaches the device, and the
+#     operator event link_refused is written.
 # Prints "ok" or "FAIL" per check; the exit status is the number of failures.
 set -uo pipefail
 B=$BRACELET
@@ -190,6 +195,47 @@ done
 shown=0
 for i in 0 1 2; do grep -qE "\"serial\" ?: ?\"${SERIAL[$i]}\"" "$L/status.json" && shown=$((shown + 1)); done
 [ $shown -eq 3 ] && ok "gateway status --json shows all three serials" || { fail "gateway status shows $shown of 3 serials:"; head -c 600 "$L/status.json"; cat "$L/status.err"; }
+# The level each link was secured to, learned from the bracelets' refusals and kept in the enrolment.
+pins=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$L/status.json" | sed 's/.*: *//; s/"//g' | tr '\n' ' ')
+[ "$pins" = "authenticated encrypted encrypted " ] && ok "enrolments keep the learned link security: $pins" \
+  || fail "enrolments keep link security '$pins' (authenticated encrypted encrypted expected)"
+
+step "7. another device at the passkey bracelet's address, without its service data or its key, is refused by a new gateway process"
+# What would downgrade the link if it were taken from the advertisement: the device now at
+# ${SERIAL[0]}'s address advertises as a plain heart-rate strap, needs no security and forgot the
+# gateway's bond (the controller's keys removed). The enrolment requires an authenticated link, so
+# the new gateway encrypts with its bond, the device cannot, and it is refused before any ATT.
+a=$(addr "${CTRL[0]}")
+kill "${SIMS[0]}" 2>/dev/null; wait "${SIMS[0]}" 2>/dev/null
+"$B" unpair 00:AA:01:00:00:00 --adapter "hci${CTRL[0]}" > "$L/impostor-unpair.log" 2>&1
+"$B" simulate --serve "hci:hci${CTRL[0]}" --profile heart-rate > "$L/sim-impostor.log" 2>&1 &
+IMPOSTOR=$!
+waits_for "$L/sim-impostor.log" 'advertising on' 180 || { fail "impostor did not come up:"; cat "$L/sim-impostor.log"; }
+t=$(now)
+# --interval 5: the bracelet at that address was synced minutes ago, and must be due again now.
+( "$B" gateway run --db "$W/gateway.db" --adapter hci0 --jsonl "$L/gateway2.jsonl" --interval 5 --max-links 3 \
+    --retry-base-seconds 5 --retry-cap-seconds 10 --log-level info 2>&1; echo $? > "$L/gateway2.rc" ) > "$L/gateway2.log" &
+GATEWAY2_PIPE=$!
+sleep 1
+GATEWAY2=$(pgrep -f -n -- "gateway run --db $W/gateway.db")
+if waits_for "$L/gateway2.log" "EVENT link_refused ${SERIAL[0]}:" 180; then
+  # A subscription would show as the strap's measurements going out, a write as a refusal.
+  requests=$(grep -c 'heart rate\|refused\|command' "$L/sim-impostor.log")
+  if [ "$requests" -eq 0 ] && ! grep -q "ble:$a.*: synced:" "$L/gateway2.log"; then
+    ok "refused after $(since "$t") s, nothing reached the device: $(grep -m1 'EVENT link_refused' "$L/gateway2.log" | cut -c1-160)"
+  else
+    fail "link_refused raised, but the device logged $requests subscription or write line(s), or a sync completed:"; tail -5 "$L/sim-impostor.log"
+  fi
+else
+  fail "no link_refused within 180 s:"; grep "$a" "$L/gateway2.log" | tail -5
+fi
+kill -TERM "$GATEWAY2" 2>/dev/null
+wait "$GATEWAY2_PIPE"
+kill "$IMPOSTOR" 2>/dev/null; wait "$IMPOSTOR" 2>/dev/null
+"$B" gateway status --db "$W/gateway.db" --json > "$L/status2.json" 2>&1
+grep -qE '"link_refused"' "$L/status2.json" && grep -oE '"link_security" ?: ?"[a-z]+"' "$L/status2.json" | head -1 | grep -q authenticated \
+  && ok "status lists the link_refused event, and the enrolment still requires authenticated" \
+  || { fail "status after the refusal:"; head -c 800 "$L/status2.json"; }
 
 # Every simulator ends (their logs are on the results share, which the guest unmounts at the end).
 for pid in "${SIMS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done

@@ -2,6 +2,7 @@
 #   B            the bracelet binary            W        the work folder (logs go there)
 #   LABEL        prefix of every result line (empty: none), e.g. "pairing"
 #   SIM_HISTORY  the simulated history, e.g. (--days 3 --seed 7): an array
+#   PEER         the simulated device's address (strap_listen)
 # and `failures=0`. One copy, so every guest script reports and starts its simulator the same way.
 
 # ok/fail/step: one result line each; `fail` counts into $failures (the exit status of the scripts).
@@ -39,3 +40,28 @@ same_summary() {
     fail "summaries differ:"; diff "$W/summary-$a.json" "$W/summary-$b.json" | head -20
   fi
 }
+
+# strap_listen NAME [listen options]: `listen` from hci0 to the strap at $PEER until it printed 3
+# samples with RR intervals (or ended, or 120 s passed), then Ctrl-C; its output in $W/NAME.jsonl
+# and $W/NAME.err. Sets rc (its exit status), samples (lines with RR), and first: the seconds from
+# just before listen started to the stamp of its first sample line (empty: none).
+strap_listen() {
+  local name=$1; shift
+  local t0 stamp
+  t0=$(date +%s.%N)
+  "$B" listen --adapter hci0 --device $PEER "$@" > "$W/$name.jsonl" 2> "$W/$name.err" &
+  local L=$!
+  for _ in $(seq 1200); do
+    [ "$(grep -c '"rr_ms":\[[0-9]' "$W/$name.jsonl")" -ge 3 ] && break
+    kill -0 $L 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -INT $L 2>/dev/null; wait $L; rc=$?
+  samples=$(grep -c '^{"kind":"hr","t":"[0-9T:.-]*Z","bpm":[0-9]*,"rr_ms":\[[0-9]' "$W/$name.jsonl")
+  stamp=$(head -1 "$W/$name.jsonl" | grep -o '"t":"[^"]*"' | cut -d'"' -f4)
+  first=
+  [ -n "$stamp" ] && first=$(printf '%.1f' "$(echo "$(date -d "$stamp" +%s.%N) - $t0" | bc)")
+  sed 's/^/  | /' "$W/$name.err" | grep -v 'heart rate' | tail -6
+}
+# within SECONDS: the first sample came within SECONDS.
+within() { [ -n "$first" ] && awk "BEGIN{exit !($first <= $1)}"; }

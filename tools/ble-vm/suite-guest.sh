@@ -113,7 +113,9 @@ stop_sim
 start_sim sim-term.log --serve hci:hci1 --fault slow:20 || exit 99
 "$B" listen --adapter hci0 --device $PEER --address-type public --save-dir "$W/term" --exit-after-sync > /dev/null 2> "$W/listen-term.err" &
 L=$!
-for _ in $(seq 600); do grep -q 'connected' "$W/listen-term.err" && break; sleep 0.1; done
+# Mid-transfer: once the backlog is announced (the first link is refused its first write and the
+# next one, secured for it, transfers).
+for _ in $(seq 600); do grep -q 'sealed file(s) waiting' "$W/listen-term.err" && break; sleep 0.1; done
 sleep 3
 t=$(now); kill -TERM $L; wait $L; rc=$?; d=$(since "$t")
 erased=$(grep -c 'erased .* file of' "$W/sim-term.log")
@@ -191,6 +193,7 @@ wait $BTD 2>/dev/null
 for i in 0 1; do btmgmt --index $i power on > /dev/null; done
 
 bash "$REPO/tools/ble-vm/pairing.sh"; failures=$((failures + $?))  # pairing and the encrypted link (protocol-specs §11)
+bash "$REPO/tools/ble-vm/link-security.sh"; failures=$((failures + $?))  # security learned from the device's answers, however named
 
 echo "---- $failures failure(s)"
 exit $failures

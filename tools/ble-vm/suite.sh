@@ -16,6 +16,8 @@
 #     the --record capture replays as the same sample lines;
 #   - scan and listen work again with dbus-daemon and bluetoothd running;
 #   - pairing (tools/ble-vm/pairing.sh), and in a second boot on Debian's 6.12 kernel the lost bond;
+#   - link security learned from what the device answers, with and without --address-type, a strap's
+#     first sample within 5 s, and every refusal's advice followed (tools/ble-vm/link-security.sh);
 #   - in a third boot (6.12, four controllers) the gateway: three bracelets synced by one `gateway run`
 #     (tools/ble-vm/gateway-guest.sh says what it proves).
 # Exit status: 0 when every check passed. Needs root (see run.sh).
@@ -38,5 +40,5 @@ BLE_VM_KERNEL=$newer BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/lost-bond} tools/ble-v
 # The gateway (tools/ble-vm/gateway-guest.sh): three bracelets on their own controllers, one gateway
 # on hci0. Also on 6.12: a gateway closes sockets of links that dropped (a bracelet out of range, a
 # failed pairing), which BUGs 6.1 in hci_chan_del as above (seen in its first VM run).
-BLE_VM_KERNEL=$newer BLE_VM_CONTROLLERS=4 BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/gateway} tools/ble-vm/run.sh tools/ble-vm/gateway-guest.sh || status=$((status + $?))
+BLE_VM_TIMEOUT=${BLE_VM_TIMEOUT:-900} BLE_VM_KERNEL=$newer BLE_VM_CONTROLLERS=4 BLE_VM_OUT=${BLE_VM_OUT:+$BLE_VM_OUT/gateway} tools/ble-vm/run.sh tools/ble-vm/gateway-guest.sh || status=$((status + $?))
 exit $status

@@ -94,20 +94,15 @@ public struct LEScanner: Sendable {
         }.sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
     }
 
-    /// What `address` advertises, heard within `seconds` (any advertiser: a bracelet, or a standard
-    /// sensor such as a heart-rate strap): its address type and, for a bracelet, its service data
-    /// (`nil` for any other advertiser); `nil` when it was not heard. A report without the service
-    /// data may be a bracelet's scan response, so a device counts as something else only after a
-    /// second report without it.
-    public func advertised(_ address: BluetoothAddress, seconds: Double) throws(BluetoothError) -> HeardAdvertiser? {
-        var heard: HeardAdvertiser?
-        var reports = 0
+    /// The address type `address` advertises with, from its first report heard within `seconds`
+    /// (any advertiser: a bracelet or a standard sensor); `nil` when it was not heard. Nothing else
+    /// of the advertisement is needed: what link the device needs is learned from its answers.
+    public func addressType(of address: BluetoothAddress, seconds: Double) throws(BluetoothError) -> LEAddressType? {
+        var heard: LEAddressType?
         _ = try scan(seconds: seconds, untilReport: { report in
             guard report.address == address else { return false }
-            reports += 1
-            let bracelet = report.bracelet ?? heard?.bracelet
-            heard = HeardAdvertiser(addressType: report.addressType, bracelet: bracelet)
-            return bracelet != nil || reports >= 2
+            heard = report.addressType
+            return true
         })
         return heard
     }
@@ -148,12 +143,4 @@ public struct LEScanner: Sendable {
         }
         return nil
     }
-}
-
-/// An advertiser heard by ``LEScanner/advertised(_:seconds:)``.
-public struct HeardAdvertiser: Sendable, Hashable {
-    /// The address type it advertises with.
-    public var addressType: LEAddressType
-    /// Its bracelet service data; `nil` for a device that is not a bracelet (a standard sensor).
-    public var bracelet: BraceletAdvertisement?
 }

@@ -2,18 +2,19 @@ import CBlueZ
 import Glibc
 import Synchronization
 
-/// Connects to a bracelet over L2CAP and returns the link only once it is encrypted at the level the
-/// bracelet's pairing state requires (protocol-specs §11.3): raises BT_SECURITY before connecting,
-/// lets ``PairingAgent`` answer the passkey, and turns the ways it can fail (wrong passkey, refused
-/// pairing, lost bond) into a ``PairingError`` that ends the session. Nothing is written on the link
-/// before it returns.
+/// Connects to a device over L2CAP and returns the link only once it is encrypted at ``level``, the
+/// level known to be needed (protocol-specs §11.3): raises BT_SECURITY before connecting, lets
+/// ``PairingAgent`` answer the passkey, and turns the ways it can fail (wrong passkey, refused
+/// pairing, lost bond) into a ``PairingError`` that ends the session and says, by ``reason``, what to
+/// do. Nothing is written on the link before it returns.
 ///
 /// With ``raisesOnDemand`` the link's security is also raised later, when the device refuses a
-/// request for insufficient encryption or authentication (``SecurityUpgrade``): a standard sensor
-/// (a heart-rate strap) is connected at ``level`` `.low` and paired only when it asks for it. A level
+/// request for insufficient encryption or authentication (``SecurityUpgrade``): what a device needs
+/// is learned from what it answers, never guessed from its name or advertisement, so a device
+/// nothing is known of is connected at ``level`` `.low` and paired only when it asks for it. A level
 /// reached that way is asked for at once on the device's next connection in this process (a gateway
-/// makes a connector per sync), as BlueZ asks for an encrypted link at once with a device it holds
-/// a key of. Authentication cannot be raised on a
+/// makes a connector per sync, and keeps it in the enrolment: ``onSecured``), as BlueZ asks for an
+/// encrypted link at once with a device it holds a key of. Authentication cannot be raised on a
 /// link set up for Just Works: the connector then asks for a new link (``SecurityNeedsNewLink``),
 /// which it sets up for passkey entry.
 public struct SecureConnector: BraceletConnector, Sendable {
@@ -21,6 +22,8 @@ public struct SecureConnector: BraceletConnector, Sendable {
     public var base: L2CAPConnector
     /// The level required before the link is handed over; `.low` hands it over unencrypted.
     public var level: LESecurityLevel
+    /// Why ``level`` is required (what a refusal of it tells the user to do).
+    public var reason: SecurityReason
     /// The agent answering for the adapter.
     public var agent: PairingAgent
     /// How long pairing may take (SMP gives up after 30 s).
@@ -33,11 +36,13 @@ public struct SecureConnector: BraceletConnector, Sendable {
     /// The highest level the device asked for on an earlier link (of any connector in this process).
     private var learned: LevelMemory { LevelMemory.of(base.address) }
 
-    /// A connector requiring `level` on `base`'s link.
-    public init(base: L2CAPConnector, level: LESecurityLevel, agent: PairingAgent, pairingTimeout: Duration = .seconds(35),
-                raisesOnDemand: Bool = false, onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void = { _, _ in }) {
+    /// A connector requiring `level`, for `reason`, on `base`'s link.
+    public init(base: L2CAPConnector, level: LESecurityLevel, reason: SecurityReason = .chosen, agent: PairingAgent,
+                pairingTimeout: Duration = .seconds(35), raisesOnDemand: Bool = false,
+                onSecured: @escaping @Sendable (LinkSecurity, Bool) -> Void = { _, _ in }) {
         self.base = base
         self.level = level
+        self.reason = reason
         self.agent = agent
         self.pairingTimeout = pairingTimeout
         self.raisesOnDemand = raisesOnDemand
@@ -51,6 +56,8 @@ public struct SecureConnector: BraceletConnector, Sendable {
     public func connect() throws -> SeqPacketSocket {
         let agent = self.agent, address = base.address, stop = base.shouldStop
         let wanted = max(level, learned.level)
+        // A level above the required one was asked for by the device on an earlier link.
+        let reason = wanted > level ? .asked : self.reason
         agent.reset(address)
         // Raised on demand, the link is set up with the pairing capability its level needs.
         if raisesOnDemand { try agent.setIOCapability(.forPairing(at: wanted)) }
@@ -75,12 +82,12 @@ public struct SecureConnector: BraceletConnector, Sendable {
             let until = ContinuousClock.now + (pairingMayHaveFailed ? .seconds(2) : .milliseconds(200))
             repeat {
                 agent.service(timeout: .milliseconds(50))
-                if let failure = classify(agent.outcome(address), wanted: wanted) { throw failure }
+                if let failure = classify(agent.outcome(address), wanted: wanted, reason: reason) { throw failure }
             } while ContinuousClock.now < until
             throw error
         }
         if wanted == .low { return socket }
-        do { _ = try awaitSecurity(of: socket, wanted) } catch {
+        do { _ = try awaitSecurity(of: socket, wanted, reason: reason) } catch {
             socket.close()
             throw error
         }
@@ -97,6 +104,10 @@ public struct SecureConnector: BraceletConnector, Sendable {
         // Authentication needs a link set up for passkey entry: the next one is. This one is ended
         // now, since the kernel keeps an idle link about 2 s and a reconnect meanwhile reuses it
         // (measured in the VM: the passkey pairing then fails, Just Works being all it can do).
+        // Now, not just before the next connect: the device needs a moment after the link ends to
+        // advertise again (the session's reconnect backoff gives it), and a connect started before
+        // it does can hang (measured in the VM: every later connect to either emulated controller
+        // then timed out).
         if wanted == .high, learned.setUpFor < .high {
             learned.raise(to: .high)
             _ = try? agent.disconnect(ManagementAddress(base.address, base.addressType))
@@ -109,14 +120,15 @@ public struct SecureConnector: BraceletConnector, Sendable {
             if let security = LinkSecurity.current(of: socket.descriptor), security.isEncrypted, security.level >= wanted { return security }
             throw BluetoothError.classify(errno: code, operation: "raising the link to \(base.address) to \(wanted) security", adapter: base.adapter)
         }
-        let security = try awaitSecurity(of: socket, wanted)
+        let security = try awaitSecurity(of: socket, wanted, reason: .asked)
         learned.raise(to: wanted)
         return security
     }
 
-    /// Waits until the link under `socket` is encrypted at `wanted` or better, serving the agent;
-    /// throws the pairing's failure, a dropped link, a stop request or the timeout.
-    private func awaitSecurity(of socket: SeqPacketSocket, _ wanted: LESecurityLevel) throws -> LinkSecurity {
+    /// Waits until the link under `socket` is encrypted at `wanted` (asked for because of `reason`)
+    /// or better, serving the agent; throws the pairing's failure, a dropped link, a stop request or
+    /// the timeout.
+    private func awaitSecurity(of socket: SeqPacketSocket, _ wanted: LESecurityLevel, reason: SecurityReason) throws -> LinkSecurity {
         let agent = self.agent, address = base.address, stop = base.shouldStop
         let deadline = ContinuousClock.now + pairingTimeout
         while true {
@@ -128,10 +140,10 @@ public struct SecureConnector: BraceletConnector, Sendable {
                 onSecured(security, outcome.paired || outcome.passkeyAnswered)
                 return security
             }
-            if let failure = classify(agent.outcome(address), wanted: wanted) { throw failure }
+            if let failure = classify(agent.outcome(address), wanted: wanted, reason: reason) { throw failure }
             if Self.isHungUp(socket.descriptor) {
                 agent.service(timeout: .milliseconds(300))
-                if let failure = classify(agent.outcome(address), wanted: wanted) { throw failure }
+                if let failure = classify(agent.outcome(address), wanted: wanted, reason: reason) { throw failure }
                 throw LinkError.closed
             }
             if stop() { throw BluetoothError.interrupted(operation: "securing the link to \(label)") }
@@ -142,17 +154,18 @@ public struct SecureConnector: BraceletConnector, Sendable {
     }
 
     /// The error an outcome amounts to; `nil` while nothing failed.
-    func classify(_ outcome: PairingAgent.Outcome, wanted: LESecurityLevel) -> PairingError? {
-        Self.classify(outcome, address: label, passkey: agent.passkey(for: base.address), wanted: wanted)
+    func classify(_ outcome: PairingAgent.Outcome, wanted: LESecurityLevel, reason: SecurityReason) -> PairingError? {
+        Self.classify(outcome, address: label, passkey: agent.passkey(for: base.address), wanted: wanted, reason: reason)
     }
 
     /// A failure after a passkey was typed is a wrong passkey; a failure without one is a refusal;
     /// a link dropped for an authentication failure without any pairing is a lost bond (the
     /// bracelet rejected the stored key).
-    static func classify(_ outcome: PairingAgent.Outcome, address: String, passkey: UInt32?, wanted: LESecurityLevel) -> PairingError? {
+    static func classify(_ outcome: PairingAgent.Outcome, address: String, passkey: UInt32?, wanted: LESecurityLevel,
+                         reason: SecurityReason) -> PairingError? {
         if outcome.failure != nil {
             if outcome.passkeyAnswered, let passkey { return .wrongPasskey(address: address, passkey: passkey) }
-            return .refused(address: address, wanted: wanted)
+            return .refused(address: address, wanted: wanted, reason: reason)
         }
         if outcome.disconnectReason == 0x04 && !outcome.passkeyAnswered { return .bondLost(address: address) }
         return nil

@@ -20,6 +20,16 @@ public enum SecurityUpgrade {
         }
         return current < wanted ? wanted : nil
     }
+
+    /// What to do when the device refused a request with `refusal` and this connection could not
+    /// raise the link (a `unix:` link, or a level the user fixed with --security): the option
+    /// named is the one that gets the link the refusal asks for.
+    public static func advice(after refusal: ATTErrorCode) -> String {
+        let level = refusal == .insufficientAuthentication ? "authenticated" : "encrypted"
+        return "The device requires an \(level) link, which this connection cannot give (a unix: link, or listen --security "
+            + "none or a lower level): connect over the radio with --security auto (the default: the link is raised as the "
+            + "device asks) or --security \(level)."
+    }
 }
 
 /// A link that cannot be raised where it is: the device asked for authentication, which needs

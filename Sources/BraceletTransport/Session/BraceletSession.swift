@@ -191,10 +191,8 @@ public final class BraceletSession {
     func linkOrSecurityError(_ error: GATTError) -> SessionError? {
         if error.isLinkFailure { return .link(error.description) }
         if case .securityNotRaised = error { return .cannotConnect("\(connector.label): \(error)") }
-        if error.securityRefusal != nil {
-            return .cannotConnect("\(connector.label): \(error). The device requires a secured link, which this connection "
-                                  + "cannot give (a unix: link, or listen --security none): connect over the radio with "
-                                  + "--security auto (the default), encrypted or authenticated.")
+        if let refusal = error.securityRefusal {
+            return .cannotConnect("\(connector.label): \(error). " + SecurityUpgrade.advice(after: refusal))
         }
         return nil
     }
@@ -504,7 +502,10 @@ public final class BraceletSession {
         var pending = stashedPackets
         stashedPackets.removeAll()
         var finished = false
+        // A stop request ends the read at the next packet (a slow bracelet's read takes seconds, and
+        // SIGTERM must end listen within 2): what arrived is kept for a resume, and is no loss.
         while !finished {
+            if configuration.shouldStop() { return .done }
             let bytes: [UInt8]
             if !pending.isEmpty {
                 bytes = pending.removeFirst()
