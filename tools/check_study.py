@@ -71,11 +71,9 @@ def main():
     o = p.parse_args()
     name = o.name
 
-    page = open(o.html, encoding="utf-8").read()
-    urls = page_checks.page_requests(o.netlog)
-    for problem in (page_checks.self_contained(page), page_checks.console_quiet(o.logs), page_checks.network_quiet(urls)):
-        if problem:
-            fail(name, problem)
+    page, urls, problem = page_checks.rendered(o.html, o.netlog, o.logs)
+    if problem:
+        fail(name, problem)
 
     lines = list(csv.DictReader(open(o.csv, newline="", encoding="utf-8")))
     if not lines:

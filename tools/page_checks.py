@@ -73,3 +73,11 @@ def not_blank(png_path, minimum_ink=0.03, minimum_colours=16):
     if share < minimum_ink or colours < minimum_colours:
         return f"the screenshot looks blank ({share:.1%} non-white, {colours} colours)"
     return None
+
+
+def rendered(html_path, netlog_path, logs):
+    """The page's text, the URLs it requested, and the first problem of the checks above that every
+    rendered page must pass (None when it passes them all)."""
+    page = open(html_path, encoding="utf-8").read()
+    urls = page_requests(netlog_path)
+    return page, urls, self_contained(page) or console_quiet(logs) or network_quiet(urls)

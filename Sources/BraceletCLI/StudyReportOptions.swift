@@ -90,7 +90,7 @@ struct StudyReportOptions: ParsableArguments {
             overview = try fleetCall { try reader.studyOverview(from: first, to: last, now: now, source: "fleet database \(server)") }
         }
         let out = try TextOutput(path: output)
-        out.write(format == .csv ? StudyCSV.text(overview) : StudyPage(overview: overview).html())
+        if format == .csv { StudyCSV.write(overview, to: out.write) } else { StudyPage(overview: overview).write(to: out.write) }
         try out.flush()
     }
 }

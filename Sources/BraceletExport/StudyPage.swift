@@ -22,12 +22,20 @@ public struct StudyPage: Sendable {
 
     /// The page.
     public func html() -> String {
+        var page = ""
+        write { page += $0 }
+        return page
+    }
+
+    /// Hands the page to `out` in pieces, a table row at a time, so that a long study's page is
+    /// never held whole (13 MB for 1,000 participants x 90 days).
+    public func write(to out: (String) -> Void) {
         let o = overview
-        let made = UTCTime.iso8601(unixSeconds: o.now)
-        var body = "<header><h1>Study at a glance</h1><p class=\"meta\">\(o.from) to \(o.to) · \(o.participants.count) participant device(s) · "
-            + "made \(made) from \(SVG.escape(o.source))</p></header>"
-        body += top()
-        body += legend()
+        out(Self.head(title: "Study at a glance \(o.from) to \(o.to)"))
+        out("<header><h1>Study at a glance</h1><p class=\"meta\">\(o.from) to \(o.to) · \(o.participants.count) participant device(s) · "
+            + "made \(UTCTime.iso8601(unixSeconds: o.now)) from \(SVG.escape(o.source))</p></header>")
+        out(top())
+        out(legend())
         let dates = o.dates
         // The latest days first, with the health columns; earlier days after, in blocks.
         var blocks: [ArraySlice<LocalDate>] = []
@@ -37,10 +45,10 @@ public struct StudyPage: Sendable {
             end -= Self.blockDays
         }
         for (index, block) in blocks.enumerated() {
-            if index > 0, let first = block.first, let last = block.last { body += "<h2>Earlier days: \(first) to \(last)</h2>" }
-            body += table(block, withHealth: index == 0)
+            if index > 0, let first = block.first, let last = block.last { out("<h2>Earlier days: \(first) to \(last)</h2>") }
+            table(block, withHealth: index == 0, to: out)
         }
-        return Self.page(title: "Study at a glance \(o.from) to \(o.to)", body: body)
+        out("\n</body></html>\n")
     }
 
     /// Counts, sinks and the list of participants needing attention.
@@ -90,30 +98,30 @@ public struct StudyPage: Sendable {
         return out
     }
 
-    /// One table of `dates`, a row per participant.
-    func table(_ dates: ArraySlice<LocalDate>, withHealth: Bool) -> String {
+    /// One table of `dates`, a row per participant, to `out`.
+    func table(_ dates: ArraySlice<LocalDate>, withHealth: Bool, to out: (String) -> Void) {
         let fleet = overview.sinks == nil
-        var out = "<table class=\"study\"><thead><tr><th class=\"who\">Participant</th><th class=\"dev\">Device</th><th class=\"model\">Model</th>"
+        var head = "<table class=\"study\"><thead><tr><th class=\"who\">Participant</th><th class=\"dev\">Device</th><th class=\"model\">Model</th>"
         for date in dates {
-            out += "<th class=\"day\">\(Self.weekday(date))<br>\(String(date.description.dropFirst(5)))</th>"
+            head += "<th class=\"day\">\(Self.weekday(date))<br>\(String(date.description.dropFirst(5)))</th>"
         }
         if withHealth {
-            out += fleet ? "<th class=\"time\">Last delivery</th><th class=\"score\">7 days</th>"
+            head += fleet ? "<th class=\"time\">Last delivery</th><th class=\"score\">7 days</th>"
                 : "<th class=\"time\">Last heard</th><th class=\"time\">Last sync</th><th class=\"battery\">Battery</th>"
                     + "<th class=\"events\">Open events</th><th class=\"backlog\">Backlog</th><th class=\"score\">7 days</th>"
         }
-        out += "</tr></thead><tbody>"
+        out(head + "</tr></thead><tbody>")
         for p in overview.participants {
             let attention = !p.attention.isEmpty
-            out += "<tr class=\"participant\(attention ? " attn-row" : "")\" data-device=\"\(SVG.escape(p.device))\">"
+            var row = "<tr class=\"participant\(attention ? " attn-row" : "")\" data-device=\"\(SVG.escape(p.device))\">"
                 + "<th class=\"who\">\(attention ? "<span class=\"attn\">!</span> " : "")\(SVG.escape(p.user ?? "–"))</th>"
                 + "<td class=\"dev\">\(SVG.escape(p.device))</td><td>\(SVG.escape(p.model ?? "–"))</td>"
             let byDate = Dictionary(p.days.map { ($0.date, $0) }, uniquingKeysWith: { a, _ in a })
-            for date in dates { out += byDate[date].map(Self.cell) ?? "<td class=\"d missing\">–</td>" }
-            if withHealth { out += fleet ? fleetColumns(p) : healthColumns(p) }
-            out += "</tr>"
+            for date in dates { row += byDate[date].map(Self.cell) ?? "<td class=\"d missing\">–</td>" }
+            if withHealth { row += fleet ? fleetColumns(p) : healthColumns(p) }
+            out(row + "</tr>")
         }
-        return out + "</tbody></table>"
+        out("</tbody></table>")
     }
 
     /// A day's cell: its colour and numbers, its state as a class and a mark, its values as data.
@@ -175,9 +183,9 @@ public struct StudyPage: Sendable {
         ["Th", "Fr", "Sa", "Su", "Mo", "Tu", "We"][((date.dayNumber % 7) + 7) % 7]
     }
 
-    /// The page around `body`, with the print rules: A4 landscape, colours printed as drawn, the
-    /// table header repeated on each printed page and no row cut in two.
-    static func page(title: String, body: String) -> String {
+    /// The page's head and the opening of its body, with the print rules: A4 landscape, colours
+    /// printed as drawn, the table header repeated on each printed page and no row cut in two.
+    static func head(title: String) -> String {
         let p = StudyPalette.self
         return """
         <!DOCTYPE html>
@@ -189,7 +197,7 @@ public struct StudyPage: Sendable {
         h1 { font-size: 16px; margin: 0; } h2 { font-size: 11.5px; margin: 8px 0 3px; }
         .meta { color: \(p.meta); margin: 0; } code { font-size: 9.5px; }
         .top { display: flex; gap: 16px; align-items: flex-start; margin-top: 6px; }
-        .counts { display: flex; gap: 10px; } .count { margin: 0; font-size: 11px; border: 1px solid #bbbbbb; padding: 3px 8px; }
+        .counts { display: flex; gap: 10px; } .count { margin: 0; font-size: 11px; border: 1px solid #bbbbbb; padding: 3px 8px; white-space: nowrap; }
         .count b { font-size: 18px; margin-right: 4px; }
         .good { color: \(p.good); } .attn { color: \(p.attention); font-weight: bold; }
         table { border-collapse: collapse; }
@@ -218,8 +226,6 @@ public struct StudyPage: Sendable {
         .study td.d.open:not([data-worn]) { background: \(p.page); color: \(p.meta); }
         </style></head>
         <body>
-        \(body)
-        </body></html>
 
         """
     }
