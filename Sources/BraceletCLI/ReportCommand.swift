@@ -47,7 +47,7 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
             transform: parseTimeZoneOption)
     var tz: TimeZone?
 
-    @Option(name: [.short, .customLong("output")], help: "The HTML file to write (default: standard output).")
+    @Option(name: [.short, .customLong("output")], help: "The file to write, HTML (or with --study --format csv, CSV; default: standard output).")
     var output: String?
 
     @OptionGroup(title: "The study page (--study)") var study: StudyReportOptions
