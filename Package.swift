@@ -122,7 +122,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BraceletGatewayTests",
-            dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol", "BraceletVitality"]
+            dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol", "BraceletVitality",
+                           "BraceletDecoder"]
         ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
     ]

@@ -19,6 +19,8 @@ from html.parser import HTMLParser
 
 from PIL import Image
 
+import page_checks
+
 
 class SVGElements(HTMLParser):
     def __init__(self):
@@ -91,31 +93,10 @@ def main():
     o = p.parse_args()
     name = o.name
 
-    # Self-contained: nothing that could load anything.
-    page = open(o.html, encoding="utf-8").read()
-    for pattern in (r"<script", r"\bsrc=", r"\bhref=", r"url\(", r"@import", r"https?://"):
-        if re.search(pattern, page, re.I):
-            fail(name, f"the page contains {pattern!r}: it must load nothing")
-
-    # No console message from the page.
-    for log in o.logs:
-        for line in open(log, encoding="utf-8", errors="replace"):
-            if "CONSOLE" in line or "Uncaught" in line:
-                fail(name, f"console message while rendering: {line.strip()}")
-
-    # No network request by the page: every request Chromium's net log started for the page (its
-    # isolation key is the file's origin) is the file itself. Chromium's own background traffic
-    # (updates, time, accounts) has another key and is not the page's doing.
-    netlog = json.load(open(o.netlog, encoding="utf-8"))
-    start_job = netlog["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-    urls = set()
-    for event in netlog.get("events", []):
-        params = event.get("params") or {}
-        if event.get("type") == start_job and str(params.get("network_isolation_key", "")).startswith("file://"):
-            urls.add(params.get("url", ""))
-    outside = sorted(u for u in urls if not u.startswith(("file:", "data:", "about:")))
-    if outside:
-        fail(name, f"the page made network requests: {outside[:5]}")
+    # Self-contained, quiet, nothing fetched: the checks every rendered page passes.
+    page, urls, problem = page_checks.rendered(o.html, o.netlog, o.logs)
+    if problem:
+        fail(name, problem)
 
     # Expected elements, from the exports.
     rows = list(csv.DictReader(open(o.slots, newline="", encoding="utf-8")))

@@ -11,22 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=${VENV:-.build-venv}
-CHROMIUM=${CHROMIUM:-chromium}
-BIN=${BRACELET_BIN:-}
-if [[ -z "$BIN" ]]; then
-    for candidate in .build/release/bracelet .build/debug/bracelet; do
-        [[ -x "$candidate" ]] && { BIN=$candidate; break; }
-    done
-fi
-[[ -x "$BIN" ]] || { echo "render-report: no bracelet binary; run swift build first (or set BRACELET_BIN)" >&2; exit 2; }
-if ! command -v "$CHROMIUM" > /dev/null; then
-    if [[ $(id -u) == 0 ]]; then apt-get install -y chromium > /dev/null; else
-        echo "render-report: chromium is missing; install it with: sudo apt-get install -y chromium" >&2; exit 2
-    fi
-fi
-[[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
-"$VENV/bin/pip" install -q --disable-pip-version-check pillow
+source tools/render-lib.sh
+render_setup render-report
 
 OUT=${1:-}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/render-report.XXXXXX")
@@ -37,9 +23,7 @@ mkdir -p "$OUT"
 # Each capture with the zone it was recorded in and a day to report (its second day).
 declare -A ZONES=([v1-day]=America/New_York [v1-faulty-transfer]=America/New_York
                   [v2-three-days]=America/New_York [v2-daylight-saving]=Europe/Amsterdam)
-chrome=("$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
-        --disable-background-networking --disable-component-update --disable-sync
-        --window-size=794,1123 --enable-logging=stderr --v=0)
+render_chrome 794 1123
 for capture in captures/*.btsnoop; do
     name=$(basename "$capture" .btsnoop)
     zone=${ZONES[$name]:-UTC}

@@ -21,14 +21,23 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
             Example:
               bracelet report --db bracelet.db --day 2026-06-17 \\
                 --tz America/New_York -o day.html
+
+            With --study the page is the whole study's instead, from a gateway's database (--db) or \
+            the fleet database (--postgres-file or $BRACELET_POSTGRES_URL; a reader role is enough): \
+            a row per participant device, a cell per local day from --from to --to (default the last \
+            14 days) with the minutes worn and recorded, and per row last heard, last sync, battery, \
+            open operator events, backlog and whether the last 7 days score. A4 landscape; \
+            --format csv writes the same numbers one line per participant and day.
+
+              bracelet report --study --db /var/lib/bracelet/bracelet.db -o study.html
             """
     )
 
     @Option(help: "The database to read.")
-    var db: String
+    var db: String?
 
     @Option(help: "The day to report, YYYY-MM-DD.")
-    var day: String
+    var day: String?
 
     @Option(help: "Device serial (default: the only one in the database).")
     var device: String?
@@ -40,10 +49,15 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
             transform: parseTimeZoneOption)
     var tz: TimeZone?
 
-    @Option(name: [.short, .customLong("output")], help: "The HTML file to write (default: standard output).")
+    @Option(name: [.short, .customLong("output")], help: "The file to write, HTML (or with --study --format csv, CSV; default: standard output).")
     var output: String?
 
+    @OptionGroup(title: "The study page (--study)") var study: StudyReportOptions
+
     func validate() throws {
+        if study.study { return try study.validate(db: db, day: day, device: device, tz: tz) }
+        try study.refuseWithoutStudy()
+        guard db != nil, let day else { throw ValidationError("give --db PATH and --day YYYY-MM-DD (or --study for the study page)") }
         guard LocalDates.isValid(day) else { throw ValidationError("--day \(day) is not a date written YYYY-MM-DD") }
         guard (1...31).contains(days) else { throw ValidationError("--days must be 1-31, not \(days)") }
     }
@@ -51,6 +65,8 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
+        if study.study { return try study.run(db: db, output: output) }
+        guard let db, let day else { throw ValidationError("give --db PATH and --day YYYY-MM-DD (or --study for the study page)") }
         let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day
         let (dataset, _) = try loadExportDataset(db: db, device: device, from: first, to: day, tz: tz)
         var scores: [WeekScore] = []

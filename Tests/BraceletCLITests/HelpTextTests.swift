@@ -88,7 +88,8 @@ import Testing
         #expect(error?.exitCode == 2)
         #expect(error?.description.contains("no daily summary") == true, "\(error?.description ?? "")")
         #expect(error?.description.contains("--from") == false, "\(error?.description ?? "")")
-        #expect(!ReportCommand.helpMessage().contains("--from"))
+        // report's --from is the study page's (--study), which the day's error does not concern.
+        #expect(ReportCommand.helpMessage().contains("With --study: the first day shown"))
     }
 }
 

@@ -10,11 +10,26 @@ import Testing
 /// 07:00 (half an hour awake at either end, then light, deep and REM in half-hour blocks), in bed
 /// and at 55 bpm; an hour's walk at 09:00 (110 bpm); resting at 62 bpm otherwise.
 func syntheticNightsAndDays() throws -> [Slot] {
-    let start = Int64(try #require(LocalDate(iso: "2026-02-28")).dayNumber) * 86_400 + 20 * 3600
-    return (0..<(52 * 60)).map { index in
+    wornSlots(start: Int64(try #require(LocalDate(iso: "2026-02-28")).dayNumber) * 86_400 + 20 * 3600, minutes: 52 * 60)
+}
+
+/// `minutes` one-minute slots from `start` (Unix s) of a participant wearing the bracelet, by UTC
+/// clock: nights from 23:00 to 07:00 (half an hour awake at either end, then light, deep and REM in
+/// half-hour blocks) at 55 bpm, an hour's walk at 09:00 (110 bpm), resting at 62 bpm otherwise. The
+/// slots starting in `offWrist` lie off the wrist (recorded, wearing 0, no heart rate); those in
+/// `silent` are not recorded at all.
+func wornSlots(start: Int64, minutes: Int, offWrist: Range<Int64> = 0..<0, silent: Range<Int64> = 0..<0) -> [Slot] {
+    (0..<minutes).compactMap { index in
         let time = start + Int64(index) * 60
-        let minuteOfDay = Int((time % 86_400) / 60)
+        guard !silent.contains(time) else { return nil }
         var slot = Slot(start: time, intervalSeconds: 60)
+        guard !offWrist.contains(time) else {
+            slot.wearing = 0
+            slot.activity = 0
+            slot.steps = 0
+            return slot
+        }
+        let minuteOfDay = Int((time % 86_400) / 60)
         slot.bpmQuality = 4
         slot.wearing = 4
         let night = minuteOfDay >= 23 * 60 || minuteOfDay < 7 * 60
