@@ -103,10 +103,16 @@ func openStore(_ path: String, mustExist: Bool) throws -> Store {
     do {
         let store = try Store(path: path, readOnly: mustExist)
         // A command that writes must not append to a damaged file.
-        if !mustExist { try store.requireIntactForDelivery() }
+        if !mustExist, let outside = try store.requireIntactForDelivery() { logOutsideWrites(outside, path: path) }
         Log.debug("database \(path) open \(mustExist ? "read-only" : "for writing, its structure checked")")
         return store
     } catch { throw CLIError("cannot open \(path): \(error)", cause: error) }
+}
+
+/// Says what another program did to the database file and what bracelet did about it: a warning
+/// when another program wrote to it, else information (a copy of bracelet's own log).
+func logOutsideWrites(_ report: OutsideWriteReport, path: String) {
+    if report.written { Log.warning("\(path): \(report)") } else { Log.info("\(path): \(report)") }
 }
 
 /// The device to work on: `requested`, or the only one in the database.

@@ -210,7 +210,9 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         let store = try Store(path: db)
         // What a delivery reads is checked before anything is sent: the file's structure and the
         // payloads still to be delivered (again once --requeue-dead/--resend made more of them pending).
-        do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") }
+        do {
+            if let outside = try store.requireIntactForDelivery() { logOutsideWrites(outside, path: db) }
+        } catch { throw CLIError("\(error)") }
         if status {
             try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
             return
