@@ -17,6 +17,8 @@ struct SampleInput {
     var source: String
     /// Notes for standard error (input diagnostics).
     var notes: [String] = []
+    /// Beat-to-beat intervals the input held that could not be read (CSV cells).
+    var unreadableIntervals = 0
 
     /// Replays a capture and keeps every slot and beat (every device in it), decoded straight into
     /// one array each as the capture is read.
@@ -48,6 +50,7 @@ struct SampleInput {
         var input = SampleInput(source: path)
         input.slots = parsed.slots
         input.beats = parsed.beats
+        input.unreadableIntervals = parsed.unreadableIntervals
         input.notes = parsed.diagnostics.map { "note: \(path): \($0)" }
         return input
     }
