@@ -87,7 +87,6 @@ extension SyncCommand {
     /// Delivers the outbox to the fleet database in batches (`--postgres`), with `sync`'s exit codes.
     func deliverToPostgres(_ uri: String, store: Store) async throws {
         let server = try fleetServer(uri, fromCommandLine: postgres != nil)
-        try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
         let sink = PostgresSink(server: server)
