@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletProtocol
 import BraceletDecoder
 import BraceletFleet
 import BraceletStore
@@ -62,6 +63,10 @@ struct FleetStatusCommand: ParsableCommand, LoggingCommand {
 func fleetServer(_ option: String?, fromCommandLine: Bool = true) throws -> FleetServer {
     guard let uri = option ?? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"], !uri.isEmpty else {
         throw CLIError("give the fleet database with --postgres URL or $BRACELET_POSTGRES_URL")
+    }
+    // The URL from the variable or a file is no command-line argument: checked here like one.
+    do { try OperatorText.check(uri, what: option == nil ? "$BRACELET_POSTGRES_URL" : "the fleet database URL") } catch {
+        throw CLIError(error.description, exitCode: 64)
     }
     let server: FleetServer
     do { server = try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }

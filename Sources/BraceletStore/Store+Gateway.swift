@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletProtocol
 import Foundation
 
 /// One bracelet a gateway keeps synced: where it is reached, the person's settings given at
@@ -112,7 +113,11 @@ extension Store {
     /// without a maximum heart rate drops a pending maximum, as `person set` does in the record.
     /// Returns whether it was new.
     public func enrol(_ enrolment: GatewayEnrolment) throws -> Bool {
-        try write { db in
+        if let user = enrolment.user, !OutboxEntry.isValidUser(user) {
+            throw StoreError.invalidInput("user id \"\(OperatorText.escaped(user))\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
+        }
+        do { try OperatorText.check(enrolment.endpoint, what: "the endpoint") } catch { throw StoreError.invalidInput(error.description) }
+        return try write { db in
             let existing = try db.prepare("SELECT settings FROM gateway_enrolments WHERE endpoint = ?1")
             existing.bind(enrolment.endpoint, at: 1)
             let isNew = try !existing.step()

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletProtocol
 import Foundation
 
 extension Store {
@@ -412,7 +413,7 @@ extension Store {
     @discardableResult
     public func setUser(_ user: String?, device serial: String) throws -> Int {
         if let user, !OutboxEntry.isValidUser(user) {
-            throw StoreError.invalidInput("user id \"\(user)\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
+            throw StoreError.invalidInput("user id \"\(OperatorText.escaped(user))\" is not valid: use 1 to 64 characters from A-Z a-z 0-9 . _ - : @ (e.g. P-0042).")
         }
         return try write { db in
             _ = try deviceIDCreating(db, serial: serial)
