@@ -122,7 +122,7 @@ if [ "$(cat /proc/1/comm)" = systemd ]; then
   step "the gateway under its unit: synced, delivered, metrics, stopped"
 else
   echo "check-deb: systemd is not PID 1 here ($(cat /proc/1/comm)): tools/unit-sandbox.sh rebuilds the unit's sandbox"
-  tools/unit-sandbox.sh /usr/bin/bracelet || fail "tools/unit-sandbox.sh"
+  UNIT="$unit" tools/unit-sandbox.sh /usr/bin/bracelet || fail "tools/unit-sandbox.sh"
   step "the gateway in the unit's sandbox: synced, delivered, metrics, stopped"
 fi
 

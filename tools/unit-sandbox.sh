@@ -2,7 +2,8 @@
 # tools/unit-sandbox.sh [BRACELET]: runs `bracelet gateway run` once inside the sandbox that
 # debian/bracelet.bracelet-gateway.service asks systemd for, rebuilt without systemd (for machines
 # where systemd is not PID 1, such as CI containers), against a simulated bracelet: it must sync it,
-# deliver to JSON Lines, answer a metrics scrape and stop cleanly on SIGTERM within TimeoutStopSec.
+# deliver to a webhook (tools/webhook-receiver.py on 127.0.0.1: HTTP, DNS lookup, signatures),
+# answer a metrics scrape and stop cleanly on SIGTERM within TimeoutStopSec.
 # As root; the unit's user and state directory must exist (tools/check-deb.sh runs it after
 # installing the package). BRACELET defaults to /usr/bin/bracelet (not under /tmp, which the sandbox
 # replaces); UNIT to the package's unit file.
@@ -28,7 +29,7 @@ state=/var/lib/$(value StateDirectory)
 work=$(mktemp -d /run/bracelet-sandbox.XXXXXX)
 chmod 755 "$work"
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; rm -f "$state"/sandbox-check.*; }
+cleanup() { for p in "${pids[@]}"; do kill $(pgrep -P "$p") "$p" 2>/dev/null || true; done; rm -rf "$work"; rm -f "$state"/sandbox-check.*; }
 trap cleanup EXIT
 
 # The seccomp program: allowed calls from the unit's SystemCallFilter= lines, socket() only for the
@@ -106,25 +107,27 @@ setpriv --reuid="$user" --regid="$group" --clear-groups "$bracelet" simulate --s
 for _ in $(seq 100); do [ -S "$work/sim/s.sock" ] && break; sleep 0.1; done
 [ -S "$work/sim/s.sock" ] || { cat "$work/sim.log" >&2; fail "the simulated bracelet did not start"; }
 db=$state/sandbox-check.db
+receiver_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 tools/webhook-receiver.py --secret sandbox-check --port "$receiver_port" >"$work/receiver.log" 2>&1 & pids+=($!)
 setpriv --reuid="$user" --regid="$group" --clear-groups "$bracelet" gateway enroll --db "$db" --via "unix:$work/sim/s.sock" --user P-SBX --tz UTC \
   >"$work/enroll.log" 2>&1 || { cat "$work/enroll.log" >&2; fail "gateway enroll"; }
 
-unshare --mount --pid --fork --propagation private sh -euc '
+BRACELET_WEBHOOK_SECRET=sandbox-check unshare --mount --pid --fork --kill-child=SIGTERM --propagation private sh -euc '
   mount -t proc -o subset=pid,hidepid=invisible proc /proc
   mkdir -p "$1/devs"; for d in null zero full random urandom tty; do touch "$1/devs/$d"; mount --bind "/dev/$d" "$1/devs/$d"; done
   mount -t tmpfs -o mode=755 tmpfs /dev
   for d in null zero full random urandom tty; do touch "/dev/$d"; mount --bind "$1/devs/$d" "/dev/$d"; done
   mount -t tmpfs -o mode=1777 tmpfs /tmp
-  mount --bind "$7" "$7"
+  mount --bind "$(dirname "$6")" "$(dirname "$6")"
   mount -o remount,bind,ro /
   exec setpriv --reuid="$2" --regid="$3" --clear-groups --no-new-privs --inh-caps="$4" --ambient-caps="$4" --bounding-set=-all,"$4" \
-    "$1/seccomp-exec" "$5" gateway run --db "$6" --jsonl "$7/sandbox-check.jsonl" --metrics 127.0.0.1:0 --interval 3600
-' sandbox "$work" "$user" "$group" "$caps" "$bracelet" "$db" "$state" >"$work/gateway.log" 2>&1 & outer=$!
+    "$1/seccomp-exec" "$5" gateway run --db "$6" --webhook "http://localhost:$7/in" --metrics 127.0.0.1:0 --interval 3600
+' sandbox "$work" "$user" "$group" "$caps" "$bracelet" "$db" "$receiver_port" >"$work/gateway.log" 2>&1 & outer=$!
 pids+=($outer)
 for _ in $(seq 50); do gateway=$(pgrep -P "$outer" || true); [ -n "$gateway" ] && break; sleep 0.1; done
 [ -n "$gateway" ] || { cat "$work/gateway.log" >&2; fail "the sandboxed gateway did not start"; }
 for _ in $(seq 600); do
-  grep -q "synced" "$work/gateway.log" && [ -s "$state/sandbox-check.jsonl" ] && break
+  grep -q "synced" "$work/gateway.log" && grep -q "^accepted" "$work/receiver.log" && break
   kill -0 "$outer" 2>/dev/null || break
   sleep 0.2
 done
@@ -133,11 +136,13 @@ url=$(sed -n 's/.*metrics on \(http[^ ]*\).*/\1/p' "$work/gateway.log" | head -1
 port=${url##*:}; port=${port%%/*}
 scrape=$(exec 3<>"/dev/tcp/127.0.0.1/$port"; printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3; timeout 5 cat <&3) || fail "no answer from $url"
 grep -q '^bracelet_syncs_total 1$' <<<"$scrape" || { echo "$scrape" >&2; fail "metrics"; }
-lines=$(wc -l <"$state/sandbox-check.jsonl")
+sleep 1
+lines=$(grep -c "^accepted" "$work/receiver.log" || true)
+[ "$lines" -gt 0 ] || { cat "$work/gateway.log" "$work/receiver.log" >&2; fail "nothing delivered to the webhook"; }
 stopped=$(date +%s.%N)
 kill -TERM "$gateway"
 wait "$outer" || { cat "$work/gateway.log" >&2; fail "the gateway did not exit 0 on SIGTERM"; }
 took=$(echo "$(date +%s.%N) - $stopped" | bc)
 [ "$(echo "$took < ${timeout%s}" | bc)" = 1 ] || fail "SIGTERM took $took s, above TimeoutStopSec=$timeout"
 grep -q "stopped by SIGTERM" "$work/gateway.log" || { cat "$work/gateway.log" >&2; fail "no clean stop"; }
-echo "unit-sandbox: synced, $lines entries delivered, metrics at $url, stopped by SIGTERM in $(printf %.1f "$took") s"
+echo "unit-sandbox: synced, $lines entries delivered to the webhook, metrics at $url, stopped by SIGTERM in $(printf %.1f "$took") s"
