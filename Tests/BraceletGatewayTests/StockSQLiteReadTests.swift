@@ -33,8 +33,8 @@ private func logSize(_ db: String) -> Int {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = try ServedBracelet(directory: folder, serial: "SQLR0001", model: .v2, slowMilliseconds: nil)
-        // Slow notifications: the second sync takes seconds, long enough to read during it.
-        let second = try ServedBracelet(directory: folder, serial: "SQLR0002", model: .v1, slowMilliseconds: 2)
+        // Slow notifications: the second sync takes several seconds, long enough to read during it.
+        let second = try ServedBracelet(directory: folder, serial: "SQLR0002", model: .v1, slowMilliseconds: 6)
         defer { first.stop(); second.stop() }
         let db = folder + "/b.db", jsonl = folder + "/out.jsonl"
 
@@ -57,13 +57,13 @@ private func logSize(_ db: String) -> Int {
         while process.isRunning && Date() < deadline {
             let read = try stockSQLite(db, "SELECT count(*) FROM slots")
             #expect(read.status == 0, "\(read.out)")
-            readsDuring += 1
+            if process.isRunning { readsDuring += 1 }  // began and ended while listen ran
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         #expect(!process.isRunning, "listen did not end within 120 s")
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(readsDuring >= 3, "the sync ended before the shell could read during it")
+        #expect(readsDuring >= 2, "the sync ended before the shell could read during it")
         #expect(logSize(db) == 0, "listen left its WAL behind")
 
         // The case: sync --once, then one read.

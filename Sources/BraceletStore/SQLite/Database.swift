@@ -84,11 +84,7 @@ public final class Database {
 
     deinit {
         statements.removeAll()  // finalizes them before the connection closes
-        if leavesNoLog {
-            LogCheckpoint.truncate(handle)
-            LogCheckpoint.closed(path)
-        }
-        sqlite3_close_v2(handle)
+        if leavesNoLog { LogCheckpoint.close(handle, path: path) } else { sqlite3_close_v2(handle) }
     }
 
     /// Whether closing this connection copies the WAL into the file and empties it (see
