@@ -87,7 +87,7 @@ final class NotifySocket {
         environment["WATCHDOG_USEC"] = "400000"
         environment["WATCHDOG_PID"] = nil
         process.environment = environment
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -114,7 +114,7 @@ private final class Client {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let log = folder + "/run.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
         process.executableURL = try braceletBinary()
         process.arguments = ["gateway", "run", "--db", folder + "/g.db", "--jsonl", folder + "/out.jsonl", "--metrics", "127.0.0.1:0"]
