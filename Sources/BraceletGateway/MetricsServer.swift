@@ -40,20 +40,7 @@ public final class MetricsServer: Sendable {
         guard fd >= 0 else { throw .metricsSocket(String(cString: strerror(errno))) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var bound: Int32
-        if isV6 {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = port.bigEndian
-            a.sin6_addr = in6addr_loopback
-            bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-        } else {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        }
+        var bound = Self.withLoopbackAddress(v6: isV6, port: port) { bind(fd, $0, $1) }
         // A backlog above the connection limit: a burst of connections waits in the kernel for the
         // next turn of the loop instead of having its handshakes dropped (a retry costs 1 s).
         if bound == 0 { bound = listen(fd, 256) }
@@ -77,6 +64,23 @@ public final class MetricsServer: Sendable {
         let server = self
         let thread = Thread { server.serve() }
         thread.start()
+    }
+
+    /// Calls `body` with the loopback address (`127.0.0.1`, or `::1` with `v6`) and `port`, as a
+    /// socket address and its length for `bind` or `connect`.
+    package static func withLoopbackAddress<T>(v6: Bool, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        if v6 {
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = port.bigEndian
+            a.sin6_addr = in6addr_loopback
+            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
     }
 
     /// Stops serving (within 200 ms) and closes the socket and every connection.

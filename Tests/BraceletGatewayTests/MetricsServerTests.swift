@@ -9,20 +9,7 @@ private final class Client {
 
     init(port: UInt16, v6: Bool = false) throws {
         fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var result: Int32
-        if v6 {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = port.bigEndian
-            a.sin6_addr = in6addr_loopback
-            result = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-        } else {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            result = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        }
+        let result = MetricsServer.withLoopbackAddress(v6: v6, port: port) { connect(fd, $0, $1) }
         guard fd >= 0, result == 0 else {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
