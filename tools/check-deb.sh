@@ -5,11 +5,13 @@
 # (warnings are fixed or overridden with a reason in debian/bracelet.lintian-overrides); dpkg -i;
 # /usr/bin/bracelet resolves every library without the Swift toolchain's; bracelet --version; the
 # man page of a subcommand renders; the bash completion loads and completes subcommands; systemd-analyze
-# verify accepts the unit; the state directory and system user; /usr/share/bracelet holds the
-# checkout's captures, example receiver and alert rules (the rules load in promtool when it is
-# installed); README.md's walk-through runs with the installed package (tools/readme-walkthrough.sh);
-# dpkg -r removes the program and keeps the state; dpkg --purge removes the state, the user and the
-# group. Prints each step's time.
+# verify accepts the unit; systemd-analyze security finds nothing in it but what the gateway needs
+# (the list below, exposure at most 2.0); the gateway runs in the unit's sandbox (started by systemd
+# where it is PID 1, else rebuilt by tools/unit-sandbox.sh) against a simulated bracelet; the state
+# directory and system user; /usr/share/bracelet holds the checkout's captures, example receiver and
+# alert rules (the rules load in promtool when it is installed); README.md's walk-through runs with
+# the installed package (tools/readme-walkthrough.sh); dpkg -r removes the program and keeps the
+# state; dpkg --purge removes the state, the user and the group. Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "check-deb: run as root (it installs and purges the package)" >&2; exit 1; }
@@ -77,6 +79,54 @@ unit=$(systemctl show -P FragmentPath bracelet-gateway.service 2>/dev/null || tr
 systemd-analyze verify "$unit" >"$work/verify.txt" 2>&1 || { cat "$work/verify.txt" >&2; fail "systemd-analyze verify $unit"; }
 [ ! -s "$work/verify.txt" ] || { cat "$work/verify.txt" >&2; fail "systemd-analyze verify printed the warnings above"; }
 step "systemd-analyze verify $unit"
+
+# What systemd-analyze security still flags is what the gateway needs: Bluetooth LE (AF_BLUETOOTH
+# sockets, the management interface: CAP_NET_ADMIN and CAP_NET_RAW as ambient capabilities, in the
+# host's user namespace, which PrivateUsers= would leave), delivery to any webhook or PostgreSQL host
+# (AF_INET/AF_INET6, no IP allow list, the host's network), D-Bus to bluetoothd and sd_notify
+# (AF_UNIX), getaddrinfo (AF_NETLINK), the host's root (the binary and its libraries), and the
+# real-time clock's device, which ProtectClock= itself allows read-only.
+expected="AmbientCapabilities= CapabilityBoundingSet=~CAP_NET_ADMIN CapabilityBoundingSet=~CAP_NET_(BIND_SERVICE|BROADCAST|RAW)
+DeviceAllow= IPAddressDeny= PrivateNetwork= PrivateUsers= RestrictAddressFamilies=~AF_(INET|INET6) RestrictAddressFamilies=~AF_NETLINK
+RestrictAddressFamilies=~AF_UNIX RestrictAddressFamilies=~… RootDirectory=/RootImage="
+systemd-analyze security --offline=yes --threshold=20 --no-pager "$unit" >"$work/security.txt" 2>&1 ||
+  { cat "$work/security.txt" >&2; fail "systemd-analyze security: exposure above 2.0 (systemd-analyze counts it as 20 of 100; above)"; }
+flagged=$(awk '$1 == "✗" { print $2 }' "$work/security.txt" | sort)
+[ "$flagged" = "$(tr ' ' '\n' <<<"$expected" | grep . | sort)" ] ||
+  { diff <(tr ' ' '\n' <<<"$expected" | grep . | sort) <(echo "$flagged") >&2 || true; fail "systemd-analyze security flags other settings than the gateway needs (diff above: < expected, > flagged)"; }
+step "systemd-analyze security: $(sed -n 's/.*exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$work/security.txt"), only what the gateway needs"
+
+# The gateway in that sandbox, against a simulated bracelet: it syncs, delivers, serves metrics and
+# stops on SIGTERM. Where systemd is PID 1, by systemd under the installed unit; elsewhere (a
+# container) the sandbox is rebuilt with namespaces, setpriv and the same seccomp filter.
+if [ "$(cat /proc/1/comm)" = systemd ]; then
+  sim=/run/bracelet-check
+  install -d -o bracelet -g bracelet "$sim"
+  setpriv --reuid=bracelet --regid=bracelet --clear-groups /usr/bin/bracelet simulate --serve "unix:$sim/s.sock" --days 2 --seed 3 --quiet &
+  simulator=$!
+  for _ in $(seq 100); do [ -S "$sim/s.sock" ] && break; sleep 0.1; done
+  setpriv --reuid=bracelet --regid=bracelet --clear-groups /usr/bin/bracelet gateway enroll --db /var/lib/bracelet/bracelet.db \
+    --via "unix:$sim/s.sock" --user P-CHECK --tz UTC >/dev/null
+  mkdir -p /run/systemd/system/bracelet-gateway.service.d
+  printf '[Service]\nEnvironment="BRACELET_GATEWAY_ARGS=--jsonl /var/lib/bracelet/check.jsonl --metrics 127.0.0.1:19464"\n' \
+    >/run/systemd/system/bracelet-gateway.service.d/check.conf
+  systemctl daemon-reload
+  systemctl start bracelet-gateway.service || { journalctl -u bracelet-gateway --no-pager | tail -20 >&2; fail "systemctl start"; }
+  for _ in $(seq 300); do [ -s /var/lib/bracelet/check.jsonl ] && break; sleep 0.2; done
+  scrape=$(exec 3<>/dev/tcp/127.0.0.1/19464; printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3; timeout 5 cat <&3) || true
+  systemctl stop bracelet-gateway.service
+  result=$(systemctl show -P Result bracelet-gateway.service)
+  kill "$simulator" 2>/dev/null || true
+  rm -rf /run/systemd/system/bracelet-gateway.service.d "$sim" /var/lib/bracelet/check.jsonl /var/lib/bracelet/bracelet.db*
+  systemctl daemon-reload
+  [ "$result" = success ] && grep -q '^bracelet_syncs_total 1$' <<<"$scrape" ||
+    { journalctl -u bracelet-gateway --no-pager | tail -20 >&2; fail "the gateway under its unit (result $result)"; }
+  step "the gateway under its unit: synced, delivered, metrics, stopped"
+else
+  echo "check-deb: systemd is not PID 1 here ($(cat /proc/1/comm)): tools/unit-sandbox.sh rebuilds the unit's sandbox"
+  UNIT="$unit" tools/unit-sandbox.sh /usr/bin/bracelet || fail "tools/unit-sandbox.sh"
+  step "the gateway in the unit's sandbox: synced, delivered, metrics, stopped"
+fi
 
 # What README.md's examples take from the package instead of a checkout: each file as the checkout has it.
 share=/usr/share/bracelet

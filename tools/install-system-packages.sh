@@ -7,12 +7,13 @@
 # openssl (tools/fleet-tls.sh makes its CA and certificates); postgresql-15-auto-failover (pg_auto_failover:
 # tools/fleet-failover.sh's monitor, primary and synchronous standby);
 # zlib1g-dev (gzip bodies on the wire) and libzstd-dev (summary documents compressed in the store);
+# sqlite3 (the stock shell: tests read and write a bracelet database with it, as a person would).
 # prometheus for its promtool (tools/check-alert-rules.sh checks and unit-tests the alert rules the
 # package ships), without its recommends (the server itself is never started).
 set -euo pipefail
 need=()
 for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev openssl \
-    postgresql-15-auto-failover zlib1g-dev libzstd-dev; do
+    postgresql-15-auto-failover zlib1g-dev libzstd-dev sqlite3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 lean=()

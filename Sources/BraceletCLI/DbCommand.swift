@@ -17,8 +17,13 @@ struct DbCheckCommand: ParsableCommand, LoggingCommand {
         commandName: "check",
         abstract: "Check the database: the checksum of every page, page structure, every slot and beat, and the content hash of every stored summary and outbox entry.",
         discussion: """
-            Opens the file read-only and changes nothing. Exit status: 0 when no damage was found, 3 when \
-            some was (each finding is printed, with what to do), 1 when the file cannot be opened.
+            Opens the file read-only and changes nothing. Pages another SQLite program put into the file \
+            (the sqlite3 shell closing last copies bracelet's write-ahead log into it; a write without \
+            -readonly) carry no checksum: they are verified with SQLite's integrity check and bracelet's \
+            row checks and content hashes, reported, and sealed again by the next bracelet command that \
+            writes. Exit status: 0 when no damage was found, 3 when some was, or when rows another \
+            program changed no longer match what bracelet wrote (each finding is printed, with what to \
+            do), 1 when the file cannot be opened.
             """
     )
 
@@ -47,6 +52,11 @@ struct DbCheckCommand: ParsableCommand, LoggingCommand {
         let findings: [IntegrityFinding]
         do { findings = try store.integrityFindings(full: full) } catch { throw CLIError("\(db): \(error)") }
         guard !findings.isEmpty else {
+            // Pages another SQLite program put into the file: the checks above passed over them.
+            if var outside = try? store.outsideWrites() {
+                outside.verified = true
+                print("\(db): \(outside.written ? "written from outside" : "copied by another program"): \(outside)")
+            }
             print("\(db): no damage found (page checksums, \(full ? "integrity_check" : "quick_check"), row checks of slots and beats, content hashes of summaries and outbox)")
             return
         }
@@ -55,6 +65,16 @@ struct DbCheckCommand: ParsableCommand, LoggingCommand {
 
     /// Prints each finding and what to do, then ends with exit status 3.
     private func report(_ findings: [IntegrityFinding]) throws -> Never {
+        if findings.allSatisfy({ $0.area == "outside" }) {
+            for finding in findings { print("\(db): written from outside: \(finding.problem)") }
+            Log.error("""
+                \(db) was changed by another program: summarize, score, sync and ingest refuse rows that no \
+                longer match what bracelet wrote. If the change was not meant, restore the latest backup \
+                (`bracelet db backup` makes one) or re-ingest the captures into a new database; read the file \
+                with `sqlite3 -readonly` so that nothing is written.
+                """)
+            throw ExitCode(3)
+        }
         for finding in findings { print("\(db): damaged: \(finding)") }
         Log.error("""
             \(db) is damaged: summarize, score, sync and ingest refuse it. Keep this file, then restore the \

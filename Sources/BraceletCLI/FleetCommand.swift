@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletProtocol
 import BraceletDecoder
 import BraceletFleet
 import BraceletStore
@@ -63,6 +64,10 @@ func fleetServer(_ option: String?, fromCommandLine: Bool = true) throws -> Flee
     guard let uri = option ?? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"], !uri.isEmpty else {
         throw CLIError("give the fleet database with --postgres URL or $BRACELET_POSTGRES_URL")
     }
+    // The URL from the variable or a file is no command-line argument: checked here like one.
+    do { try OperatorText.check(uri, what: option == nil ? "$BRACELET_POSTGRES_URL" : "the fleet database URL") } catch {
+        throw CLIError(error.description, exitCode: 64)
+    }
     let server: FleetServer
     do { server = try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
     if option != nil && fromCommandLine && server.hasPassword {
@@ -87,7 +92,6 @@ extension SyncCommand {
     /// Delivers the outbox to the fleet database in batches (`--postgres`), with `sync`'s exit codes.
     func deliverToPostgres(_ uri: String, store: Store) async throws {
         let server = try fleetServer(uri, fromCommandLine: postgres != nil)
-        try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
         let sink = PostgresSink(server: server)

@@ -142,7 +142,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         let server = try metrics.map { address in
             do { return try MetricsServer(address: address) { gateway.metricsExposition() } } catch { throw CLIError("\(error)") }
         }
-        if let server { Log.info("gateway: metrics on http://\(metrics ?? ""):\(server.port == 0 ? "" : "")/metrics (port \(server.port))") }
+        if let server { Log.info("gateway: metrics on \(server.url)") }
 
         var wakePipe: [Int32] = [-1, -1]
         guard pipe(&wakePipe) == 0 else { throw CLIError("cannot create the signal pipe: \(String(cString: strerror(errno)))") }

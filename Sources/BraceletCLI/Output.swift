@@ -133,6 +133,7 @@ extension Bracelet {
     /// code: the exit status each command's help promises (2 for no data, 3 for damaged input).
     static func main() async {
         do {
+            try ArgumentText.check(Array(CommandLine.arguments.dropFirst()))
             var command = try await asyncParseAsRoot(nil)
             (command as? any LoggingCommand)?.log.apply()
             if var asyncCommand = command as? AsyncParsableCommand {

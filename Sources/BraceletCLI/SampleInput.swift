@@ -17,6 +17,8 @@ struct SampleInput {
     var source: String
     /// Notes for standard error (input diagnostics).
     var notes: [String] = []
+    /// Beat-to-beat intervals the input held that could not be read (CSV cells).
+    var unreadableIntervals = 0
 
     /// Replays a capture and keeps every slot and beat (every device in it), decoded straight into
     /// one array each as the capture is read.
@@ -42,6 +44,7 @@ struct SampleInput {
         var input = SampleInput(source: path)
         input.slots = parsed.slots
         input.beats = parsed.beats
+        input.unreadableIntervals = parsed.unreadableIntervals
         input.notes = csvNotes(parsed, path: path)
         return input
     }
@@ -148,10 +151,16 @@ func openStore(_ path: String, mustExist: Bool, filler: DatabaseFiller = .device
     do {
         let store = try Store(path: path, readOnly: mustExist)
         // A command that writes must not append to a damaged file.
-        if !mustExist { try store.requireIntactForDelivery() }
+        if !mustExist, let outside = try store.requireIntactForDelivery() { logOutsideWrites(outside, path: path) }
         Log.debug("database \(path) open \(mustExist ? "read-only" : "for writing, its structure checked")")
         return store
     } catch { throw CLIError("cannot open \(path): \(error)", cause: error) }
+}
+
+/// Says what another program did to the database file and what bracelet did about it: a warning
+/// when another program wrote to it, else information (a copy of bracelet's own log).
+func logOutsideWrites(_ report: OutsideWriteReport, path: String) {
+    if report.written { Log.warning("\(path): \(report)") } else { Log.info("\(path): \(report)") }
 }
 
 /// The device to work on: `requested`, or the only one in the database.

@@ -156,8 +156,11 @@ struct HRVCommand: ParsableCommand, LoggingCommand {
         abstract: "Heart-rate variability (mean NN, SDNN, RMSSD, pNN50, mean HR) from beat-to-beat intervals.",
         discussion: """
             Keeps intervals of 300-2000 ms; with --filter malik20 (default) also drops a beat more than \
-            20 % away from the previous kept one. Never differences across a gap. JSON keys: mean_nn_ms, \
-            sdnn_ms, rmssd_ms, pnn50, mean_hr, kept, dropped (null when there are too few beats).
+            20 % away from the previous kept one. Never differences across a gap. A CSV's rr_ms may have \
+            fractions (Empatica E4 times beats in 1/64-s steps: 562.5), rounded to the millisecond. JSON \
+            keys: mean_nn_ms, sdnn_ms, rmssd_ms, pnn50, mean_hr (null when there are too few beats), kept, \
+            dropped (every interval of the input not used) and dropped_by (why: unreadable, same_time, \
+            out_of_range, artefact).
             """
     )
 
@@ -183,7 +186,7 @@ struct HRVCommand: ParsableCommand, LoggingCommand {
         let input = try capture.map { try SampleInput.capture($0) } ?? SampleInput.csv(csv ?? "", intervalSeconds: nil)
         for note in input.notes { logNote(note) }
         guard !input.beats.isEmpty else { throw CLIError("\(input.source) holds no beat-to-beat intervals", exitCode: 2) }
-        let result = HRVAnalysis.analyze(input.beats, filter: filter)
+        let result = HRVAnalysis.analyze(input.beats, filter: filter, unreadable: input.unreadableIntervals)
         switch format {
         case .json:
             print(String(decoding: try CanonicalJSON.bytes(of: result, what: "the HRV result"), as: UTF8.self))

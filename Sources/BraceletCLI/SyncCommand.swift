@@ -27,7 +27,8 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             outage lasts. --once makes one pass and exits.
 
             Exit status: 0 nothing left pending; 3 new dead letters; 75 (--once) entries still \
-            pending after transient failures; 78 the sink is paused by a configuration failure.
+            pending after transient failures; 78 the sink is paused by a configuration failure; 64 an \
+            option is wrong (such as a --kinds that names no kind).
 
             Examples:
               bracelet sync --db bracelet.db --webhook https://example.org/in \\
@@ -70,7 +71,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     var postgres: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Deliver only these kinds (comma-separated, e.g. daily,sleep); other entries stay pending for another sink.",
+        "Deliver only these kinds (comma-separated: daily, sleep, event:NAME; e.g. daily,sleep); other entries stay pending for another sink. An unknown kind is refused (exit 64).",
         valueName: "kinds"))
     var kinds: String?
 
@@ -213,7 +214,10 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         let store = try Store(path: db)
         // What a delivery reads is checked before anything is sent: the file's structure and the
         // payloads still to be delivered (again once --requeue-dead/--resend made more of them pending).
-        do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") }
+        do {
+            if let outside = try store.requireIntactForDelivery() { logOutsideWrites(outside, path: db) }
+        } catch { throw CLIError("\(error)") }
+        try refuseUnknownKinds(store)
         if status {
             try SyncStatusPrinter(store: store, filter: filter, json: format == .json).print()
             if try store.outboxCounts() == OutboxCounts(pending: 0, delivered: 0, dead: 0) {
@@ -228,7 +232,6 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
         if webhook == nil && jsonl == nil { return }
         if let note = postgresEnvironmentNote { Log.info(note) }
-        try warnAboutUnknownKinds(store)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
         var sink: any OutboxSink
@@ -291,14 +294,20 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         }
     }
 
-    /// Warns when `--kinds` names a kind no entry has (a typo would otherwise deliver nothing).
-    func warnAboutUnknownKinds(_ store: Store) throws {
+    /// Refuses `--kinds` naming a kind that does not exist (a typo would otherwise deliver nothing
+    /// and exit 0); says so when a kind that exists has no entry yet.
+    func refuseUnknownKinds(_ store: Store) throws {
         guard let wanted = filter.kinds else { return }
         let present = try store.outboxKinds()
+        let unknown = filter.unknownKinds(present: present)
+        guard unknown.isEmpty else {
+            let kinds = Array(Set(OutboxKindFilter.knownKinds + present.map(OutboxEntry.shortKind(of:)))).sorted()
+            throw CLIError("--kinds: \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")) is not a kind of outbox entry; "
+                + "the kinds are \(kinds.joined(separator: ", ")) (comma-separated, e.g. --kinds daily,sleep).", exitCode: 64)
+        }
         let names = Set(present + present.map(OutboxEntry.shortKind(of:)))
         for kind in wanted where !names.contains(kind) {
-            let known = Set(present.map(OutboxEntry.shortKind(of:))).sorted().joined(separator: ", ")
-            Log.warning("sync: warning: no outbox entry has kind \"\(kind)\" (kinds in the outbox: \(known.isEmpty ? "none yet" : known)).")
+            Log.info("sync: no outbox entry has kind \"\(kind)\" yet.")
         }
     }
 

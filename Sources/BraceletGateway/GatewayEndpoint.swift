@@ -1,3 +1,4 @@
+import BraceletProtocol
 import BraceletTransport
 
 /// Where the gateway reaches a bracelet: over the radio by its address, or a simulated bracelet
@@ -8,8 +9,10 @@ public enum GatewayEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// A simulated bracelet serving on a Unix socket.
     case unix(path: String)
 
-    /// Parses a stored endpoint, `--via unix:PATH`, or a `--device` address.
+    /// Parses a stored endpoint, `--via unix:PATH`, or a `--device` address. A control character
+    /// anywhere is refused (``OperatorText``): the endpoint names the bracelet in every log line.
     public init(_ text: String) throws(GatewayError) {
+        guard (try? OperatorText.check(text, what: "the endpoint")) != nil else { throw .invalidEndpoint(text) }
         if text.hasPrefix("unix:") {
             guard text.count > 5 else { throw .invalidEndpoint(text) }
             self = .unix(path: String(text.dropFirst(5)))

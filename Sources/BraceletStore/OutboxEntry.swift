@@ -102,6 +102,24 @@ public struct OutboxKindFilter: Sendable, Equatable {
         self.kinds = kinds
     }
 
+    /// The operator events the gateway writes (kind `event:NAME`, see the gateway's
+    /// `OperatorEvents`); a filter may name them before the first one is written.
+    public static let operatorEvents = ["battery_low", "clock_corrected", "not_heard", "not_worn", "sync_failing"]
+
+    /// The short kinds this build writes, as a filter names them: `daily`, `sleep` and `event:NAME`.
+    public static var knownKinds: [String] {
+        ["daily", "sleep"] + operatorEvents.map { "event:" + $0 }
+    }
+
+    /// The kinds of this filter that name no kind: neither one this build writes (short or full
+    /// name) nor one the outbox holds (`present`, full names). A typo would otherwise take nothing
+    /// and leave every entry pending without a word.
+    public func unknownKinds(present: [String]) -> [String] {
+        guard let kinds else { return [] }
+        let known = Set(Self.knownKinds + ["daily:daily", "sleep_session"] + present + present.map(OutboxEntry.shortKind(of:)))
+        return kinds.filter { !known.contains($0) }
+    }
+
     /// Whether an entry of outbox kind `kind` is taken.
     public func takes(kind: String) -> Bool {
         guard let kinds else { return true }

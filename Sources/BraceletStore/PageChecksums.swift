@@ -1,3 +1,4 @@
+import BraceletDecoder
 import CPageChecksum
 import CSQLite
 
@@ -14,8 +15,10 @@ import CSQLite
 /// WAL recovery verifies, and a page changed on its way into the WAL would no longer match its frame
 /// checksum (recovery would then drop every transaction after it). A page gets its checksum when a
 /// checkpoint copies it into the database file. The file stays an ordinary SQLite database: other
-/// programs read it (without verifying); a page they write no longer matches its checksum and reads
-/// as damaged here.
+/// programs read it (without verifying) and may write it. A page another SQLite program copies or
+/// writes into the file carries a marker instead of a failing checksum (see ``UnsealedPages``): it
+/// reads as unsealed, not as damage, and the store verifies it before it seals it again
+/// (``Store/sealOutsideWrites()``).
 enum PageChecksums {
     /// The VFS every connection opens its file with; registering it once per process.
     static let vfsName: String? = {
@@ -84,11 +87,24 @@ enum PageChecksums {
         sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
     }
 
-    /// What a failed checksum on this thread damaged, for ``StoreError/corrupt(path:detail:)``.
-    static func lastFailure() -> String {
+    /// What a failed checksum on this thread damaged, for ``StoreError/corrupt(path:detail:)``, and
+    /// whether another program wrote to the file at `path` since bracelet did (the change is then
+    /// named a write from outside, ``StoreError/writtenOutside(path:detail:)``).
+    static func lastFailure(path: String? = nil) -> (text: String, outside: Bool) {
         let page = bracelet_checksum_last_failure()
-        if page == 0 { return "a page does not match its checksum: it changed on disk after bracelet wrote it" }
-        return "page \(page) does not match its checksum: it changed on disk after bracelet wrote it"
+        let which = page == 0 ? "a page does not match its checksum" : "page \(page) does not match its checksum"
+        if let path, let written = writtenSinceBracelet(path: path) { return ("\(which): \(written)", true) }
+        return ("\(which): it changed on disk after bracelet wrote it", false)
+    }
+
+    /// When another program wrote to the file at `path` after bracelet's last write to it, says so
+    /// with both times; `nil` when the file's modification time is still that of bracelet's last
+    /// write, or bracelet's record of it is missing (a copy without extended attributes, a file
+    /// system without them).
+    static func writtenSinceBracelet(path: String) -> String? {
+        var file: Int64 = 0, bracelet: Int64 = 0
+        guard bracelet_written_since(path, &file, &bracelet) == 1 else { return nil }
+        return "another program wrote to the file at \(UTCTime.iso8601(unixSeconds: file)), after bracelet's last write at \(UTCTime.iso8601(unixSeconds: bracelet)) (for example sqlite3 without -readonly while no bracelet process had the file open), and bracelet cannot tell such a change from damage"
     }
 
     /// Whether a page failed its checksum on this thread since ``clearFailure()``.
@@ -102,18 +118,63 @@ enum PageChecksums {
     }
 
     /// The damaged pages of the database file at `path` (not its WAL), read directly; at most
-    /// `limit` page numbers, and how many there are in all. `nil` when the file has no checksums.
-    static func scan(path: String, limit: Int = 20) throws -> (pages: [Int64], count: Int64, total: Int64)? {
+    /// `limit` page numbers, how many there are in all, the file's page count and its unsealed
+    /// pages. `nil` when the file has no checksums.
+    static func scan(path: String, limit: Int = 20) throws -> (pages: [Int64], count: Int64, total: Int64, unsealed: UnsealedPages)? {
         var pages = [Int64](repeating: 0, count: limit)
         var total: Int64 = 0
-        let count = bracelet_checksum_scan(path, &pages, Int64(limit), &total)
+        var unsealed = BraceletUnsealed()
+        let count = bracelet_checksum_scan(path, &pages, Int64(limit), &total, &unsealed)
         if count == -2 { return nil }
         if count < 0 { throw StoreError.cannotOpen(path: path, reason: "cannot read the file to verify its page checksums") }
-        return (Array(pages.prefix(Int(min(count, Int64(limit))))), count, total)
+        return (Array(pages.prefix(Int(min(count, Int64(limit))))), count, total, UnsealedPages(unsealed))
+    }
+
+    /// The unsealed pages this connection read from its database file or wrote into it since the
+    /// last call (each is then forgotten).
+    static func takeUnsealed(_ db: Database) -> UnsealedPages {
+        var record = BraceletUnsealed()
+        sqlite3_file_control(db.handle, "main", BRACELET_FCNTL_UNSEALED, &record)
+        return UnsealedPages(record)
     }
 
     /// The checksum a page of these bytes carries in its last 8 bytes (little-endian).
     static func checksum(of page: [UInt8]) -> UInt64 {
         bracelet_page_checksum(page, Int32(page.count))
     }
+}
+
+/// Pages of the database file without a valid checksum whose reserved bytes say that an SQLite
+/// program other than bracelet's put them there, not damage on disk:
+/// - copied: a page image bracelet's SQLite made (read through the checksum VFS, or new) that
+///   another program's checkpoint copied from the WAL into the file, for example the sqlite3 shell
+///   closing last after bracelet was stopped without closing the file;
+/// - written: a page another program read from the file and changed (its write went through the
+///   WAL while bracelet had the file open, and bracelet's checkpoint copied it), or a page of
+///   either kind that bracelet changed before it was verified.
+struct UnsealedPages: Sendable, Equatable {
+    /// How many pages are unsealed (at least; a connection's record counts a page read twice once
+    /// only while it lists it).
+    var count: Int64 = 0
+    /// The first of them (1-based page numbers), in the order found.
+    var listed: [Int64] = []
+    /// Those of `listed` that were written from outside.
+    var written: Set<Int64> = []
+
+    init() {}
+
+    init(_ record: BraceletUnsealed) {
+        count = record.count
+        var record = record
+        let listed = Int(record.listed)
+        withUnsafeBytes(of: &record.pages) { raw in
+            self.listed = Array(raw.bindMemory(to: Int64.self).prefix(listed))
+        }
+        withUnsafeBytes(of: &record.outside) { raw in
+            for (index, flag) in raw.prefix(listed).enumerated() where flag != 0 { written.insert(self.listed[index]) }
+        }
+    }
+
+    /// Whether there are none.
+    var isEmpty: Bool { count == 0 }
 }

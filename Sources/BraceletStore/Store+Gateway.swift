@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletProtocol
 import Foundation
 
 /// One bracelet a gateway keeps synced: where it is reached, the person's settings given at
@@ -130,7 +131,9 @@ extension Store {
     /// without a maximum heart rate drops a pending maximum, as `person set` does in the record.
     /// Returns whether it was new.
     public func enrol(_ enrolment: GatewayEnrolment) throws -> Bool {
-        try write { db in
+        if let user = enrolment.user, !UserID.isWellFormed(user) { throw StoreError.invalidInput(UserIDError.malformed(user).description) }
+        do { try OperatorText.check(enrolment.endpoint, what: "the endpoint") } catch { throw StoreError.invalidInput(error.description) }
+        return try write { db in
             let existing = try db.prepare("SELECT settings FROM gateway_enrolments WHERE endpoint = ?1")
             existing.bind(enrolment.endpoint, at: 1)
             let isNew = try !existing.step()

@@ -3,7 +3,8 @@ import Foundation
 
 /// What `bracelet db check` found in one part of the database.
 public struct IntegrityFinding: Sendable, Hashable, CustomStringConvertible {
-    /// Which check: `pages`, `structure`, `slots`, `beats`, `daily_summaries`, `sleep_sessions`, `vitality_metrics`, `outbox`.
+    /// Which check: `pages`, `structure`, `slots`, `beats`, `daily_summaries`, `sleep_sessions`, `vitality_metrics`, `outbox`;
+    /// `outside` for rows another program changed (the file holds pages it wrote).
     public var area: String
     /// What is wrong there.
     public var problem: String
@@ -39,12 +40,16 @@ extension Store {
                 }
             } catch let error as StoreError {
                 // A page that failed its checksum where the check cannot go on is reported below.
-                guard case .corrupt = error, PageChecksums.failed else { throw error }
+                switch error {
+                case .corrupt, .writtenOutside: guard PageChecksums.failed else { throw error }
+                default: throw error
+                }
             }
             // The check reports a page that failed its checksum as one it could not get; say why.
             if PageChecksums.failed {
                 problems.removeAll { $0.problem.contains("get page") || $0.problem.contains("get the page") }
-                problems.insert(IntegrityFinding(area: "pages", problem: PageChecksums.lastFailure()), at: 0)
+                let failure = PageChecksums.lastFailure(path: path)
+                problems.insert(IntegrityFinding(area: failure.outside ? "outside" : "pages", problem: failure.text), at: 0)
             }
             return problems
         }
@@ -167,23 +172,37 @@ extension Store {
     /// gateway opens the file at every sync. Delivered and dead entries are not read (whole-outbox
     /// checks are `bracelet db check`'s); a summary document read elsewhere is guarded by its zstd
     /// frame's content checksum, and hashed by `db check`.
-    public func requireIntactForDelivery() throws {
+    ///
+    /// Pages another SQLite program put into the file (read as unsealed by the structure check, or
+    /// written unsealed by a checkpoint of this connection) are verified and sealed again first
+    /// (``sealOutsideWrites()``); the report says what was found.
+    @discardableResult
+    public func requireIntactForDelivery() throws -> OutsideWriteReport? {
         if let first = try structureFindings(full: false).first {
-            throw StoreError.corrupt(path: path, detail: "\(first.problem); run `bracelet db check --db \(path)`")
+            let detail = "\(first.problem); run `bracelet db check --db \(path)`"
+            throw first.area == "outside" ? StoreError.writtenOutside(path: path, detail: detail) : StoreError.corrupt(path: path, detail: detail)
         }
+        let outside = try locked({ PageChecksums.takeUnsealed($0) }).isEmpty ? nil : try sealOutsideWrites()
         if let first = try locked({ db in try outboxFindings(db, pendingOnly: true, documentsChecked: false) }).first {
             throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }
+        return outside
     }
 
     /// Everything `bracelet db check` checks; `full` runs `integrity_check` instead of `quick_check`.
     /// Damaged pages and structure damage are reported alone: reading rows of a damaged file is not
     /// meaningful.
+    /// Rows that fail their checks in a file another program wrote to are reported as written from
+    /// outside (area `outside`), not as damage.
+    /// With such pages, SQLite's full `integrity_check` runs whatever `full` says.
     public func integrityFindings(full: Bool) throws -> [IntegrityFinding] {
         let pages = try pageFindings()
-        let structure = try structureFindings(full: full)
-        guard pages.isEmpty, structure.isEmpty else { return pages + structure.filter { $0.area != "pages" || pages.isEmpty } }
-        return try measurementFindings() + contentFindings()
+        let outside = try outsideWrites()
+        let structure = try structureFindings(full: full || outside != nil)
+        guard pages.isEmpty, structure.isEmpty else { return pages + structure.filter { !["pages", "outside"].contains($0.area) || pages.isEmpty } }
+        let rows = try measurementFindings() + contentFindings()
+        guard !rows.isEmpty, let outside else { return rows }
+        return rows.map { IntegrityFinding(area: "outside", problem: "\(outside.what); rows no longer match what bracelet wrote: \($0)") }
     }
 
     /// Throws ``StoreError/corrupt(path:detail:)`` when a slot or beat of `device` (in `seconds`, Unix

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletProtocol
 import Foundation
 
 extension Store {

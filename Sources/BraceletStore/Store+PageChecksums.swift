@@ -8,7 +8,8 @@ extension Store {
     /// every damaged page is listed, not only the first one a query meets), each with the table or
     /// index it belongs to when SQLite can still tell. Pages in the WAL carry no checksum of this
     /// kind (SQLite's frame checksums cover them when the WAL is recovered after a crash); they get
-    /// theirs when a checkpoint copies them into the file.
+    /// theirs when a checkpoint copies them into the file. Pages another SQLite program put into
+    /// the file carry a marker instead and are not damage (``outsideWrites()``).
     public func pageFindings() throws -> [IntegrityFinding] {
         try Self.pageFindings(path: path)
     }
@@ -31,6 +32,9 @@ extension Store {
         let owners = PageChecksums.owners(path: path, pages: scan.pages)
         let listed = scan.pages.map { page in owners[page].map { "\(page) (\($0))" } ?? "\(page)" }
         let more = scan.count > Int64(scan.pages.count) ? " and \(scan.count - Int64(scan.pages.count)) more" : ""
+        if let written = PageChecksums.writtenSinceBracelet(path: path) {
+            return [IntegrityFinding(area: "outside", problem: "\(scan.count) of \(scan.total) pages do not match their checksum: page \(listed.joined(separator: ", "))\(more); \(written)")]
+        }
         return [IntegrityFinding(area: "pages", problem: "\(scan.count) of \(scan.total) pages do not match their checksum (changed on disk since bracelet wrote them): page \(listed.joined(separator: ", "))\(more)")]
     }
 

@@ -11,6 +11,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notADatabase(path: String)
     /// SQLite found damaged pages (SQLITE_CORRUPT), a page failed its checksum, or a row or stored summary no longer matches its check.
     case corrupt(path: String, detail: String)
+    /// Another program wrote to the file, and rows bracelet checks no longer match what bracelet wrote.
+    case writtenOutside(path: String, detail: String)
     /// The disk (or the file system quota) is full (SQLITE_FULL).
     case diskFull(path: String)
     /// The database or its folder is read-only (SQLITE_READONLY).
@@ -47,6 +49,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) is not a bracelet database (SQLite says: file is not a database). Check the --db path; if the file was damaged, move it aside and re-ingest the captures into a new database."
         case let .corrupt(path, detail):
             "database \(path) is corrupt (\(detail)). Keep a copy, run `sqlite3 \(path) .recover` to salvage it, or re-ingest the captures into a new database."
+        case let .writtenOutside(path, detail):
+            "database \(path) was changed by another program (\(detail)). bracelet does not use rows it did not write. If the change was not meant, restore the latest backup (`bracelet db backup` makes one) or re-ingest the captures into a new database; read the file with `sqlite3 -readonly` so that nothing is written."
         case let .diskFull(path):
             "disk full while writing \(path): nothing of the failed step was committed. Free disk space and run the command again."
         case let .readOnly(path):

@@ -35,10 +35,12 @@ enum CSVColumn: Int, CaseIterable {
     /// What a physiological cell may hold to be stored at all (finite and representable).
     private static let physiological: ClosedRange<Double> = -1e9...1e9
 
-    /// Whether the column takes fractions (the others take whole numbers only).
+    /// Whether the column takes fractions (the others take whole numbers only). `rr_ms` does:
+    /// Empatica's E4 and other devices time beats in steps of 1/64 s (562.5 ms); the reader rounds
+    /// them to the millisecond.
     var isDecimal: Bool {
         switch self {
-        case .breath, .speed, .skinTempC, .coreTempC, .eda: true
+        case .breath, .speed, .skinTempC, .coreTempC, .eda, .rr: true
         default: false
         }
     }

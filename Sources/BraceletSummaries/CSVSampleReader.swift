@@ -5,8 +5,12 @@ import Foundation
 public struct CSVSampleInput: Sendable, Equatable {
     /// One slot per row that had at least one slot value.
     public var slots: [Slot]
-    /// One beat per row with an `rr_ms` value.
+    /// One beat per row with an `rr_ms` value (fractions rounded to the millisecond); a row whose
+    /// `rr_ms` cannot be read is a beat without an interval, so that no interval is taken across it.
     public var beats: [Beat]
+    /// How many `rr_ms` cells held something that is not an interval (not a number in range, or in
+    /// a row skipped for its timestamp): intervals the file held that cannot be used.
+    public var unreadableIntervals = 0
     /// The slot interval used (given, or inferred from the row spacing); nil when there were no slot rows.
     public var intervalSeconds: Int32?
     /// Problems in single rows or cells; those rows and cells were skipped, the rest used.
@@ -81,6 +85,8 @@ public enum CSVSampleReader {
         var present: UInt32
         /// A beat row of replay's CSV without an interval: the first beat after a gap.
         var gapBeat = false
+        /// Its `rr_ms` cell held something that is not an interval.
+        var unreadableRR = false
 
         static let rrBit: UInt32 = 1 << CSVColumn.rr.rawValue
         /// Whether the row has a slot value (any column but `rr_ms`).
@@ -111,6 +117,7 @@ public enum CSVSampleReader {
         // The device cell of the previous row: a new serial is made into a String only when it changes.
         var lastDevice: [UInt8] = []
         var rows: [Row] = []
+        var unreadable = 0
         var lineStart = 0
         while lineStart <= utf8.count {
             let lineEnd = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? utf8.count
@@ -138,6 +145,7 @@ public enum CSVSampleReader {
                 continue
             }
             guard let stamp = cells[0].timestamp, stamp >= 100_000_000_000, stamp < 100_000_000_000_000 else {
+                if let rr = headerColumns.firstIndex(of: .rr), rr < cells.count, !cells[rr].isEmpty { unreadable += 1 }
                 report.add(SummaryDiagnostic(kind: .csvBadRow, row: lineNumber, column: columns.first, message:
                     "line \(lineNumber): timestamp '\(cells[0].string)' is not Unix milliseconds (13 digits): the row was skipped; write the time as milliseconds since 1970"))
                 continue
@@ -156,6 +164,7 @@ public enum CSVSampleReader {
                 let range = column.range
                 guard let value = cell.double, value.isFinite, range.contains(value),
                       column.isDecimal || value == value.rounded() else {
+                    if column == .rr { row.unreadableRR = true }
                     report.add(SummaryDiagnostic(kind: .csvBadCell, time: stamp / 1000, row: lineNumber, column: column.name, message:
                         "line \(lineNumber), column '\(column.name)': '\(cell.string)' is not \(column.isDecimal ? "a number" : "a whole number") in \(Int(range.lowerBound))...\(Int(range.upperBound)): read as empty, the rest of the row was used"))
                     continue
@@ -188,15 +197,18 @@ public enum CSVSampleReader {
         var beats: [Beat] = []
         for row in rows {
             if let rr = row.value(.rr) {
-                beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr)))
-            } else if row.gapBeat {
+                beats.append(Beat(timeMs: row.timeMs, rrMs: Int(rr.rounded())))
+            } else if row.gapBeat || row.unreadableRR {
                 beats.append(Beat(timeMs: row.timeMs, rrMs: nil))
+                if row.unreadableRR { unreadable += 1 }
             }
             guard let interval, row.hasSlotValue else { continue }
             slots.append(makeSlot(start: row.timeMs / 1000, interval: interval, row: row))
         }
-        return .success(CSVSampleInput(slots: slots, beats: beats, intervalSeconds: interval, diagnostics: report.diagnostics,
-                                       devices: devices, model: model))
+        var input = CSVSampleInput(slots: slots, beats: beats, intervalSeconds: interval, diagnostics: report.diagnostics,
+                                   devices: devices, model: model)
+        input.unreadableIntervals = unreadable
+        return .success(input)
     }
 
     private static func inferInterval(_ times: some Sequence<Int64>) throws(CSVInputError) -> Int32 {

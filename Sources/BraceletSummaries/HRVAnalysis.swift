@@ -23,18 +23,44 @@ public enum HRVAnalysis {
     /// Longest interval kept, ms.
     public static let maximumRRMs = 2000
 
-    /// Analyses beats (any order; duplicates by time are counted once).
-    public static func analyze(_ beats: [Beat], filter: HRVFilter = .malik20) -> HRVResult {
+    /// Analyses beats (any order; a beat repeated with the same time and interval is counted once).
+    ///
+    /// - Parameter unreadable: intervals the input held but that could not be read (a CSV cell that
+    ///   is not a number in range): counted as dropped, with their reason, never left out silently.
+    public static func analyze(_ beats: [Beat], filter: HRVFilter = .malik20, unreadable: Int = 0) -> HRVResult {
         let kept = keptIntervals(beats, filter: filter)
-        return metrics(intervals: kept.intervals, differences: kept.differences, dropped: kept.dropped)
+        var result = metrics(intervals: kept.intervals, differences: kept.differences, dropped: kept.dropped)
+        result.droppedBy.unreadable = unreadable
+        result.droppedBy.sameTime = conflictingDuplicates(beats)
+        result.droppedBy.outOfRange = kept.outOfRange
+        result.droppedBy.artefact = kept.dropped - kept.outOfRange
+        result.dropped = result.droppedBy.total
+        return result
     }
 
-    /// The kept intervals, the successive differences and the number dropped.
-    static func keptIntervals(_ input: [Beat], filter: HRVFilter) -> (intervals: [Int], differences: [Int], dropped: Int) {
+    /// Intervals that share their beat's time with another beat of a different interval: only the
+    /// first of them (in time order, as the beats came) is used.
+    static func conflictingDuplicates(_ beats: [Beat]) -> Int {
+        var seen: [Int64: Int?] = [:]
+        var conflicting = 0
+        for beat in beats {
+            if let first = seen[beat.timeMs] {
+                if first != beat.rrMs, beat.rrMs != nil { conflicting += 1 }
+            } else {
+                seen[beat.timeMs] = beat.rrMs
+            }
+        }
+        return conflicting
+    }
+
+    /// The kept intervals, the successive differences, the number dropped and how many of those
+    /// were outside the range (the rest fell to the 20 % rule).
+    static func keptIntervals(_ input: [Beat], filter: HRVFilter) -> (intervals: [Int], differences: [Int], dropped: Int, outOfRange: Int) {
         let beats = sortedUnique(input)
         var intervals: [Int] = []
         var differences: [Int] = []
         var dropped = 0
+        var outOfRange = 0
         var reference: Int?
         var adjacent: Int?
         var previousTime: Int64?
@@ -52,6 +78,7 @@ public enum HRVAnalysis {
             }
             guard rr >= minimumRRMs, rr <= maximumRRMs else {
                 dropped += 1
+                outOfRange += 1
                 adjacent = nil
                 continue
             }
@@ -65,7 +92,7 @@ public enum HRVAnalysis {
             adjacent = rr
             reference = rr
         }
-        return (intervals, differences, dropped)
+        return (intervals, differences, dropped, outOfRange)
     }
 
     /// Mean NN, SDNN, RMSSD, pNN50 and mean HR from kept intervals and their successive differences.

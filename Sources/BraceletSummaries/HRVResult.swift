@@ -1,7 +1,7 @@
 /// Time-domain heart-rate variability of a run of beats.
 ///
 /// Encodes with the keys `mean_nn_ms`, `sdnn_ms`, `rmssd_ms`, `pnn50`, `mean_hr`, `kept`,
-/// `dropped`; a value that cannot be computed is `null`.
+/// `dropped`, `dropped_by`; a value that cannot be computed is `null`.
 public struct HRVResult: Sendable, Equatable, Codable {
     /// Mean of the kept NN intervals, ms; nil with no kept interval.
     @Nullable public var meanNNMs: Double?
@@ -15,8 +15,10 @@ public struct HRVResult: Sendable, Equatable, Codable {
     @Nullable public var meanHR: Double?
     /// Number of intervals kept.
     public var kept: Int
-    /// Number of intervals dropped (outside 300-2000 ms, or by the 20 % rule).
+    /// Number of intervals the input held that were not used, for any reason (``droppedBy``).
     public var dropped: Int
+    /// Why each dropped interval was not used.
+    public var droppedBy = HRVDrops()
 
     enum CodingKeys: String, CodingKey {
         case meanNNMs = "mean_nn_ms"
@@ -25,6 +27,7 @@ public struct HRVResult: Sendable, Equatable, Codable {
         case pnn50
         case meanHR = "mean_hr"
         case kept, dropped
+        case droppedBy = "dropped_by"
     }
 
     /// Creates a result.
@@ -37,6 +40,32 @@ public struct HRVResult: Sendable, Equatable, Codable {
         self.kept = kept
         self.dropped = dropped
     }
+}
+
+/// Why intervals were not used: each one the input held is kept or counted in exactly one of these.
+/// Encodes with the keys `unreadable`, `same_time`, `out_of_range`, `artefact`.
+public struct HRVDrops: Sendable, Equatable, Codable {
+    /// The input held it but it could not be read (a CSV cell that is not a number in range).
+    public var unreadable = 0
+    /// Its beat has the time of an earlier beat with another interval.
+    public var sameTime = 0
+    /// Outside 300-2000 ms.
+    public var outOfRange = 0
+    /// More than 20 % away from the previous kept interval (filter `malik20`).
+    public var artefact = 0
+
+    enum CodingKeys: String, CodingKey {
+        case unreadable
+        case sameTime = "same_time"
+        case outOfRange = "out_of_range"
+        case artefact
+    }
+
+    /// No interval dropped.
+    public init() {}
+
+    /// All of them.
+    public var total: Int { unreadable + sameTime + outOfRange + artefact }
 }
 
 /// HRV of one night: mean RMSSD of the valid 5-minute windows of the main sleep.

@@ -80,7 +80,10 @@ public enum SummaryTableRenderer {
             "pNN50     \(text(hrv.pnn50, 1)) %",
             "mean HR   \(text(hrv.meanHR, 1)) BPM",
             "kept      \(hrv.kept)",
-            "dropped   \(hrv.dropped)",
+            "dropped   \(hrv.dropped)" + (hrv.dropped == 0 ? "" : " (" + [
+                ("unreadable", hrv.droppedBy.unreadable), ("same time", hrv.droppedBy.sameTime),
+                ("out of range", hrv.droppedBy.outOfRange), ("artefact", hrv.droppedBy.artefact),
+            ].filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"),
         ].joined(separator: "\n") + "\n"
     }
 

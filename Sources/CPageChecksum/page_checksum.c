@@ -36,6 +36,27 @@
 //   so every page comes through xRead and its verification.
 // - A page whose checksum does not match fails the read with SQLITE_IOERR_DATA; the page number is
 //   kept per thread for the error message.
+//
+// Pages another SQLite program wrote. The file stays an ordinary SQLite database, and a program
+// without this shim (the sqlite3 shell) copies pages into it without checksums: a checkpoint it runs
+// when it closes last copies the frames bracelet left in the WAL, and its own writes reach the file
+// the same way. To tell those pages from damage, the reserved bytes say where a page image has been:
+// - A page read from the file with a valid checksum is handed to SQLite with the marker HELD in its
+//   reserved bytes (SQLite never reads them; they are free for VFS use). A page bracelet changes and
+//   commits keeps HELD in the WAL, and a new page has zeros there. So a page copied into the file by
+//   another program's checkpoint carries HELD or zeros, never a checksum that fails.
+// - A page another program read from the file carries the checksum of what it read. If it changes
+//   the page, the checksum no longer matches: when bracelet's checkpoint copies such a page, it
+//   writes it with the marker OUTSIDE instead of a checksum (a write from outside, not yet verified).
+// - A page of zeros only is a free page (SQLite, built with SECURE_DELETE as Debian's is, zeroes a
+//   page it frees, reserved bytes included): it needs no checksum. Were it a page in use, SQLite's
+//   structure check would find it, as it finds any page of zeros where a b-tree page belongs.
+// - Reading a page whose reserved bytes are HELD, OUTSIDE or zeros succeeds: it is an unsealed page,
+//   counted per file (SQLITE_FCNTL for BRACELET_FCNTL_UNSEALED) and handed on with OUTSIDE, so that
+//   it stays unsealed if bracelet changes and writes it. The store verifies unsealed pages (SQLite's
+//   integrity check, the row checks and content hashes) before it rewrites them with checksums.
+// - Anything else that fails its checksum is damage, as above: a change made on disk, or by a program
+//   that wrote the page without SQLite's log while no bracelet process had the file open.
 #include "page_checksum.h"
 
 #include <pthread.h>
@@ -43,6 +64,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 
 #ifndef SQLITE_IOCAP_SUBPAGE_READ
 #define SQLITE_IOCAP_SUBPAGE_READ 0x00008000
@@ -54,7 +77,9 @@ struct ChecksumFile {
     sqlite3_file *real;       // the underlying VFS's file, allocated right after this struct
     int enabled;              // the header says 8 reserved bytes: compute on write, verify on read
     int page_size;            // from the header; 0 until seen
+    const char *name;         // the file's path (SQLite keeps it valid until xClose)
     unsigned char *scratch;   // one page, for writing a page with its checksum
+    BraceletUnsealed unsealed; // unsealed pages read from or written to the file since the last reset
 };
 
 static sqlite3_vfs checksum_vfs;
@@ -62,6 +87,12 @@ static sqlite3_vfs *real_vfs;
 static _Thread_local int64_t last_failure;
 
 static const char magic[16] = "SQLite format 3";
+
+/// In the reserved bytes of a page SQLite holds that was read from the file with a valid checksum.
+static const unsigned char held_marker[8] = {'b', 'r', 'c', 'H', 'E', 'L', 'D', 0x01};
+/// In the reserved bytes of a page written from outside bracelet, not verified yet.
+static const unsigned char outside_marker[8] = {'b', 'r', 'c', 'O', 'U', 'T', 'S', 0x01};
+static const unsigned char no_marker[8] = {0};
 
 uint64_t bracelet_page_checksum(const unsigned char *page, int size) {
     // Two running sums over little-endian 32-bit words (a Fletcher-style sum modulo 2^32), started
@@ -86,6 +117,38 @@ static int checksum_matches(const unsigned char *page, int size) {
     uint64_t sum = bracelet_page_checksum(page, size), stored = 0;
     for (int i = 0; i < 8; i++) stored |= (uint64_t)page[size - 8 + i] << (8 * i);
     return sum == stored;
+}
+
+static int reserved_is(const unsigned char *page, int size, const unsigned char marker[8]) {
+    return memcmp(page + size - 8, marker, 8) == 0;
+}
+
+static int all_zero(const unsigned char *page, int size) {
+    return page[0] == 0 && memcmp(page, page + 1, (size_t)size - 1) == 0;
+}
+
+int bracelet_page_state(const unsigned char *page, int size) {
+    if (checksum_matches(page, size)) return BRACELET_PAGE_SEALED;
+    if (all_zero(page, size)) return BRACELET_PAGE_EMPTY;
+    if (reserved_is(page, size, outside_marker)) return BRACELET_PAGE_OUTSIDE;
+    if (reserved_is(page, size, held_marker) || reserved_is(page, size, no_marker)) return BRACELET_PAGE_COPIED;
+    return BRACELET_PAGE_DAMAGED;
+}
+
+static void note_unsealed(ChecksumFile *file, sqlite3_int64 page, int state) {
+    BraceletUnsealed *u = &file->unsealed;
+    for (int64_t i = 0; i < u->listed; i++) {
+        if (u->pages[i] == page) {
+            if (state == BRACELET_PAGE_OUTSIDE) u->outside[i] = 1;
+            return;
+        }
+    }
+    if (u->listed < BRACELET_UNSEALED_LISTED) {
+        u->pages[u->listed] = page;
+        u->outside[u->listed] = state == BRACELET_PAGE_OUTSIDE;
+        u->listed += 1;
+    }
+    u->count += 1;
 }
 
 /// Takes the page size and the reserve from a page-1 header read from or written to offset 0.
@@ -117,11 +180,24 @@ static int checksum_read(sqlite3_file *f, void *buffer, int amount, sqlite3_int6
     // A short read is past the end of the file (zero-filled, not a stored page): nothing to verify.
     if (rc != SQLITE_OK) return rc;
     learn_header(file, buffer, amount, offset);
-    if (is_checked_page(file, amount, offset) && !checksum_matches(buffer, amount)) {
+    if (!is_checked_page(file, amount, offset)) return SQLITE_OK;
+    unsigned char *page = buffer;
+    int state = bracelet_page_state(page, amount);
+    switch (state) {
+    case BRACELET_PAGE_SEALED:
+        memcpy(page + amount - 8, held_marker, 8);
+        return SQLITE_OK;
+    case BRACELET_PAGE_EMPTY:
+        return SQLITE_OK;
+    case BRACELET_PAGE_COPIED:
+    case BRACELET_PAGE_OUTSIDE:
+        note_unsealed(file, offset / amount + 1, state);
+        memcpy(page + amount - 8, outside_marker, 8);
+        return SQLITE_OK;
+    default:
         last_failure = offset / amount + 1;
         return SQLITE_IOERR_DATA;
     }
-    return SQLITE_OK;
 }
 
 static int checksum_write(sqlite3_file *f, const void *buffer, int amount, sqlite3_int64 offset) {
@@ -134,7 +210,15 @@ static int checksum_write(sqlite3_file *f, const void *buffer, int amount, sqlit
         if (!file->scratch) return SQLITE_IOERR_NOMEM;
     }
     memcpy(file->scratch, buffer, (size_t)amount);
-    store_checksum(file->scratch, amount);
+    // A page image bracelet's SQLite made (read through this shim, or new) gets its checksum; one
+    // that already carries a valid checksum is unchanged; anything else was read and changed by
+    // another program (or is an unsealed page not verified yet) and is written as such.
+    if (reserved_is(file->scratch, amount, held_marker) || reserved_is(file->scratch, amount, no_marker)) {
+        store_checksum(file->scratch, amount);
+    } else if (!checksum_matches(file->scratch, amount)) {
+        memcpy(file->scratch + amount - 8, outside_marker, 8);
+        note_unsealed(file, offset / amount + 1, BRACELET_PAGE_OUTSIDE);
+    }
     return file->real->pMethods->xWrite(file->real, file->scratch, amount, offset);
 }
 
@@ -143,9 +227,36 @@ static int checksum_truncate(sqlite3_file *f, sqlite3_int64 size) {
     return file->real->pMethods->xTruncate(file->real, size);
 }
 
+/// The modification time of the file at `path` as the text kept in BRACELET_WRITTEN_XATTR.
+static int modification_text(const char *path, char *text, size_t capacity, int64_t *seconds) {
+    struct stat status;
+    if (stat(path, &status) != 0) return -1;
+    if (seconds) *seconds = (int64_t)status.st_mtim.tv_sec;
+    return snprintf(text, capacity, "%lld.%09ld", (long long)status.st_mtim.tv_sec, (long)status.st_mtim.tv_nsec);
+}
+
 static int checksum_sync(sqlite3_file *f, int flags) {
     ChecksumFile *file = (ChecksumFile *)f;
-    return file->real->pMethods->xSync(file->real, flags);
+    int rc = file->real->pMethods->xSync(file->real, flags);
+    // Every write of bracelet's to the file is followed by a sync: the file's modification time now
+    // is the time of bracelet's last write, which tells a later write by another program from a
+    // change on disk that no program made.
+    if (rc == SQLITE_OK && file->enabled && file->name) {
+        char text[48];
+        int length = modification_text(file->name, text, sizeof text, NULL);
+        if (length > 0) setxattr(file->name, BRACELET_WRITTEN_XATTR, text, (size_t)length, 0);  // best effort
+    }
+    return rc;
+}
+
+int bracelet_written_since(const char *path, int64_t *file_seconds, int64_t *bracelet_seconds) {
+    char now[48], recorded[48];
+    int length = modification_text(path, now, sizeof now, file_seconds);
+    ssize_t kept = getxattr(path, BRACELET_WRITTEN_XATTR, recorded, sizeof recorded - 1);
+    if (length <= 0 || kept <= 0) return -1;
+    recorded[kept] = 0;
+    if (bracelet_seconds) *bracelet_seconds = strtoll(recorded, NULL, 10);
+    return strcmp(now, recorded) != 0;
 }
 
 static int checksum_file_size(sqlite3_file *f, sqlite3_int64 *size) {
@@ -170,6 +281,11 @@ static int checksum_check_reserved_lock(sqlite3_file *f, int *out) {
 
 static int checksum_file_control(sqlite3_file *f, int op, void *arg) {
     ChecksumFile *file = (ChecksumFile *)f;
+    if (op == BRACELET_FCNTL_UNSEALED) {
+        if (arg) *(BraceletUnsealed *)arg = file->unsealed;
+        memset(&file->unsealed, 0, sizeof file->unsealed);
+        return SQLITE_OK;
+    }
     if (op == SQLITE_FCNTL_CKPT_START) {
         unsigned char header[100];
         if (file->real->pMethods->xRead(file->real, header, sizeof header, 0) == SQLITE_OK) learn_header(file, header, sizeof header, 0);
@@ -238,6 +354,7 @@ static int checksum_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, in
     ChecksumFile *file = (ChecksumFile *)f;
     memset(file, 0, sizeof(*file));
     file->real = (sqlite3_file *)&file[1];
+    file->name = name;
     int rc = real_vfs->xOpen(real_vfs, name, file->real, flags, out_flags);
     if (rc != SQLITE_OK) {
         // SQLite calls xClose only when pMethods is set; the real file cleans up after itself.
@@ -350,7 +467,7 @@ void bracelet_checksum_clear_failure(void) {
     last_failure = 0;
 }
 
-int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages) {
+int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages, BraceletUnsealed *unsealed) {
     FILE *stream = fopen(path, "rb");
     if (!stream) return -1;
     unsigned char header[100];
@@ -371,11 +488,21 @@ int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capac
     }
     // SQLite never writes the page holding the lock bytes at 1 GiB.
     int64_t count = 0, found = 0, lock_page = 1073741824 / size + 1;
+    if (unsealed) memset(unsealed, 0, sizeof *unsealed);
     while (fread(page, 1, (size_t)size, stream) == (size_t)size) {
         count += 1;
-        if (count != lock_page && !checksum_matches(page, size)) {
+        if (count == lock_page) continue;
+        int state = bracelet_page_state(page, size);
+        if (state == BRACELET_PAGE_DAMAGED) {
             if (found < capacity) damaged[found] = count;
             found += 1;
+        } else if ((state == BRACELET_PAGE_COPIED || state == BRACELET_PAGE_OUTSIDE) && unsealed) {
+            if (unsealed->listed < BRACELET_UNSEALED_LISTED) {
+                unsealed->pages[unsealed->listed] = count;
+                unsealed->outside[unsealed->listed] = state == BRACELET_PAGE_OUTSIDE;
+                unsealed->listed += 1;
+            }
+            unsealed->count += 1;
         }
     }
     int failed = ferror(stream);

@@ -118,8 +118,8 @@ final class NotifySocket {
         }
 
         let text = try String(contentsOfFile: log, encoding: .utf8)
-        let port = try #require(text.split(separator: "(port ").last?.prefix { $0.isNumber })
-        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        let url = try #require(text.split(separator: "metrics on ").last?.prefix { !$0.isWhitespace })
+        let (body, _) = try await URLSession.shared.data(from: URL(string: String(url))!)
         let metrics = String(decoding: body, as: UTF8.self)
         #expect(metrics.contains("bracelet_last_sync_timestamp_seconds{device=\"GWPA0001\"}"))
         #expect(metrics.contains("bracelet_last_sync_timestamp_seconds{device=\"GWPB0001\"}"))

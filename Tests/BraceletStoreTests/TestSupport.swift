@@ -1,5 +1,7 @@
 import BraceletDecoder
 import Foundation
+import Glibc
+import Testing
 @testable import BraceletStore
 
 /// A fresh temporary folder per test, removed when the value is released.
@@ -34,8 +36,16 @@ let fixedClock: @Sendable () -> Int64 = { 1_700_000_000_000 }
 
 /// Overwrites `bytes` at `offset` of the database file and, with `resealing`, gives the page its
 /// checksum again: a change made as if through SQLite, which only the row checks and content
-/// hashes can see. Without it, the change is damage on disk that the page checksum finds.
+/// hashes can see. Without it, the change is damage on disk that the page checksum finds. Either
+/// way the file keeps its modification time, as when the disk changes it: a program that writes
+/// changes the time, and bracelet then names the change a write from outside.
 func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8], resealing: Bool) throws {
+    var status = stat()
+    #expect(stat(path, &status) == 0)
+    defer {
+        var times = [status.st_atim, status.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    }
     var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     file.replaceSubrange(Int(offset)..<(Int(offset) + bytes.count), with: bytes)
     if resealing {

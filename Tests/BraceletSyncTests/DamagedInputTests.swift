@@ -45,7 +45,7 @@ import Glibc
     var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     let range = try #require(bytes.range(of: Data("}pending".utf8)))
     bytes.replaceSubrange(range, with: Data("}pendinX".utf8))
-    try bytes.write(to: URL(fileURLWithPath: path))
+    try writeAsDiskDamage(bytes, to: path)
 
     let output = folder.path("h.jsonl")
     let result = try runBracelet(["sync", "--db", path, "--jsonl", output, "--once"])
@@ -136,7 +136,7 @@ import Glibc
     var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     let at = Int(page) * 4096 - 8 - 1  // before the page's 8 reserved bytes
     bytes[at] ^= 0x01
-    try bytes.write(to: URL(fileURLWithPath: path))
+    try writeAsDiskDamage(bytes, to: path)
 
     let second = try runBracelet(["ingest", root.appendingPathComponent("captures/v2-three-days.btsnoop").path, "--db", path])
     #expect(second.status != 0)
@@ -153,7 +153,7 @@ import Glibc
     #expect(try runBracelet(["ingest", root.appendingPathComponent("captures/v1-day.btsnoop").path, "--db", path]).status == 0)
     var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     bytes[4096 - 8 - 1] ^= 0x01  // the last byte of page 1 before its checksum
-    try bytes.write(to: URL(fileURLWithPath: path))
+    try writeAsDiskDamage(bytes, to: path)
 
     let summarize = try runBracelet(["summarize", "--db", path])
     #expect(summarize.status != 0)

@@ -214,7 +214,8 @@ enum UTCTimeText {
     #expect(second.err.contains("outbox now 0 pending, 2 delivered, 0 dead of kinds daily:daily; all kinds: 0 pending, 3 delivered, 0 dead"),
             "\(second.err)")
     let typo = try runBracelet(["sync", "--db", path, "--jsonl", dailyFile, "--kinds", "slep", "--once"])
-    #expect(typo.err.contains("warning: no outbox entry has kind \"slep\" (kinds in the outbox: daily, sleep)"), "\(typo.err)")
+    #expect(typo.status == 64)
+    #expect(typo.err.contains("--kinds: \"slep\" is not a kind of outbox entry"), "\(typo.err)")
     let badList = try runBracelet(["sync", "--db", path, "--jsonl", dailyFile, "--kinds", "daily,,x/y"])
     #expect(badList.status == 64)
 }
@@ -231,4 +232,29 @@ enum UTCTimeText {
     #expect(second.err.contains("--resend --from DATE --to DATE"))
     let quiet = try runBracelet(["sync", "--db", path, "--jsonl", folder.path("third.jsonl"), "--once", "--quiet"])
     #expect(quiet.err.isEmpty, "stderr: \(quiet.err)")
+}
+
+/// `--kinds dialy` used to deliver nothing and exit 0: a kind that names nothing is refused before
+/// anything is read or sent, with the kinds there are; one that exists but has no entry yet is not.
+@Test func aKindThatNamesNothingIsRefusedWithTheKindsThereAre() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("k.db")
+    let store = try Store(path: path)
+    let daily = try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+    _ = try enqueue(store, device: "A", date: "2024-03-01", value: 1, kind: "bpm")  // a kind of an older build
+    let out = folder.path("out.jsonl")
+    let refused = try runBracelet(["sync", "--db", path, "--jsonl", out, "--once", "--kinds", "daily,dialy"])
+    #expect(refused.status == 64)
+    #expect(refused.err.contains(#"--kinds: "dialy" is not a kind of outbox entry; the kinds are bpm, daily, event:battery_low, "#), "\(refused.err)")
+    #expect(refused.err.contains("sleep (comma-separated, e.g. --kinds daily,sleep)"), "\(refused.err)")
+    #expect(!FileManager.default.fileExists(atPath: out), "nothing was delivered")
+    #expect(try store.outboxEntries(state: .pending).count == 2)
+    let status = try runBracelet(["sync", "--db", path, "--status", "--kinds", "dialy"])
+    #expect(status.status == 64)
+
+    let taken = try runBracelet(["sync", "--db", path, "--jsonl", out, "--once", "--kinds", "daily,bpm,event:not_worn"])
+    #expect(taken.status == 0, "\(taken.err)")
+    #expect(taken.err.contains(#"no outbox entry has kind "event:not_worn" yet"#), "\(taken.err)")
+    #expect(lines(out).compactMap { $0["key"] as? String }.first == daily)
+    #expect(try store.outboxEntries(state: .pending).isEmpty)
 }

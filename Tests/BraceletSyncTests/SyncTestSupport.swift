@@ -137,3 +137,14 @@ extension TestHTTPServer.Request {
         }
     }
 }
+
+/// Writes `bytes` over the file at `path` and gives it back its modification time: a change on
+/// disk that no program made (a program that writes changes the time, and bracelet then names the
+/// change a write from outside, not damage).
+func writeAsDiskDamage(_ bytes: Data, to path: String) throws {
+    var status = stat()
+    guard stat(path, &status) == 0 else { throw CocoaError(.fileNoSuchFile) }
+    try bytes.write(to: URL(fileURLWithPath: path))
+    var times = [status.st_atim, status.st_mtim]
+    guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw CocoaError(.fileWriteUnknown) }
+}

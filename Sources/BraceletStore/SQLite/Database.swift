@@ -16,6 +16,8 @@ import Darwin
 public final class Database {
     /// The file path this connection was opened on.
     public let path: String
+    /// Whether the connection was opened for reading only.
+    public let readOnly: Bool
     let handle: OpaquePointer
     /// Compiled statements by SQL text: each is prepared once per connection and reused.
     private var statements: [String: Statement] = [:]
@@ -35,6 +37,7 @@ public final class Database {
     ///   - readOnly: open without creating or changing the file (for commands that only read).
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, readOnly: Bool = false) throws {
         self.path = path
+        self.readOnly = readOnly
         if path != ":memory:" {
             do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch { throw StoreError.invalidInput(error.description) }
             if !readOnly { try Database.createFileIfMissing(path) }
@@ -76,12 +79,17 @@ public final class Database {
             sqlite3_close_v2(db)
             throw error
         }
+        if leavesNoLog { LogCheckpoint.opened(path) }
     }
 
     deinit {
         statements.removeAll()  // finalizes them before the connection closes
-        sqlite3_close_v2(handle)
+        if leavesNoLog { LogCheckpoint.close(handle, path: path) } else { sqlite3_close_v2(handle) }
     }
+
+    /// Whether closing this connection copies the WAL into the file and empties it (see
+    /// ``LogCheckpoint``): a connection that may write to a database file.
+    private var leavesNoLog: Bool { !readOnly && path != ":memory:" }
 
     /// Creates an empty file with mode 0600 when none exists, so SQLite never creates it with the
     /// process umask. An existing file is never opened here: closing any descriptor of a file drops
@@ -209,7 +217,11 @@ public final class Database {
     /// Turns an SQLite result code into a ``StoreError`` that names the file and the remedy.
     func error(code: Int32, message: String? = nil, sql: String?) -> StoreError {
         let message = message ?? String(cString: sqlite3_errmsg(handle))
-        if code == SQLITE_IOERR | (32 << 8) { return .corrupt(path: path, detail: "\(PageChecksums.lastFailure()); run `bracelet db check --db \(path)`") }  // SQLITE_IOERR_DATA
+        if code == SQLITE_IOERR | (32 << 8) {  // SQLITE_IOERR_DATA
+            let failure = PageChecksums.lastFailure(path: path)
+            let detail = "\(failure.text); run `bracelet db check --db \(path)`"
+            return failure.outside ? .writtenOutside(path: path, detail: detail) : .corrupt(path: path, detail: detail)
+        }
         switch code & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED: return .locked(path: path, detail: message)
         case SQLITE_NOTADB: return .notADatabase(path: path)

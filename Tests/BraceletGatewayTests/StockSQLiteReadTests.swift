@@ -1,0 +1,107 @@
+import BraceletProtocol
+import Foundation
+import Glibc
+import Testing
+
+/// Runs Debian's sqlite3 shell (package sqlite3; tools/install-system-packages.sh) on `db`, as a
+/// person reading the file with the plain SQL the docs show: a second SQLite program, without
+/// bracelet's checksum VFS. Returns its status and output.
+private func stockSQLite(_ db: String, _ sql: String) throws -> (status: Int32, out: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [db, sql]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = out
+    try process.run()
+    let printed = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+}
+
+/// The size of the database's WAL, 0 when there is none.
+private func logSize(_ db: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: db + "-wal"))?[.size] as? Int) ?? 0
+}
+
+@Suite(.serialized) struct StockSQLiteReadTests {
+    /// One `SELECT` with the sqlite3 shell before, during and after bracelet syncs a bracelet and
+    /// delivers its summaries: every bracelet command afterwards, `db check` first, stays green.
+    /// (bracelet left its WAL behind when a command ended, and the shell, closing last, copied it
+    /// into the file without page checksums: "pages: 6 of 101 pages do not match their checksum".)
+    @Test func aStockSqlite3ReadBeforeDuringAndAfterASyncLeavesEveryCommandGreen() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try ServedBracelet(directory: folder, serial: "SQLR0001", model: .v2, slowMilliseconds: nil)
+        // Slow notifications: the second sync takes several seconds, long enough to read during it.
+        let second = try ServedBracelet(directory: folder, serial: "SQLR0002", model: .v1, slowMilliseconds: 6)
+        defer { first.stop(); second.stop() }
+        let db = folder + "/b.db", jsonl = folder + "/out.jsonl"
+
+        let listen = try bracelet(["listen", "--via", "unix:" + first.path, "--db", db, "--exit-after-sync", "--quiet"])
+        #expect(listen.status == 0, "\(listen.err)")
+        #expect(logSize(db) == 0, "listen left its WAL behind")
+        let before = try stockSQLite(db, "SELECT count(*) FROM slots")
+        #expect(before.status == 0 && (Int(before.out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(before.out)")
+
+        // During: a second listen, read with the shell until it ends.
+        let process = Process()
+        process.executableURL = try braceletBinary()
+        process.arguments = ["listen", "--via", "unix:" + second.path, "--db", db, "--exit-after-sync", "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var readsDuring = 0
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline {
+            let read = try stockSQLite(db, "SELECT count(*) FROM slots")
+            #expect(read.status == 0, "\(read.out)")
+            if process.isRunning { readsDuring += 1 }  // began and ended while listen ran
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(!process.isRunning, "listen did not end within 120 s")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(readsDuring >= 2, "the sync ended before the shell could read during it")
+        #expect(logSize(db) == 0, "listen left its WAL behind")
+
+        // The case: sync --once, then one read.
+        let sync = try bracelet(["sync", "--db", db, "--jsonl", jsonl, "--once"])
+        #expect(sync.status == 0, "\(sync.err)")
+        #expect(logSize(db) == 0, "sync left its WAL behind")
+        let after = try stockSQLite(db, "SELECT count(*) FROM outbox WHERE state = 'delivered'")
+        #expect(after.status == 0 && after.out != "0\n", "\(after.out)")
+
+        let check = try bracelet(["db", "check", "--db", db])
+        #expect(check.status == 0, "\(check.out)\(check.err)")
+        #expect(check.out.contains("no damage found") && !check.out.contains("another"), "\(check.out)")
+        for command in [["summarize", "--db", db, "--device", "SQLR0001"], ["sync", "--db", db, "--status"],
+                        ["sync", "--db", db, "--jsonl", jsonl, "--once"], ["db", "check", "--db", db, "--full"]] {
+            let run = try bracelet(command)
+            #expect(run.status == 0, "\(command): \(run.err)")
+            #expect(!run.err.contains("damage") && !run.err.contains("another program"), "\(command): \(run.err)")
+        }
+    }
+
+    /// A write with the sqlite3 shell while no bracelet process has the file open is named a write
+    /// from outside (the file was modified after bracelet's last write), not damage, and refused.
+    @Test func aStockSqlite3WriteWhileNoBraceletRunsIsNamedAWriteFromOutside() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let served = try ServedBracelet(directory: folder, serial: "SQLW0001", model: .v2, slowMilliseconds: nil)
+        defer { served.stop() }
+        let db = folder + "/b.db"
+        #expect(try bracelet(["listen", "--via", "unix:" + served.path, "--db", db, "--exit-after-sync", "--quiet"]).status == 0)
+        #expect(try stockSQLite(db, "UPDATE devices SET last_seen_at = last_seen_at + 1").status == 0)
+
+        let check = try bracelet(["db", "check", "--db", db])
+        #expect(check.status == 3)
+        #expect(check.out.contains("written from outside: 1 of ") && check.out.contains("(devices); another program wrote to the file at "), "\(check.out)")
+        #expect(!check.out.contains("damaged"), "\(check.out)")
+        #expect(check.err.contains("was changed by another program"), "\(check.err)")
+        let summarize = try bracelet(["summarize", "--db", db])
+        #expect(summarize.status != 0)
+        #expect(summarize.err.contains("was changed by another program (page ") && !summarize.err.contains("corrupt"), "\(summarize.err)")
+    }
+}
