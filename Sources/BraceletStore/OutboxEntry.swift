@@ -102,13 +102,9 @@ public struct OutboxKindFilter: Sendable, Equatable {
         self.kinds = kinds
     }
 
-    /// The operator events the gateway writes (kind `event:NAME`, see the gateway's
-    /// `OperatorEvents`); a filter may name them before the first one is written.
-    public static let operatorEvents = ["battery_low", "clock_corrected", "not_heard", "not_worn", "sync_failing"]
-
     /// The short kinds this build writes, as a filter names them: `daily`, `sleep` and `event:NAME`.
     public static var knownKinds: [String] {
-        ["daily", "sleep"] + operatorEvents.map { "event:" + $0 }
+        ["daily", "sleep"] + OperatorEventName.allCases.map { "event:" + $0.rawValue }
     }
 
     /// The kinds of this filter that name no kind: neither one this build writes (short or full

@@ -34,7 +34,7 @@ private func logSize(_ db: String) -> Int {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = try ServedBracelet(directory: folder, serial: "SQLR0001", model: .v2, slowMilliseconds: nil)
         // Slow notifications: the second sync takes several seconds, long enough to read during it.
-        let second = try ServedBracelet(directory: folder, serial: "SQLR0002", model: .v1, slowMilliseconds: 6)
+        let second = try ServedBracelet(directory: folder, serial: "SQLR0002", model: .v1, slowMilliseconds: 15)
         defer { first.stop(); second.stop() }
         let db = folder + "/b.db", jsonl = folder + "/out.jsonl"
 

@@ -252,7 +252,7 @@ enum UTCTimeText {
     let status = try runBracelet(["sync", "--db", path, "--status", "--kinds", "dialy"])
     #expect(status.status == 64)
 
-    let taken = try runBracelet(["sync", "--db", path, "--jsonl", out, "--once", "--kinds", "daily,bpm,event:not_worn"])
+    let taken = try runBracelet(["sync", "--db", path, "--jsonl", out, "--once", "--kinds", "daily,bpm,event:not_worn,event:link_refused"])
     #expect(taken.status == 0, "\(taken.err)")
     #expect(taken.err.contains(#"no outbox entry has kind "event:not_worn" yet"#), "\(taken.err)")
     #expect(lines(out).compactMap { $0["key"] as? String }.first == daily)
