@@ -1,3 +1,4 @@
+import BraceletStore
 import Foundation
 import Synchronization
 
@@ -33,8 +34,11 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// The exposition: this process's counters, each device's last sync (Unix s, by serial or
-    /// endpoint) and each sink's pending entries.
-    public func exposition(lastSyncs: [(device: String, seconds: Double)], pending: [(sink: String, count: Int)]) -> String {
+    /// endpoint), each sink's pending entries, and how each sink is doing (`sinks`: failing or
+    /// paused, failed attempts in a row, last success), so an alert fires on a sink that stalls or
+    /// refuses TLS.
+    public func exposition(lastSyncs: [(device: String, seconds: Double)], pending: [(sink: String, count: Int)],
+                           sinks: [SinkHealth] = []) -> String {
         let t = totals
         var text = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
@@ -49,6 +53,12 @@ public final class GatewayMetrics: Sendable {
                lastSyncs.map { ("{device=\"\(Self.escape($0.device))\"}", Self.number($0.seconds)) })
         metric("bracelet_outbox_pending", "gauge", "Outbox entries waiting for delivery, per sink.",
                pending.map { ("{sink=\"\(Self.escape($0.sink))\"}", "\($0.count)") })
+        metric("bracelet_sink_failing", "gauge", "1 when the sink's last attempt failed (retrying, or paused until its setup is fixed), else 0.",
+               sinks.map { ("{sink=\"\(Self.escape($0.sink))\"}", $0.state == .ok ? "0" : "1") })
+        metric("bracelet_sink_failures_in_a_row", "gauge", "Failed attempts of the sink since it last took an entry.",
+               sinks.map { ("{sink=\"\(Self.escape($0.sink))\"}", "\($0.failuresInARow)") })
+        metric("bracelet_sink_last_success_timestamp_seconds", "gauge", "When the sink last confirmed an entry (Unix time).",
+               sinks.compactMap { sink in sink.lastSuccessAt.map { ("{sink=\"\(Self.escape(sink.sink))\"}", Self.number(Double($0) / 1_000)) } })
         return text
     }
 
