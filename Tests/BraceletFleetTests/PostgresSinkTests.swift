@@ -95,11 +95,13 @@ struct PostgresSinkTests {
         #expect(sink.deliver(batch: [try gateway.store.outboxEntries()[0]]) == [.delivered(httpStatus: nil)])
         try cluster.kill()
         let down = try await forwarder.deliverDue()
-        #expect(down.retried == 5)
+        // The first batch failed without an answer, which ends the pass: the server is down for
+        // every batch, so the other entries wait for the next pass untried.
+        #expect(down.retried == 2)
         #expect(down.dead == 0 && down.delivered == 0 && down.pausedReason == nil)
         #expect(try gateway.store.outboxCounts() == OutboxCounts(pending: 5, delivered: 0, dead: 0))
         let reasons = try gateway.store.outboxEntries().compactMap(\.lastError)
-        #expect(reasons.count == 5 && reasons.allSatisfy { $0.contains("cannot reach the fleet database") })
+        #expect(reasons.count == 2 && reasons.allSatisfy { $0.contains("cannot reach the fleet database") })
 
         try cluster.up()
         let report = try await forwarder.drain()

@@ -178,3 +178,29 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(throws: SyncError.emptySecret) { try WebhookSink(url: "http://127.0.0.1:1/x", secret: "") }
     #expect(SyncError.emptySecret.description.contains("--secret"))
 }
+
+/// As libcurl did, `$http_proxy` sends http requests to the proxy whole (absolute URI, with
+/// `Proxy-Authorization` from its user info), `$https_proxy` is for https URLs, and `$no_proxy`
+/// exempts hosts by name or domain.
+@Test func anHTTPProxyFromTheEnvironmentGetsTheRequestWhole() async throws {
+    let folder = try TemporaryFolder()
+    let (_, entry) = try oneEntry(folder)
+    let proxy = try TestHTTPServer { _, _ in .respond(status: 200, body: "") }
+    defer { proxy.stop() }
+    let url = try #require(URL(string: "http://receiver.example:8080/in?x=1"))
+    let target = try #require(WebhookTarget(url, environment: ["http_proxy": "http://u:pw@127.0.0.1:\(proxy.port)"]))
+    let sink = try WebhookSink(url: url.absoluteString, secret: "k", timeoutSeconds: 5)
+    let request = sink.request(for: entry)
+    let result = await WebhookTransport.send(target: target, head: request.head(for: target), body: request.body, timeoutSeconds: 5, tls: nil)
+    #expect(result == .answer(status: 200, location: nil, body: Data(), bodySent: true))
+    let received = try #require(proxy.requests.first)
+    #expect(received.path == "http://receiver.example:8080/in?x=1")
+    #expect(received.headers["host"] == "receiver.example:8080")
+    #expect(received.headers["proxy-authorization"] == "Basic " + Data("u:pw".utf8).base64EncodedString())
+
+    let environment = ["https_proxy": "proxy.example:3128", "no_proxy": "localhost,.internal.example"]
+    #expect(WebhookTarget.proxy(for: "hooks.example.org", secure: true, environment: environment)?.host == "proxy.example")
+    #expect(WebhookTarget.proxy(for: "hooks.example.org", secure: false, environment: environment) == nil)
+    #expect(WebhookTarget.proxy(for: "db.internal.example", secure: true, environment: environment) == nil)
+    #expect(WebhookTarget.proxy(for: "localhost", secure: true, environment: environment) == nil)
+}
