@@ -17,7 +17,8 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             Entries are delivered in order per bracelet, at least once. A transient failure (no \
             connection, DNS, timeout, HTTP 408, 429, 5xx, full disk) is never given up: it backs off \
             from --base-delay doubling to --max-delay and keeps trying. A configuration failure \
-            (HTTP 401, 403, 404, 405, 407, an unwritable file) pauses the sink and says what to fix; no \
+            (HTTP 401, 403, 404, 405, 407, a redirect, which is never followed, a refused TLS \
+            certificate, an unwritable file) pauses the sink and says what to fix; no \
             entry is charged with it. Only a receiver's refusal of one entry (another 4xx) makes a \
             dead letter, kept with the answer; --requeue-dead puts it back. Killing the command at any \
             moment loses nothing: the next run re-sends what was not confirmed, with the same \
@@ -56,7 +57,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     var jsonl: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Webhook body encoding: gzip (Content-Encoding: gzip; the signature covers the gzip bytes; a receiver answering 415 gets identity from then on) or identity.",
+        "Webhook body encoding: gzip (Content-Encoding: gzip; the signature covers the JSON inside; a receiver answering 415 gets identity from then on) or identity.",
         valueName: "encoding"))
     var webhookEncoding: WebhookEncoding = .gzip
 

@@ -26,6 +26,16 @@ public struct SinkHealth: Sendable, Equatable {
     public var failuresInARow: Int
     /// The error of the last attempt when it failed.
     public var lastError: String?
+
+    /// A sink's health as the fields say.
+    package init(sink: String, state: State, lastAttemptAt: Int64, lastSuccessAt: Int64?, failuresInARow: Int, lastError: String?) {
+        self.sink = sink
+        self.state = state
+        self.lastAttemptAt = lastAttemptAt
+        self.lastSuccessAt = lastSuccessAt
+        self.failuresInARow = failuresInARow
+        self.lastError = lastError
+    }
 }
 
 extension Store {

@@ -203,4 +203,9 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(WebhookTarget.proxy(for: "hooks.example.org", secure: false, environment: environment) == nil)
     #expect(WebhookTarget.proxy(for: "db.internal.example", secure: true, environment: environment) == nil)
     #expect(WebhookTarget.proxy(for: "localhost", secure: true, environment: environment) == nil)
+
+    // An IPv6 literal: connected to without brackets, named with them.
+    let v6URL = try #require(URL(string: "https://[::1]:8443"))
+    let v6 = try #require(WebhookTarget(v6URL, environment: [:]))
+    #expect(v6.host == "::1" && v6.hostHeader == "[::1]:8443" && v6.port == 8443 && v6.path == "/" && v6.secure)
 }
