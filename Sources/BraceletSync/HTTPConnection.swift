@@ -173,11 +173,16 @@ final class HTTPConnection {
     private var readAhead: [UInt8] = []
 
     /// Whether an answer's bytes are waiting (read ahead, to be returned by ``read(into:)``).
+    ///
+    /// - Throws: ``HTTPFailure/network(_:)`` when the receiver closed the connection instead.
     private func peekAnswer() throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        let count = try readOnce(into: &buffer, waiting: false)
-        if count > 0 { readAhead.append(contentsOf: buffer[..<count]) }
-        return !readAhead.isEmpty
+        guard let count = try readOnce(into: &buffer, waiting: false) else { return !readAhead.isEmpty }
+        guard count > 0 || !readAhead.isEmpty else {
+            throw HTTPFailure.network("the receiver closed the connection before the whole body was sent")
+        }
+        readAhead.append(contentsOf: buffer[..<count])
+        return true
     }
 
     /// Reads what comes next into `buffer`; 0 at the end of the stream.
@@ -188,11 +193,12 @@ final class HTTPConnection {
             readAhead.removeFirst(count)
             return count
         }
-        return try readOnce(into: &buffer, waiting: true)
+        return try readOnce(into: &buffer, waiting: true) ?? 0
     }
 
-    /// One read; without `waiting`, returns 0 at once when nothing is there.
-    private func readOnce(into buffer: inout [UInt8], waiting: Bool) throws -> Int {
+    /// One read: the bytes read, 0 at the end of the stream; without `waiting`, `nil` at once when
+    /// nothing is there yet.
+    private func readOnce(into buffer: inout [UInt8], waiting: Bool) throws -> Int? {
         while true {
             let count = buffer.withUnsafeMutableBytes { raw -> Int in
                 if let tls {
@@ -206,10 +212,10 @@ final class HTTPConnection {
                 switch SSL_get_error(tls, Int32(count)) {
                 case SSL_ERROR_ZERO_RETURN: return 0
                 case SSL_ERROR_WANT_READ:
-                    guard waiting else { return 0 }
+                    guard waiting else { return nil }
                     try wait(fd, for: Int16(POLLIN))
                 case SSL_ERROR_WANT_WRITE:
-                    guard waiting else { return 0 }
+                    guard waiting else { return nil }
                     try wait(fd, for: Int16(POLLOUT))
                 case SSL_ERROR_SYSCALL where ERR_peek_error() == 0:
                     // The peer closed the TCP connection without TLS's goodbye: the end of the answer.
@@ -223,7 +229,7 @@ final class HTTPConnection {
                 guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
                     throw HTTPFailure.network("the connection broke while reading the answer (\(String(cString: strerror(errno))))")
                 }
-                guard waiting else { return 0 }
+                guard waiting else { return nil }
                 try wait(fd, for: Int16(POLLIN))
             }
         }

@@ -108,6 +108,13 @@ enum WebhookTransport {
                 answer.wait(with: continuation)
                 let deadline = ContinuousClock.now + .milliseconds(Int64((timeoutSeconds * 1_000).rounded(.up)))
                 Thread.detachNewThread {
+                    // OpenSSL writes to the socket with write(2), which raises SIGPIPE when the
+                    // receiver closed it (ending a process that does not ignore it): blocked on this
+                    // thread, the write fails with EPIPE instead, and the signal ends with the thread.
+                    var pipeSignal = sigset_t()
+                    sigemptyset(&pipeSignal)
+                    sigaddset(&pipeSignal, SIGPIPE)
+                    pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
                     answer.give(exchange(target: target, head: head, body: body, deadline: deadline, interrupt: interrupt, tls: tls))
                 }
                 // Name resolution cannot be interrupted: the caller does not wait for it past the deadline.

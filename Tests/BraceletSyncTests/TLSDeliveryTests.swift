@@ -73,4 +73,92 @@ struct TLSDeliveryTests {
         #expect(result.err.contains("its certificate is for another name than 127.0.0.1 (IP address mismatch)"), "stderr: \(result.err)")
         #expect(receiver.accepted.isEmpty)
     }
+
+    /// Through an HTTP proxy (`$https_proxy`), an https delivery is tunnelled with CONNECT: the
+    /// proxy sees only the host and port, the receiver the TLS session with its certificate checked.
+    @Test func anHTTPSDeliveryIsTunnelledThroughTheProxy() throws {
+        let folder = try TemporaryFolder()
+        try makeCertificates(in: folder.url.path, name: "local", subjectAltName: "IP:127.0.0.1")
+        let receiver = try PythonReceiver(secret: "k", arguments: ["--tls-cert", folder.path("local.crt"), "--tls-key", folder.path("local.key")])
+        let proxy = try ConnectProxy()
+        let path = folder.path("s.db")
+        let store = try Store(path: path)
+        try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+        let result = try runBracelet(["sync", "--db", path, "--webhook", receiver.url, "--once"],
+                                     environment: ["BRACELET_WEBHOOK_SECRET": "k", "SSL_CERT_FILE": folder.path("ca.crt"),
+                                                   "https_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "", "NO_PROXY": ""])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(receiver.accepted == ["A/2024-03-01/daily/v1"], "receiver: \(receiver.output)")
+        let authority = receiver.url.dropFirst("https://".count).split(separator: "/")[0]
+        #expect(proxy.connects == ["CONNECT \(authority)"], "proxy: \(proxy.connects)")
+    }
+}
+
+/// An HTTP proxy that only tunnels (CONNECT), in Python; it prints each CONNECT it serves.
+private final class ConnectProxy {
+    private let process = Process()
+    private let output = Pipe()
+    private(set) var port = 0
+    private var lines: [String] = []
+
+    static let program = """
+    import socket, sys, threading
+    listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(16)
+    print("listening", listener.getsockname()[1], flush=True)
+    def pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data: break
+                b.sendall(data)
+        except OSError: pass
+        for s in (a, b):
+            try: s.shutdown(socket.SHUT_RDWR)
+            except OSError: pass
+    def serve(client):
+        head = b""
+        while b"\\r\\n\\r\\n" not in head:
+            data = client.recv(4096)
+            if not data: return
+            head += data
+        line = head.split(b"\\r\\n")[0].decode()
+        method, authority = line.split(" ")[:2]
+        print(method, authority, flush=True)
+        host, port = authority.rsplit(":", 1)
+        upstream = socket.create_connection((host.strip("[]"), int(port)))
+        client.sendall(b"HTTP/1.1 200 Connection established\\r\\n\\r\\n")
+        threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+        pipe(upstream, client)
+    while True:
+        client, _ = listener.accept()
+        threading.Thread(target=serve, args=(client,), daemon=True).start()
+    """
+
+    init() throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", ConnectProxy.program]
+        process.standardOutput = output
+        try process.run()
+        let handle = output.fileHandleForReading
+        var pending = Data()
+        while !pending.contains(0x0A) {
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { throw StoreError.invalidInput("the proxy did not start") }
+            pending.append(chunk)
+        }
+        port = Int(String(decoding: pending, as: UTF8.self).split(separator: " ")[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The CONNECT lines it printed (read once the test is done with the proxy).
+    var connects: [String] {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init).filter { $0.hasPrefix("CONNECT") }
+    }
 }
