@@ -92,7 +92,9 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         if let timeout, !(timeout.isFinite && timeout >= 0.001 && timeout <= 3_600) {
             throw ValidationError("--timeout must be 0.001 to 3600 seconds, not \(timeout)")
         }
-        _ = try delivery()
+        if timeout != nil, try jsonl != nil || delivery() == nil {
+            throw ValidationError("--timeout applies to a --webhook or PostgreSQL sink")
+        }
         guard interval >= 1, interval <= 30 * 86_400 else { throw ValidationError("--interval must be 1 to 2592000 seconds, not \(interval)") }
         guard (1...16).contains(maxLinks) else { throw ValidationError("--max-links must be 1 to 16, not \(maxLinks)") }
         guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0") }

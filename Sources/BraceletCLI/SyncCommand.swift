@@ -196,6 +196,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         case (nil, .some):
             if secretOptions.given { throw ValidationError("--secret and --secret-file only apply to --webhook.") }
             if webhookEncoding != .gzip { throw ValidationError("--webhook-encoding only applies to --webhook.") }
+            if timeout != nil { throw ValidationError("--timeout applies to --webhook and --postgres, not to --jsonl.") }
         }
         do {
             _ = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
