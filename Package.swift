@@ -21,7 +21,7 @@
 //                      delivered in the same process, operator events, status, metrics, sd_notify
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CZlib, CZstd, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CTLS, CZlib, CZstd, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libssl: TLS for webhook deliveries, in BraceletSync's own HTTP client.
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -58,7 +60,7 @@ let package = Package(
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSummaries", dependencies: ["BraceletDecoder"]),
         .target(name: "BraceletStore", dependencies: ["BraceletProtocol", "BraceletDecoder", "CSQLite", "CCrypto", "CZlib", "CZstd", "CPageChecksum"]),
-        .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletStore", "CCrypto"]),
+        .target(name: "BraceletSync", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletStore", "CCrypto", "CTLS"]),
         .target(name: "BraceletVitality", dependencies: ["BraceletDecoder", "BraceletSummaries", "BraceletStore"]),
         .target(
             name: "BraceletIngest",

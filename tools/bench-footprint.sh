@@ -149,8 +149,8 @@ for mode in gzip identity-only; do
   python3 tools/webhook-receiver.py --secret s3cret --port "$port" $flag >"$work/receiver-$mode.log" 2>&1 &
   receiver=$!; pids+=($receiver)
   for _ in $(seq 100); do grep -q listening "$work/receiver-$mode.log" && break; sleep 0.1; done
-  /usr/bin/time -f "%U %S" -o "$work/sync-time" "$B" sync --db "$work/wire.db" --webhook "http://127.0.0.1:$port/in" \
-    --secret s3cret --once --quiet || { echo "sync --webhook failed" >&2; exit 1; }
+  BRACELET_WEBHOOK_SECRET=s3cret /usr/bin/time -f "%U %S" -o "$work/sync-time" "$B" sync --db "$work/wire.db" \
+    --webhook "http://127.0.0.1:$port/in" --once --quiet || { echo "sync --webhook failed" >&2; exit 1; }
   kill "$receiver"; wait "$receiver" 2>/dev/null || true
   bytes=$(awk '/^accepted/ {for (i = 1; i <= NF; i++) if ($i ~ /^bytes$/ && $(i+1) != "of") {s += $(i-1); break}} END {print s + 0}' "$work/receiver-$mode.log")
   entries=$(grep -c '^accepted' "$work/receiver-$mode.log" || true)

@@ -82,7 +82,7 @@ start_receiver() {
   receiver=$!
 }
 start_gateway() {
-  "$BRACELET" gateway run --db "$OUT/gateway.db" --webhook "http://127.0.0.1:$RPORT/in" --secret "$SECRET" \
+  BRACELET_WEBHOOK_SECRET=$SECRET "$BRACELET" gateway run --db "$OUT/gateway.db" --webhook "http://127.0.0.1:$RPORT/in" \
     --interval 3600 --max-links 3 --retry-base-seconds 600 --retry-cap-seconds 7200 --metrics "127.0.0.1:$MPORT" \
     --log-level warning "${clock[@]}" 2>>"$OUT/gateway.log" &
   gateway=$!

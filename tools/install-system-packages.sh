@@ -10,7 +10,15 @@
 # sqlite3 (the stock shell: tests read and write a bracelet database with it, as a person would).
 # prometheus for its promtool (tools/check-alert-rules.sh checks and unit-tests the alert rules the
 # package ships), without its recommends (the server itself is never started).
+# From PyPI: standardwebhooks (pure Python, no dependencies), the Standard Webhooks verifier that
+# tools/webhook-receiver.py and the delivery tests check bracelet's signatures with.
 set -euo pipefail
+if ! python3 -c 'import standardwebhooks' 2>/dev/null; then
+  echo "installing standardwebhooks (PyPI)" >&2
+  # Debian's own python3 refuses pip outside a venv (PEP 668) unless told that this is intended.
+  python3 -m pip install -q --disable-pip-version-check "standardwebhooks==1.1.0" 2>/dev/null ||
+    python3 -m pip install -q --disable-pip-version-check --break-system-packages "standardwebhooks==1.1.0"
+fi
 need=()
 for pkg in libbluetooth-dev libsqlite3-dev libssl-dev pkg-config tshark bc postgresql libpq-dev libcurl4-openssl-dev openssl \
     postgresql-15-auto-failover zlib1g-dev libzstd-dev sqlite3; do

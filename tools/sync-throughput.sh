@@ -67,7 +67,7 @@ for _ in range(300):
     except OSError:
         time.sleep(0.1)
 sys.exit('the receiver did not start')" "$PORT"
-start=$(seconds); "$B" sync --db "$T/webhook.db" --webhook "http://127.0.0.1:$PORT/in" --secret bench --once --quiet; end=$(seconds)
+start=$(seconds); BRACELET_WEBHOOK_SECRET=bench "$B" sync --db "$T/webhook.db" --webhook "http://127.0.0.1:$PORT/in" --once --quiet; end=$(seconds)
 echo "webhook: $(rate "$N" "$start" "$end") (tools/webhook-receiver.py, one connection per entry)"
 
 make_outbox "$BIG" "$T/big.db"

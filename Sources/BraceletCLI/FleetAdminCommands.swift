@@ -4,8 +4,9 @@ import BraceletFleet
 import Foundation
 
 /// Where an administration or status command finds the fleet database: `--postgres URL`,
-/// `--postgres-file PATH` (mode 0600, the URL on its first line) or `$BRACELET_POSTGRES_URL`.
-/// A password may also come from libpq's passfile (`~/.pgpass` or `passfile=` in the URL).
+/// `--postgres-file PATH` (mode 0600, the URL on its first line), `$BRACELET_POSTGRES_URL` or the
+/// systemd credential `postgres-url`. A password may also come from libpq's passfile (`~/.pgpass`
+/// or `passfile=` in the URL).
 struct FleetDatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The fleet database URL (default: $BRACELET_POSTGRES_URL). A password here is visible to every user (ps): prefer the variable or --postgres-file.",
@@ -17,24 +18,7 @@ struct FleetDatabaseOptions: ParsableArguments {
 
     /// The server named by the options or the environment, checked.
     func server() throws -> FleetServer {
-        if postgres != nil && postgresFile != nil { throw ValidationError("give --postgres or --postgres-file, not both") }
-        if let postgresFile { return try fleetServer(try readURLFile(postgresFile), fromCommandLine: false) }
-        return try fleetServer(postgres)
-    }
-
-    /// The first line of a URL file that only its owner can read.
-    private func readURLFile(_ path: String) throws -> String {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw CLIError("cannot read --postgres-file \(path): \(String(cString: strerror(errno)))") }
-        guard info.st_mode & 0o077 == 0 else {
-            throw CLIError(String(format: "--postgres-file %@ has mode %03o: it holds a password, so make it private (chmod 600 %@)",
-                                  path, Int(info.st_mode & 0o777), path))
-        }
-        guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }),
-              let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty else {
-            throw CLIError("--postgres-file \(path) holds no URL on its first line")
-        }
-        return line.trimmingCharacters(in: .whitespaces)
+        try fleetServer(postgres, file: postgresFile)
     }
 }
 

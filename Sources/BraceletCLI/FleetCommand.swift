@@ -58,11 +58,13 @@ struct FleetStatusCommand: ParsableCommand, LoggingCommand {
     }
 }
 
-/// The fleet server of `--postgres` or `$BRACELET_POSTGRES_URL`, checked; a password given on the
-/// command line (`fromCommandLine`) is warned about, since any user of the host can read it.
-func fleetServer(_ option: String?, fromCommandLine: Bool = true) throws -> FleetServer {
-    guard let uri = option ?? ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"], !uri.isEmpty else {
-        throw CLIError("give the fleet database with --postgres URL or $BRACELET_POSTGRES_URL")
+/// The fleet server of `--postgres`, `--postgres-file`, `$BRACELET_POSTGRES_URL` or the systemd
+/// credential `postgres-url`, checked; a password given on the command line is warned about, since
+/// any user of the host can read it.
+func fleetServer(_ option: String?, file: String? = nil) throws -> FleetServer {
+    guard let (uri, origin) = try postgresURL(option: option, file: file).map({ ($0.uri, $0.origin) }) else {
+        throw CLIError("give the fleet database with --postgres-file FILE, $BRACELET_POSTGRES_URL or the systemd credential "
+            + "postgres-url (or --postgres URL)")
     }
     // The URL from the variable or a file is no command-line argument: checked here like one.
     do { try OperatorText.check(uri, what: option == nil ? "$BRACELET_POSTGRES_URL" : "the fleet database URL") } catch {
@@ -70,16 +72,26 @@ func fleetServer(_ option: String?, fromCommandLine: Bool = true) throws -> Flee
     }
     let server: FleetServer
     do { server = try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
-    if option != nil && fromCommandLine && server.hasPassword {
+    if origin == .option && server.hasPassword {
         Log.warning("warning: the password in --postgres is visible to every user of this host (ps, /proc): "
             + "give the URL in $BRACELET_POSTGRES_URL or --postgres-file, or the password in a libpq passfile")
     }
     return server
 }
 
+/// The fleet database URL of `--postgres` or `--postgres-file`, else of the environment or the
+/// systemd credential (``SinkSecrets``), with where it came from; `nil` when none gives one.
+func postgresURL(option: String?, file: String?) throws -> (uri: String, origin: SinkSecrets.Origin)? {
+    if option != nil && file != nil { throw ValidationError("give --postgres or --postgres-file, not both") }
+    if let option, !option.isEmpty { return (option, .option) }
+    if let file { return (try SinkSecrets.privateFirstLine(file, option: "--postgres-file", what: "a password"), .file(file)) }
+    return try SinkSecrets.fromEnvironmentWithOrigin(variable: SinkSecrets.postgresURLVariable, credential: SinkSecrets.postgresURLCredential)
+        .map { ($0.value, $0.origin) }
+}
+
 /// A reader of the fleet database, with a clear message when it cannot be reached.
-func fleetReader(_ option: String?) throws -> FleetReader {
-    let server = try fleetServer(option)
+func fleetReader(_ option: String?, file: String? = nil) throws -> FleetReader {
+    let server = try fleetServer(option, file: file)
     return try fleetCall { try FleetReader(server: server) }
 }
 
@@ -90,11 +102,11 @@ func fleetCall<T>(_ body: () throws -> T) throws -> T {
 
 extension SyncCommand {
     /// Delivers the outbox to the fleet database in batches (`--postgres`), with `sync`'s exit codes.
-    func deliverToPostgres(_ uri: String, store: Store) async throws {
-        let server = try fleetServer(uri, fromCommandLine: postgres != nil)
+    func deliverToPostgres(store: Store) async throws {
+        let server = try fleetServer(postgres, file: postgresFile)
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
-        let sink = PostgresSink(server: server)
+        let sink = PostgresSink(server: server, timeouts: FleetTimeouts(statementSeconds: timeout.map { Int($0.rounded(.up)) } ?? 30))
         let forwarder = FleetForwarder(store: store, sink: sink, policy: try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay),
                                        filter: filter, onEvent: { event in
             // One line per batch outcome, not per entry: a backfill is tens of thousands.
@@ -111,31 +123,31 @@ extension SyncCommand {
         try finish(report, store: store, sink: sink)
     }
 
-    /// The fleet database URL when `--postgres` (or, with no other sink, `$BRACELET_POSTGRES_URL`) names one.
-    /// The rule: an option on the command line wins over the environment, so `--webhook` or
-    /// `--jsonl` (or `--status`, or managing the outbox) with the variable set uses the option, and
+    /// The fleet database URL when `--postgres` or `--postgres-file` names one, or, with no other
+    /// sink, `$BRACELET_POSTGRES_URL` or the systemd credential `postgres-url`. The rule: an option
+    /// on the command line wins over the environment, so `--webhook` or `--jsonl` (or `--status`,
+    /// or managing the outbox) with the variable set uses the option, and
     /// ``postgresEnvironmentNote`` says the variable was not used.
-    var postgresURL: String? {
-        postgres ?? (webhook == nil && jsonl == nil && !status && !managing ? postgresEnvironment : nil)
+    func chosenPostgresURL() throws -> String? {
+        if postgres != nil || postgresFile != nil { return try postgresURL(option: postgres, file: postgresFile)?.uri }
+        guard webhook == nil && jsonl == nil && !status && !managing else { return nil }
+        return try postgresURL(option: nil, file: nil)?.uri
     }
 
-    /// `$BRACELET_POSTGRES_URL` when set and not empty.
-    private var postgresEnvironment: String? {
-        ProcessInfo.processInfo.environment["BRACELET_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// The line printed when `$BRACELET_POSTGRES_URL` is set but another sink option chose the sink.
+    /// The line printed when the environment or a credential names a fleet database but another
+    /// sink option chose the sink.
     var postgresEnvironmentNote: String? {
-        guard postgres == nil, postgresEnvironment != nil, webhook != nil || jsonl != nil else { return nil }
-        return "sync: $BRACELET_POSTGRES_URL is set but not used: --\(webhook != nil ? "webhook" : "jsonl") chooses the sink "
-            + "(one sink per run; run sync again without it, or with --postgres, to deliver to the fleet database)"
+        guard postgres == nil, postgresFile == nil, webhook != nil || jsonl != nil,
+              let origin = (try? postgresURL(option: nil, file: nil))?.origin else { return nil }
+        return "sync: \(origin.description) names a fleet database but is not used: --\(webhook != nil ? "webhook" : "jsonl") chooses the sink "
+            + "(one sink per run; run sync again without it, or with --postgres-file, to deliver to the fleet database)"
     }
 }
 
 extension ScoreCommand {
     /// The days of `--device` or `--user` from the fleet database.
-    func fleetDays(_ uri: String) throws -> (days: [DatedVitalityMetrics], source: String) {
-        let reader = try fleetReader(uri)
+    func fleetDays() throws -> (days: [DatedVitalityMetrics], source: String) {
+        let reader = try fleetReader(postgres, file: postgresFile)
         guard let subject: FleetReader.Subject = user.map({ .user($0) }) ?? device.map({ .device($0) }) else {
             throw CLIError("with --postgres, name whose days to score: --device SERIAL or --user ID")
         }
@@ -147,9 +159,9 @@ extension ScoreCommand {
 
 extension SummarizeCommand {
     /// The delivered summaries of `--device` (on `--day`), as the gateway's `summarize --db` shows them.
-    func fleetDocument(_ uri: String) throws -> SummaryDocument {
+    func fleetDocument() throws -> SummaryDocument {
         guard let device else { throw CLIError("with --postgres, name the bracelet: --device SERIAL") }
-        let reader = try fleetReader(uri)
+        let reader = try fleetReader(postgres, file: postgresFile)
         let configuration = try person.configuration(recordedOffsetSeconds: nil)
         let subject = FleetReader.Subject.device(device)
         let days = try fleetCall { try reader.days(of: subject, fromDate: day ?? "0001-01-01", toDate: day ?? "9999-12-31") }

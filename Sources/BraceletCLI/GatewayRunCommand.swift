@@ -46,14 +46,19 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     @Option(help: "POST each outbox entry to this http(s) URL.")
     var webhook: String?
 
-    @Option(help: "Shared secret for --webhook (default $BRACELET_WEBHOOK_SECRET).")
-    var secret: String?
+    @OptionGroup var secretOptions: WebhookSecretOptions
 
     @Option(help: "Append each outbox entry to this JSON Lines file.")
     var jsonl: String?
 
-    @Option(help: "Upsert outbox entries into this PostgreSQL fleet database.")
+    @Option(help: "Upsert outbox entries into this PostgreSQL fleet database (default, with no other sink: $BRACELET_POSTGRES_URL or the systemd credential postgres-url).")
     var postgres: String?
+
+    @Option(help: "Read the --postgres URL from this file (mode 0600 or stricter).")
+    var postgresFile: String?
+
+    @Option(help: "How long the sink may keep a delivery waiting, seconds: a webhook request (default 10), a PostgreSQL statement (default 30).")
+    var timeout: Double?
 
     @Option(help: "Sync a bracelet again once its last sync is this old (seconds).")
     var interval: Int = 900
@@ -86,12 +91,19 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     @Option(help: .hidden) var retryCapSeconds: Int64 = 3_600
 
     func validate() throws {
-        let sinks = [webhook, jsonl, postgres].compactMap { $0 }
-        if sinks.count > 1 { throw ValidationError("give one sink: --webhook URL --secret S, --jsonl FILE or --postgres URL") }
-        if webhook != nil, (secret ?? ProcessInfo.processInfo.environment["BRACELET_WEBHOOK_SECRET"] ?? "").isEmpty {
-            throw ValidationError("--webhook needs --secret S (or $BRACELET_WEBHOOK_SECRET) so the receiver can check X-Bracelet-Signature")
+        let sinks = [webhook, jsonl, postgres ?? postgresFile].compactMap { $0 }
+        if sinks.count > 1 { throw ValidationError("give one sink: --webhook URL, --jsonl FILE or --postgres-file FILE") }
+        if webhook != nil, try secretOptions.resolved()?.isEmpty ?? true {
+            throw ValidationError("--webhook needs its secret, which the receiver verifies the signatures with: --secret-file FILE, "
+                + "$BRACELET_WEBHOOK_SECRET or the systemd credential webhook-secret")
         }
-        if webhook == nil, secret != nil { throw ValidationError("--secret only applies to --webhook") }
+        if webhook == nil, secretOptions.given { throw ValidationError("--secret and --secret-file only apply to --webhook") }
+        if let timeout, !(timeout.isFinite && timeout >= 0.001 && timeout <= 3_600) {
+            throw ValidationError("--timeout must be 0.001 to 3600 seconds, not \(timeout)")
+        }
+        if timeout != nil, try jsonl != nil || delivery() == nil {
+            throw ValidationError("--timeout applies to a --webhook or PostgreSQL sink")
+        }
         guard interval >= 1, interval <= 30 * 86_400 else { throw ValidationError("--interval must be 1 to 2592000 seconds, not \(interval)") }
         guard (1...16).contains(maxLinks) else { throw ValidationError("--max-links must be 1 to 16, not \(maxLinks)") }
         guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0") }
@@ -100,15 +112,19 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         guard notSendingMinutes > 0 else { throw ValidationError("--not-sending-minutes must be above 0") }
     }
 
-    /// The sink given, if any.
-    var delivery: GatewayDelivery? {
-        if let webhook { return .webhook(url: webhook, secret: secret ?? ProcessInfo.processInfo.environment["BRACELET_WEBHOOK_SECRET"] ?? "") }
+    /// The sink given: an option, else a fleet database named by `$BRACELET_POSTGRES_URL` or the
+    /// systemd credential `postgres-url`; `nil` when none.
+    func delivery() throws -> GatewayDelivery? {
+        if let webhook { return .webhook(url: webhook, secret: try secretOptions.resolved() ?? "") }
         if let jsonl { return .jsonl(path: jsonl) }
-        if let postgres { return .postgres(uri: postgres) }
-        return nil
+        return try postgresURL(option: postgres, file: postgresFile).map { .postgres(uri: $0.uri) }
     }
 
     func run() async throws {
+        let delivery = try delivery()
+        if let warning = secretOptions.commandLineWarning { Log.warning("gateway: " + warning) }
+        // The fleet URL checked before anything starts (and a password on the command line warned about).
+        if case .postgres = delivery { _ = try fleetServer(postgres, file: postgresFile) }
         let store = try openStore(db, mustExist: false)
         let lock: ForwarderLock?
         do { lock = delivery == nil ? nil : try ForwarderLock(databasePath: db) } catch { throw CLIError("\(error)") }
@@ -173,7 +189,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
             Task {
                 let policy = try RetryPolicy(baseDelaySeconds: 1, maxDelaySeconds: 300)
                 do {
-                    try await target.follow(store: store, policy: policy, pollMilliseconds: 1_000) { event in
+                    try await target.follow(store: store, policy: policy, pollMilliseconds: 1_000, timeoutSeconds: timeout) { event in
                         switch event {
                         case .delivered(let key, _, _): Log.debug("gateway: delivered \(key)")
                         case .waiting: break
@@ -194,11 +210,29 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
             }.start()
         }
         deliveryTask?.cancel()
-        _ = await deliveryTask?.result
+        // A cancelled delivery stops its request or statement at once; should a sink still not
+        // return, the process does not wait for it: nothing uncommitted is lost by leaving.
+        if let deliveryTask, !(await Self.finished(deliveryTask, withinSeconds: 3)) {
+            Log.warning("gateway: the delivery did not stop within 3 s; stopping without it (it re-sends what it did not confirm)")
+        }
         server?.stop()
         notifier.notify("STOPPING=1")
         let signal = gatewayStopSignal.load(ordering: .relaxed)
         Log.info("gateway: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); everything committed is kept")
+    }
+
+    /// Whether `task` ended within `seconds` (it is left running otherwise). The deadline runs on a
+    /// Dispatch queue: a stopping process must not depend on a free thread of the cooperative pool.
+    static func finished(_ task: Task<Void, any Error>, withinSeconds seconds: Double) async -> Bool {
+        let answer = FirstAnswer()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            answer.wait(with: continuation)
+            Task.detached {
+                _ = await task.result
+                answer.give(true)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer.give(false) }
+        }
     }
 
     /// Wakes the control thread from a signal handler (only write(2): async-signal-safe).
@@ -290,5 +324,20 @@ final class SyncProgress: @unchecked Sendable {
         default:
             return false
         }
+    }
+}
+
+/// Resumes a waiting continuation with the first answer given; later answers are dropped.
+private final class FirstAnswer: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+    func wait(with waiting: CheckedContinuation<Bool, Never>) { continuation.withLock { $0 = waiting } }
+
+    func give(_ value: Bool) {
+        let waiting = continuation.withLock { current -> CheckedContinuation<Bool, Never>? in
+            defer { current = nil }
+            return current
+        }
+        waiting?.resume(returning: value)
     }
 }

@@ -46,6 +46,9 @@ struct ScoreCommand: ParsableCommand, LoggingCommand {
     @Option(name: .long, help: ArgumentHelp("Read the delivered summaries from this PostgreSQL fleet database.", valueName: "url"))
     var postgres: String?
 
+    @Option(name: .long, help: ArgumentHelp("Read the --postgres URL from this file (mode 0600 or stricter).", valueName: "path"))
+    var postgresFile: String?
+
     @Option(name: .long, help: ArgumentHelp("With --postgres: score this study participant's days.", valueName: "id"))
     var user: String?
 
@@ -61,10 +64,10 @@ struct ScoreCommand: ParsableCommand, LoggingCommand {
     var format: Format = .table
 
     func validate() throws {
-        if [db, rook, postgres].compactMap({ $0 }).count != 1 {
+        if [db, rook, postgres ?? postgresFile].compactMap({ $0 }).count != 1 {
             throw ValidationError("give exactly one of --db PATH, --rook FILE.json or --postgres URL")
         }
-        if user != nil && (postgres == nil || device != nil) { throw ValidationError("--user goes with --postgres, instead of --device") }
+        if user != nil && ((postgres ?? postgresFile) == nil || device != nil) { throw ValidationError("--user goes with --postgres, instead of --device") }
         if age == nil && db == nil { throw ValidationError("--age N is needed with --rook and --postgres (with --db the participant record gives it)") }
     }
 
@@ -73,8 +76,8 @@ struct ScoreCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         let builder = window.builder
         let report: ScoreReport
-        if let postgres {
-            let (days, source) = try fleetDays(postgres)
+        if postgres != nil || postgresFile != nil {
+            let (days, source) = try fleetDays()
             report = try ScoreReport.make(days: days, age: try requiredAge(), builder: builder, source: source)
         } else if let rook {
             let file: ROOKInputFile

@@ -39,6 +39,9 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
     @Option(help: "A PostgreSQL fleet database: print the summaries delivered for --device.")
     var postgres: String?
 
+    @Option(help: "Read the --postgres URL from this file (mode 0600 or stricter).")
+    var postgresFile: String?
+
     @Option(name: .customLong("interval-s"), help: "With --csv: seconds per row (default: the spacing of the rows).")
     var intervalSeconds: Int?
 
@@ -51,14 +54,14 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
     var format: SummaryFormat = .json
 
     func validate() throws {
-        let inputs = [capture, csv, db, postgres].compactMap { $0 }
+        let inputs = [capture, csv, db, postgres ?? postgresFile].compactMap { $0 }
         guard inputs.count == 1 else { throw ValidationError("give exactly one input: CAPTURE, --csv FILE, --db PATH or --postgres URL") }
     }
 
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        if let postgres { return try write(fleetDocument(postgres)) }
+        if postgres != nil || postgresFile != nil { return try write(fleetDocument()) }
         // A database's settings are the device's participant record (each flag given replacing
         // its setting for this run): known before anything is read.
         let databaseConfiguration = try db.map { path in

@@ -17,7 +17,8 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             Entries are delivered in order per bracelet, at least once. A transient failure (no \
             connection, DNS, timeout, HTTP 408, 429, 5xx, full disk) is never given up: it backs off \
             from --base-delay doubling to --max-delay and keeps trying. A configuration failure \
-            (HTTP 401, 403, 404, 405, 407, an unwritable file) pauses the sink and says what to fix; no \
+            (HTTP 401, 403, 404, 405, 407, a redirect, which is never followed, a refused TLS \
+            certificate, an unwritable file) pauses the sink and says what to fix; no \
             entry is charged with it. Only a receiver's refusal of one entry (another 4xx) makes a \
             dead letter, kept with the answer; --requeue-dead puts it back. Killing the command at any \
             moment loses nothing: the next run re-sends what was not confirmed, with the same \
@@ -32,7 +33,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
 
             Examples:
               bracelet sync --db bracelet.db --webhook https://example.org/in \\
-                --secret s3cret --once
+                --secret-file /etc/bracelet/webhook-secret --once
               bracelet sync --db bracelet.db --jsonl summaries.jsonl --follow \\
                 --kinds daily,sleep
               bracelet sync --db bracelet.db \\
@@ -51,15 +52,13 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .long, help: ArgumentHelp("POST each entry to this http(s) URL.", valueName: "url"))
     var webhook: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Shared secret for X-Bracelet-Signature (HMAC-SHA256). Defaults to $BRACELET_WEBHOOK_SECRET.", valueName: "secret"))
-    var secret: String?
+    @OptionGroup var secretOptions: WebhookSecretOptions
 
     @Option(name: .long, help: ArgumentHelp("Append each entry as one line to this file (fsynced).", valueName: "file"))
     var jsonl: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Webhook body encoding: gzip (Content-Encoding: gzip; the signature covers the gzip bytes; a receiver answering 415 gets identity from then on) or identity.",
+        "Webhook body encoding: gzip (Content-Encoding: gzip; the signature covers the JSON inside; a receiver answering 415 gets identity from then on) or identity.",
         valueName: "encoding"))
     var webhookEncoding: WebhookEncoding = .gzip
 
@@ -67,8 +66,11 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     var jsonlGzip = false
 
     @Option(name: .long, help: ArgumentHelp(
-        "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL, unless --webhook or --jsonl is given).", valueName: "url"))
+        "Upsert entries into this PostgreSQL fleet database, in batches (default: $BRACELET_POSTGRES_URL or the systemd credential postgres-url, unless --webhook or --jsonl is given).", valueName: "url"))
     var postgres: String?
+
+    @Option(name: .long, help: ArgumentHelp("Read the --postgres URL from this file (mode 0600 or stricter).", valueName: "path"))
+    var postgresFile: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "Deliver only these kinds (comma-separated: daily, sleep, event:NAME; e.g. daily,sleep); other entries stay pending for another sink. An unknown kind is refused (exit 64).",
@@ -99,8 +101,10 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     @Option(name: .long, help: ArgumentHelp("Longest backoff, seconds (up to 86400).", valueName: "seconds"))
     var maxDelay = 300.0
 
-    @Option(name: .long, help: ArgumentHelp("Webhook request timeout, seconds (0.001 to 3600).", valueName: "seconds"))
-    var timeout = 10.0
+    @Option(name: .long, help: ArgumentHelp(
+        "How long the sink may keep a delivery waiting, seconds: a webhook request from connecting to its answer (0.001 to 3600, default 10), a PostgreSQL statement (its statement_timeout, 1 to 3600, default 30; connecting has the URL's connect_timeout, default 10).",
+        valueName: "seconds"))
+    var timeout: Double?
 
     @Option(name: .long, help: ArgumentHelp("With --follow: how often to look for new entries, seconds (0.001 to 86400).",
                                             valueName: "seconds"))
@@ -144,9 +148,6 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         case json, table
     }
 
-    var resolvedSecret: String? {
-        secret ?? ProcessInfo.processInfo.environment["BRACELET_WEBHOOK_SECRET"]
-    }
 
     /// The kind filter of `--kinds`.
     var filter: OutboxKindFilter {
@@ -180,27 +181,30 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             }
             return
         }
-        if postgresURL != nil && (webhook != nil || jsonl != nil || payload != nil || secret != nil) {
+        let postgresURL = try chosenPostgresURL()
+        if postgresURL != nil && (webhook != nil || jsonl != nil || payload != nil || secretOptions.given) {
             throw ValidationError("--postgres stands alone: drop --webhook / --jsonl / --payload / --secret (run sync once per sink).")
         }
         switch (webhook, jsonl) {
         case (nil, nil):
             if !managing && postgresURL == nil {
-                throw ValidationError("say where to deliver: --webhook URL --secret S, or --jsonl FILE (or use --status).")
+                throw ValidationError("say where to deliver: --webhook URL (with its secret), --jsonl FILE or --postgres-file FILE (or use --status).")
             }
         case (.some, .some): throw ValidationError("--webhook and --jsonl exclude each other: run sync once per sink.")
         case (.some, nil):
-            if resolvedSecret?.isEmpty ?? true {
-                throw ValidationError("--webhook needs --secret S (or $BRACELET_WEBHOOK_SECRET) so the receiver can check X-Bracelet-Signature.")
+            if try secretOptions.resolved()?.isEmpty ?? true {
+                throw ValidationError("--webhook needs its secret, which the receiver verifies the signatures with: --secret-file FILE, "
+                    + "$BRACELET_WEBHOOK_SECRET or the systemd credential webhook-secret.")
             }
             if jsonlGzip { throw ValidationError("--jsonl-gzip only applies to --jsonl.") }
         case (nil, .some):
-            if secret != nil { throw ValidationError("--secret only applies to --webhook.") }
+            if secretOptions.given { throw ValidationError("--secret and --secret-file only apply to --webhook.") }
             if webhookEncoding != .gzip { throw ValidationError("--webhook-encoding only applies to --webhook.") }
+            if timeout != nil { throw ValidationError("--timeout applies to --webhook and --postgres, not to --jsonl.") }
         }
         do {
             _ = try RetryPolicy(baseDelaySeconds: baseDelay, maxDelaySeconds: maxDelay)
-            _ = try SyncDuration.milliseconds(timeout, option: "--timeout", upTo: WebhookSink.longestTimeoutSeconds)
+            if let timeout { _ = try SyncDuration.milliseconds(timeout, option: "--timeout", upTo: WebhookSink.longestTimeoutSeconds) }
             _ = try SyncDuration.milliseconds(poll, option: "--poll", upTo: Double(RetryPolicy.longestDelayMilliseconds) / 1000)
         } catch let error as SyncError {
             throw ValidationError(error.description)
@@ -229,14 +233,16 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
         try store.checkOutboxIntegrity()
         try manage(store)
         if requeueDead || resend { do { try store.requireIntactForDelivery() } catch { throw CLIError("\(error)") } }
-        if let postgresURL { return try await deliverToPostgres(postgresURL, store: store) }
+        if try chosenPostgresURL() != nil { return try await deliverToPostgres(store: store) }
         if webhook == nil && jsonl == nil { return }
         if let note = postgresEnvironmentNote { Log.info(note) }
         let lock = try ForwarderLock(databasePath: db)
         defer { withExtendedLifetime(lock) {} }
         var sink: any OutboxSink
         if let webhook {
-            sink = try WebhookSink(url: webhook, secret: resolvedSecret ?? "", timeoutSeconds: timeout, encoding: webhookEncoding)
+            if let warning = secretOptions.commandLineWarning { Log.warning("sync: " + warning) }
+            sink = try WebhookSink(url: webhook, secret: try secretOptions.resolved() ?? "", timeoutSeconds: timeout ?? 10,
+                                   encoding: webhookEncoding)
         } else {
             sink = try JSONLinesSink(path: jsonl ?? "", gzip: jsonlGzip)
         }
@@ -350,7 +356,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     func pendingExplanation(_ store: Store, pending: Int) throws -> String {
         let heads = try store.pendingOutboxHeads(filter: filter)
         var reasons: [String: Int] = [:]
-        for head in heads { reasons[head.lastError ?? "not tried yet, scheduled later", default: 0] += 1 }
+        for head in heads { reasons[head.lastError ?? "not tried yet", default: 0] += 1 }
         let listed = reasons.sorted { $0.value > $1.value }.map { "\($0.value) × \($0.key)" }.joined(separator: "; ")
         let behind = pending - heads.count
         var text = "\(pending) entries still pending (nothing given up): \(listed)"

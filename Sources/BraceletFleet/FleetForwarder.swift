@@ -8,7 +8,9 @@ import BraceletSync
 /// recorded delivered only after the server committed it), transient failures retried with backoff
 /// for as long as they last, a configuration failure pauses, one attempt per entry per pass. Order
 /// per device is not needed here: the sink keeps the newest version whatever order versions
-/// arrive in, so a whole device queue may go in one batch.
+/// arrive in, so a whole device queue may go in one batch. A server that stalls costs one wait per
+/// pass (a batch failed as a whole without an answer ends the pass), and a cancelled task stops the
+/// batch under way at once.
 public struct FleetForwarder: Sendable {
     /// The gateway's database with the outbox.
     public let store: Store
@@ -65,13 +67,22 @@ public struct FleetForwarder: Sendable {
                 after = last.id
                 if !refusedOnes {
                     let unknown = Set(read.map(\.device)).subtracting(refused)
-                    if !unknown.isEmpty { refused.formUnion(sink.unassignedDevices(among: unknown)) }
+                    if !unknown.isEmpty {
+                        do { refused.formUnion(try await sink.refusedDevices(among: unknown)) } catch let error as FleetError {
+                            // The server cannot be asked: the batch would fail the same way, so it is
+                            // charged with that failure and the pass ends (one wait per pass).
+                            report.add(try record(read, Array(repeating: PostgresSink.outcome(of: error), count: read.count)))
+                            return report
+                        }
+                    }
                 }
                 let batch = read.filter { refused.contains($0.device) == refusedOnes }
                 guard !batch.isEmpty else { continue }
-                let outcomes = sink.deliver(batch: batch)
+                let outcomes = try await sink.send(batch: batch)
                 report.add(try record(batch, outcomes))
-                if report.pausedReason != nil { return report }
+                // A batch that failed as a whole without an answer failed for the sink, not for its
+                // entries: the next batch would wait the same timeout, so the pass ends.
+                if report.pausedReason != nil || outcomes.allSatisfy(\.isSinkWide) { return report }
             }
             if refused.isEmpty { break }
         }

@@ -222,21 +222,28 @@ enum FleetSchema {
         return try connection.execute("SELECT max(version) FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
     }
 
+    /// How long each statement of a migration may take, seconds.
+    static let migrationSeconds = 3_600
+
     /// The migration itself, under the advisory lock, in one transaction (``FleetAdmin`` calls it
     /// directly to say what an owner without a privilege lacks).
     static func migrateLocked(_ connection: PGConnection) throws {
         try connection.execute("BEGIN")
         do {
-            try connection.execute("SELECT pg_advisory_xact_lock(7262022014)")
-            try connection.execute("CREATE TABLE IF NOT EXISTS fleet_schema (version integer NOT NULL)")
-            let found = try connection.execute("SELECT version FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
-            if found == nil { try connection.execute("INSERT INTO fleet_schema (version) VALUES (0)") }
-            let current = found ?? 0
-            guard current <= latestVersion else { throw FleetError.schemaNewer(found: current, supported: latestVersion) }
-            for migration in migrations.dropFirst(current) {
-                for statement in migration { try connection.execute(statement) }
+            // Index builds on a large fleet, and waiting for another migrating gateway's lock, take
+            // longer than a delivery's statements may.
+            try connection.allowing(seconds: migrationSeconds) {
+                try connection.execute("SELECT pg_advisory_xact_lock(7262022014)")
+                try connection.execute("CREATE TABLE IF NOT EXISTS fleet_schema (version integer NOT NULL)")
+                let found = try connection.execute("SELECT version FROM fleet_schema").values.first?.first.flatMap { $0.flatMap { Int($0) } }
+                if found == nil { try connection.execute("INSERT INTO fleet_schema (version) VALUES (0)") }
+                let current = found ?? 0
+                guard current <= latestVersion else { throw FleetError.schemaNewer(found: current, supported: latestVersion) }
+                for migration in migrations.dropFirst(current) {
+                    for statement in migration { try connection.execute(statement) }
+                }
+                try connection.execute("UPDATE fleet_schema SET version = $1", [String(latestVersion)])
             }
-            try connection.execute("UPDATE fleet_schema SET version = $1", [String(latestVersion)])
             try connection.execute("COMMIT")
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }

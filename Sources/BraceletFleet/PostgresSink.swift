@@ -15,11 +15,22 @@ import Foundation
 /// a missing privilege or a newer schema pause the sink; only an entry the sink cannot read (not
 /// a summary envelope) is refused for good. The connection (and the schema migration) is made on
 /// first use and again after it broke.
+///
+/// Every wait is bounded (``FleetTimeouts``): a server that takes the login and then never answers
+/// costs one statement timeout plus a grace, and the batch is retried. Forwarders call the async
+/// ``send(batch:)``, which runs the blocking work on the sink's own thread and returns at once when
+/// the calling task is cancelled (a stopping gateway), giving that connection up.
 public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// The server (its description hides the password).
     public let server: FleetServer
+    /// How long statements may take.
+    public let timeouts: FleetTimeouts
     private let lock = NSLock()
     private var connection: PGConnection?
+    /// The interrupt of the call under way (under ``lock``).
+    private var callInterrupt: PGInterrupt?
+    /// Where the blocking work of ``send(batch:)`` runs.
+    private let worker = DispatchQueue(label: "bracelet.fleet.sink")
 
     /// Rows per INSERT statement: 10 parameters a row stays far below PostgreSQL's 65,535.
     static let rowsPerStatement = 1_000
@@ -27,8 +38,9 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     static let bytesPerStatement = 16 << 20
 
     /// A sink writing to `server`; nothing is connected until the first delivery.
-    public init(server: FleetServer) {
+    public init(server: FleetServer, timeouts: FleetTimeouts = FleetTimeouts()) {
         self.server = server
+        self.timeouts = timeouts
     }
 
     /// `postgres <URL without password>`.
@@ -36,12 +48,53 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
 
     /// Delivers one entry (a batch of one).
     public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
-        deliver(batch: [entry])[0]
+        try await send(batch: [entry])[0]
+    }
+
+    /// Delivers `entries` in one transaction on the sink's thread and returns one outcome per entry,
+    /// in order; throws `CancellationError` as soon as the calling task is cancelled.
+    public func send(batch entries: [OutboxEntry]) async throws -> [DeliveryOutcome] {
+        try await onWorker { interrupt in self.deliver(batch: entries, interrupt: interrupt) }
+    }
+
+    /// The devices among `devices` the fleet database would refuse from this sink's role (not
+    /// assigned to it), so a forwarder sends the others first; asked on the sink's thread.
+    ///
+    /// - Throws: ``FleetError`` when the server cannot be asked (then a batch would fail the same
+    ///   way), `CancellationError` when the calling task is cancelled.
+    public func refusedDevices(among devices: Set<String>) async throws -> Set<String> {
+        try await onWorker { interrupt in
+            try self.lock.withLock { Set(try self.unassigned(among: devices, interrupt: interrupt).keys) }
+        }
+    }
+
+    /// Runs `work` on ``worker`` with a fresh interrupt and suspends until it returns, or until the
+    /// calling task is cancelled: then the interrupt ends the wait under way and this returns at
+    /// once, leaving the worker to finish (a connect under way ends by its own timeout).
+    private func onWorker<T: Sendable>(_ work: @escaping @Sendable (PGInterrupt?) throws -> T) async throws -> T {
+        let interrupt = PGInterrupt()
+        let resume = ResumeOnce<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                resume.wait(with: continuation)
+                worker.async {
+                    guard !(interrupt?.isFired ?? false) else { return }
+                    resume.finish(Result { try work(interrupt) })
+                }
+            }
+        } onCancel: {
+            interrupt?.fire()
+            resume.finish(.failure(CancellationError()))
+        }
     }
 
     /// Delivers `entries` in one transaction and returns one outcome per entry, in order.
-    /// Blocks the calling thread on the network.
+    /// Blocks the calling thread on the network (each wait bounded).
     public func deliver(batch entries: [OutboxEntry]) -> [DeliveryOutcome] {
+        deliver(batch: entries, interrupt: nil)
+    }
+
+    private func deliver(batch entries: [OutboxEntry], interrupt: PGInterrupt?) -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: entries.count)
         var rows: [FleetRow] = []
         for (index, entry) in entries.enumerated() {
@@ -52,8 +105,8 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
         if !rows.isEmpty {
             let written = lock.withLock { () -> (FleetRow) -> DeliveryOutcome in
                 let refused: [String: FleetError]
-                do { refused = try unassigned(among: Set(rows.map(\.entry.device))) } catch {
-                    let outcome = PostgresSink.outcome(of: error as? FleetError ?? .connection(server: server.description, detail: server.scrub("\(error)")))
+                do { refused = try unassigned(among: Set(rows.map(\.entry.device)), interrupt: interrupt) } catch {
+                    let outcome = PostgresSink.outcome(of: error as? FleetError ?? .connection(server: server.description, detail: "\(error)"))
                     return { _ in outcome }
                 }
                 let allowed = rows.filter { refused[$0.entry.device] == nil }
@@ -80,7 +133,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             for row in rows { single[row.entry.key] = write([row])(row) }
             return { single[$0.entry.key] ?? PostgresSink.outcome(of: error) }
         } catch {
-            let outcome = DeliveryOutcome.transientFailure(reason: server.scrub("\(error)"), httpStatus: nil)
+            let outcome = DeliveryOutcome.transientFailure(reason: "\(error)", httpStatus: nil)
             return { _ in outcome }
         }
     }
@@ -129,7 +182,8 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// The devices among `devices` this sink's role has not been assigned, each with its refusal;
     /// empty for a role row-level security does not restrict (the owner). The server refuses their
     /// rows anyway: asking first gives each its own clear error and lets the other devices' rows go.
-    private func unassigned(among devices: Set<String>) throws -> [String: FleetError] {
+    private func unassigned(among devices: Set<String>, interrupt: PGInterrupt?) throws -> [String: FleetError] {
+        callInterrupt = interrupt
         let connection = try connected()
         guard let gatewayRole else { return [:] }
         do {
@@ -144,21 +198,55 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// The devices among `devices` the fleet database would refuse from this sink's role (not
     /// assigned to it), so a forwarder sends the others first; empty when it cannot tell now.
     public func unassignedDevices(among devices: Set<String>) -> Set<String> {
-        lock.withLock { Set(((try? unassigned(among: devices)) ?? [:]).keys) }
+        lock.withLock { Set(((try? unassigned(among: devices, interrupt: nil)) ?? [:]).keys) }
     }
 
     /// The role of the connection when row-level security restricts it (a gateway's role), else `nil`.
     private var gatewayRole: String?
 
-    /// The open connection, made (and the schema migrated, when this role may) when there is none or it broke.
+    /// The open connection, made (and the schema migrated, when this role may) when there is none or
+    /// it broke; its waits end when `interrupt` fires.
     private func connected() throws -> PGConnection {
-        if let connection, connection.isOpen { return connection }
+        if let connection, connection.isOpen {
+            connection.interrupt = callInterrupt
+            return connection
+        }
         connection = nil
-        let made = try PGConnection(server: server)
+        let made = try PGConnection(server: server, timeouts: timeouts, interrupt: callInterrupt)
         try FleetSchema.migrate(made)
         let role = try made.execute("SELECT row_security_active('fleet_daily_summaries'), current_user::text").values.first
         gatewayRole = role?.first == "t" ? (role?[1] ?? "") : nil
         connection = made
         return made
+    }
+}
+
+/// Resumes a continuation exactly once, from whichever comes first: the worker's result or the
+/// caller's cancellation.
+private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var early: Result<T, any Error>?
+    private var done = false
+
+    /// Waits with `continuation` (resumed at once when the result came first).
+    func wait(with continuation: CheckedContinuation<T, any Error>) {
+        let result = lock.withLock { () -> Result<T, any Error>? in
+            if early == nil { self.continuation = continuation }
+            return early
+        }
+        if let result { continuation.resume(with: result) }
+    }
+
+    /// Resumes with `result` unless something else already did.
+    func finish(_ result: Result<T, any Error>) {
+        let waiting = lock.withLock { () -> CheckedContinuation<T, any Error>? in
+            guard !done else { return nil }
+            done = true
+            if continuation == nil { early = result }
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(with: result)
     }
 }

@@ -53,13 +53,16 @@ public final class GatewayMetrics: Sendable {
         public var enrolments: [GatewayEnrolment]
         /// Deliveries per sink.
         public var sinks: [SinkCounts]
+        /// How each sink is doing: failing or paused, failed attempts in a row, last success.
+        public var health: [SinkHealth]
         /// The database's size and its file system's room, when they could be read.
         public var space: DatabaseSpace?
 
-        /// Readings of the enrolments, sinks and database space given.
-        public init(enrolments: [GatewayEnrolment], sinks: [SinkCounts], space: DatabaseSpace? = nil) {
+        /// Readings of the enrolments, sinks, sink health and database space given.
+        public init(enrolments: [GatewayEnrolment], sinks: [SinkCounts], health: [SinkHealth] = [], space: DatabaseSpace? = nil) {
             self.enrolments = enrolments
             self.sinks = sinks
+            self.health = health
             self.space = space
         }
     }
@@ -68,7 +71,9 @@ public final class GatewayMetrics: Sendable {
     /// its serial, or its endpoint before a sync read the serial): when it was enrolled, last heard
     /// and last synced (Unix s of the gateway's clock), its failed syncs in a row, its battery at
     /// the last connection, and its operator events by name (each known name from 0, so that an
-    /// alert on the first one sees it rise). Per sink: entries pending, delivered and dead. The
+    /// alert on the first one sees it rise). Per sink: entries pending, delivered and dead, and how it
+    /// is doing (failing or paused, failed attempts in a row, last success: an alert fires on a sink
+    /// that stalls or refuses TLS). The
     /// database: its bytes (with its write-ahead log) and its file system's size and room.
     public func exposition(_ readings: StoreReadings) -> String {
         let (t, events, sensorSamples) = counters.withLock { c in ((c.syncs, c.failures, c.bytes), c.events, c.sensorSamples) }
@@ -121,6 +126,12 @@ public final class GatewayMetrics: Sendable {
                sensors.map { (device($0), "\($0.samplesKept)") })
         metric("bracelet_sensor_last_sample_timestamp_seconds", "gauge", "When each standard sensor's latest value arrived (Unix time).",
                sensors.compactMap { e in e.lastSampleAt.map { (device(e), seconds($0)) } })
+        metric("bracelet_sink_failing", "gauge", "1 when the sink's last attempt failed (retrying, or paused until its setup is fixed), else 0.",
+               readings.health.map { ("{sink=\"\(Self.escape($0.sink))\"}", $0.state == .ok ? "0" : "1") })
+        metric("bracelet_sink_failures_in_a_row", "gauge", "Failed attempts of the sink since it last took an entry.",
+               readings.health.map { ("{sink=\"\(Self.escape($0.sink))\"}", "\($0.failuresInARow)") })
+        metric("bracelet_sink_last_success_timestamp_seconds", "gauge", "When the sink last confirmed an entry (Unix time).",
+               readings.health.compactMap { sink in sink.lastSuccessAt.map { ("{sink=\"\(Self.escape(sink.sink))\"}", Self.number(Double($0) / 1_000)) } })
         return text
     }
 
@@ -169,10 +180,10 @@ public struct DatabaseSpace: Sendable, Equatable {
 
 extension Gateway {
     /// The metrics text of a scrape: the counters with what the store shows now (the enrolments as
-    /// stored, else as last read; the sinks; the database's space).
+    /// stored, else as last read; the sinks and how each is doing; the database's space).
     public func metricsExposition() -> String {
         let readings = GatewayMetrics.StoreReadings(enrolments: (try? store.enrolments()) ?? enrolled, sinks: (try? store.sinkCounts()) ?? [],
-                                                    space: DatabaseSpace(databasePath: store.path))
+                                                    health: (try? store.sinkHealth()) ?? [], space: DatabaseSpace(databasePath: store.path))
         return metrics.exposition(readings)
     }
 }

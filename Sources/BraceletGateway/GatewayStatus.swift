@@ -8,6 +8,8 @@ public struct GatewayStatus: Sendable {
     public var devices: [GatewayEnrolment]
     /// Deliveries per sink.
     public var sinks: [SinkCounts]
+    /// How each sink is doing (by name; a sink never attempted has none).
+    public var sinkHealth: [String: SinkHealth]
     /// The latest operator events, newest first.
     public var events: [(key: String, kind: String, device: String, state: String, createdAt: Int64)]
 
@@ -21,6 +23,7 @@ public struct GatewayStatus: Sendable {
             return shown
         }
         sinks = try store.sinkCounts()
+        sinkHealth = Dictionary(try store.sinkHealth().map { ($0.sink, $0) }, uniquingKeysWith: { first, _ in first })
         events = try store.operatorEvents(limit: eventLimit)
     }
 
@@ -29,8 +32,10 @@ public struct GatewayStatus: Sendable {
     /// `last_error`, `link_security` (the link the enrolment requires, `encrypted` or `authenticated`,
     /// null while it is learned from the device's answers), and for a standard sensor `sensor` (its
     /// profiles), `samples_kept` (seconds with a value stored since enrolment) and `last_sample` (its
-    /// latest value's arrival): null for a bracelet; times as ISO 8601 UTC, unknown values null), `sinks` (`sink`, `pending`,
-    /// `delivered`, `dead`) and `events` (`key`, `event`, `device`, `state`, `at`).
+    /// latest value's arrival): null for a bracelet; times as ISO 8601 UTC, unknown values null),
+    /// `sinks` (`sink`, `pending`, `delivered`, `dead`, `state` (`ok`, `failing`, `paused`; null
+    /// before any attempt), `failures_in_a_row`, `last_attempt`, `last_success`, `last_error`) and
+    /// `events` (`key`, `event`, `device`, `state`, `at`).
     public func json() -> [UInt8] {
         let root = CanonicalJSON.Node(.object)
         let list = root.child(forKey: "devices")
@@ -67,6 +72,12 @@ public struct GatewayStatus: Sendable {
             node.child(forKey: "pending").value = .int(Int64(s.pending))
             node.child(forKey: "delivered").value = .int(Int64(s.delivered))
             node.child(forKey: "dead").value = .int(Int64(s.dead))
+            let health = sinkHealth[s.sink]
+            node.child(forKey: "state").value = text(health?.state.rawValue)
+            node.child(forKey: "failures_in_a_row").value = health.map { .int(Int64($0.failuresInARow)) } ?? .null
+            node.child(forKey: "last_attempt").value = time(health?.lastAttemptAt)
+            node.child(forKey: "last_success").value = time(health?.lastSuccessAt)
+            node.child(forKey: "last_error").value = text(health?.lastError)
         }
         let eventList = root.child(forKey: "events")
         eventList.value = .array
@@ -82,6 +93,18 @@ public struct GatewayStatus: Sendable {
         var out: [UInt8] = []
         CanonicalJSON.write(root, into: &out)
         return out
+    }
+
+    /// A sink's state for people: whether it works, since when it fails and why.
+    static func line(_ health: SinkHealth) -> String {
+        func time(_ value: Int64?) -> String { value.map { UTCTime.iso8601(unixMilliseconds: $0) } ?? "never" }
+        switch health.state {
+        case .ok:
+            return "ok: last attempt \(time(health.lastAttemptAt)), last success \(time(health.lastSuccessAt))"
+        case .failing, .paused:
+            return "\(health.state == .paused ? "PAUSED" : "FAILING"): \(health.failuresInARow) failed attempt(s) in a row, last "
+                + "\(time(health.lastAttemptAt)): \(health.lastError ?? "no reason recorded"); last success \(time(health.lastSuccessAt))"
+        }
     }
 
     /// The status as text tables for people.
@@ -101,7 +124,10 @@ public struct GatewayStatus: Sendable {
             }
         }
         lines.append("sinks:")
-        for s in sinks { lines.append("  \(s.sink): \(s.pending) pending, \(s.delivered) delivered, \(s.dead) dead") }
+        for s in sinks {
+            lines.append("  \(s.sink): \(s.pending) pending, \(s.delivered) delivered, \(s.dead) dead")
+            if let health = sinkHealth[s.sink] { lines.append("    " + Self.line(health)) }
+        }
         if !events.isEmpty {
             lines.append("latest operator events:")
             for e in events { lines.append("  \(time(e.createdAt))  \(e.kind.dropFirst("event:".count))  \(e.device)  (\(e.state))") }

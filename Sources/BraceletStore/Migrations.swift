@@ -403,6 +403,14 @@ enum Migrations {
         """
         ALTER TABLE gateway_enrolments ADD COLUMN link_security TEXT CHECK (link_security IN ('encrypted', 'authenticated'));
         """,
+        // 18: URLs in what the delivery log and the outbox kept are shown without their user info
+        // and query values (URLRedaction), as sinks now write them: a webhook URL's `user:password@`
+        // or `?token=` of an earlier run must not stay readable in the file.
+        """
+        UPDATE delivery_log SET sink = bracelet_redact_urls(sink) WHERE sink <> bracelet_redact_urls(sink);
+        UPDATE delivery_log SET error = bracelet_redact_urls(error) WHERE error <> bracelet_redact_urls(error);
+        UPDATE outbox SET last_error = bracelet_redact_urls(last_error) WHERE last_error <> bracelet_redact_urls(last_error);
+        """,
     ]
 
     /// The schema version this build writes.

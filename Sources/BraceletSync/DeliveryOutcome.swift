@@ -38,6 +38,14 @@ public enum DeliveryOutcome: Sendable, Equatable {
         }
     }
 
+    /// Whether the failure is the sink's rather than the entry's: a transient failure without an
+    /// answer (no connection, no answer in time, a full disk). Every other entry would wait the same
+    /// way, so a pass ends at it.
+    public var isSinkWide: Bool {
+        if case .transientFailure(_, nil) = self { return true }
+        return false
+    }
+
     /// The failure reason, `nil` for successes.
     public var reason: String? {
         switch self {

@@ -54,6 +54,10 @@ public struct ForwarderReport: Sendable, Equatable {
 ///   they last. A configuration failure pauses the sink; a permanent refusal makes one dead letter.
 /// - Once per pass: a pass attempts each entry at most once, so a database that lies about an
 ///   entry's state cannot make it be sent in a loop.
+/// - A stalled sink costs one wait per pass: a failure without an answer (no connection, no answer
+///   within the timeout, a full disk) is the sink's, not the entry's, so the pass ends there and the
+///   entries it did not try stay due for the next pass. `sync --once` against a receiver that never
+///   answers thus ends after one `--timeout`, however many devices wait.
 public struct Forwarder: Sendable {
     /// The database with the outbox.
     public let store: Store
@@ -88,7 +92,8 @@ public struct Forwarder: Sendable {
     }
 
     /// One pass: attempts every entry that is due now, each at most once, following each device's
-    /// queue as entries get delivered, without sleeping. Stops early when the sink pauses.
+    /// queue as entries get delivered, without sleeping. Stops early when the sink pauses, and after
+    /// a transient failure without an answer (``DeliveryOutcome/isSinkWide``).
     public func deliverDue() async throws -> ForwarderReport {
         var report = ForwarderReport()
         let now = clock.nowMilliseconds()
@@ -103,8 +108,9 @@ public struct Forwarder: Sendable {
             for entry in due {
                 try Task.checkCancellation()
                 attempted.insert(entry.id)
-                report.add(try await attempt(entry))
-                if report.pausedReason != nil { return report }
+                let (result, outcome) = try await attempt(entry)
+                report.add(result)
+                if report.pausedReason != nil || outcome.isSinkWide { return report }
             }
         }
     }
@@ -140,8 +146,8 @@ public struct Forwarder: Sendable {
         return try await storeQueue.run { try work(store) }
     }
 
-    /// One delivery attempt and its bookkeeping.
-    func attempt(_ entry: OutboxEntry) async throws -> ForwarderReport {
+    /// One delivery attempt and its bookkeeping; returns the outcome with the report.
+    func attempt(_ entry: OutboxEntry) async throws -> (ForwarderReport, DeliveryOutcome) {
         let outcome: DeliveryOutcome
         do {
             outcome = try await sink.deliver(entry)
@@ -174,7 +180,7 @@ public struct Forwarder: Sendable {
             report.retried = 1
             onEvent(.retryScheduled(key: entry.key, attempt: attemptNumber, retryAt: retryAt, reason: reason))
         }
-        return report
+        return (report, outcome)
     }
 
     /// Records a failed attempt of `entry` (on ``storeQueue``); `retryAt` nil makes it a dead letter.

@@ -8,6 +8,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidWebhookURL(String)
     /// The webhook secret is empty.
     case emptySecret
+    /// The webhook secret cannot be used (the reason says why and what to give instead).
+    case invalidSecret(String)
     /// The JSON Lines file could not be opened for appending.
     case cannotOpenJSONLines(path: String, reason: String)
     /// Another `bracelet sync` is already forwarding this database.
@@ -25,7 +27,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidWebhookURL(url):
             "webhook URL \"\(url)\" is not an absolute http:// or https:// URL. Pass e.g. --webhook https://example.org/bracelet."
         case .emptySecret:
-            "the webhook secret is empty. Pass --secret with the shared secret the receiver uses to check X-Bracelet-Signature."
+            "the webhook secret is empty. Give the shared secret the receiver verifies the signatures with: --secret-file FILE, "
+                + "$BRACELET_WEBHOOK_SECRET or the systemd credential webhook-secret."
+        case let .invalidSecret(reason):
+            "the webhook secret cannot be used: \(reason)."
         case let .cannotOpenJSONLines(path, reason):
             "cannot open \(path) for appending: \(reason). Check the folder exists and is writable."
         case let .anotherForwarderRunning(lockPath):

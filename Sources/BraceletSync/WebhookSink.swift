@@ -1,119 +1,148 @@
+import BraceletDecoder
 import BraceletStore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// POSTs each entry's JSON payload to a URL.
+/// POSTs each entry's JSON payload to a URL, signed as Standard Webhooks specifies.
 ///
-/// Headers: `Content-Type: application/json`, `Idempotency-Key: <entry key>`,
-/// `X-Bracelet-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>` and, when the device
-/// is assigned to a study participant, `X-Bracelet-User: <id>`. The body is
+/// Headers: `Content-Type: application/json`; `webhook-id: <entry key>`, `webhook-timestamp: <Unix
+/// seconds>` and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">` (see
+/// ``StandardWebhookKey``; the body signed is the JSON, before any Content-Encoding); `Idempotency-Key:
+/// <entry key>`; the older `X-Bracelet-Signature: sha256=<hex HMAC-SHA256 of the bytes on the wire>`
+/// (kept for one release, so receivers can move to the standard one); and, when the device is
+/// assigned to a study participant, `X-Bracelet-User: <id>`. The body is
 /// ``BraceletStore/OutboxEntry/deliveryBody``, sent with `Content-Encoding: gzip` (one gzip member,
 /// about a twelfth of a day summary's 0.6 MB) unless the sink was made with ``WebhookEncoding/identity``.
-///
-/// **The signature covers the bytes on the wire**: the gzip bytes when the body is compressed, the
-/// JSON when it is not. A receiver checks it over the request body exactly as received, before it
-/// decompresses anything, so a sender without the secret cannot make it inflate a thing.
 ///
 /// A receiver that does not take gzip answers 415 (Unsupported Media Type, as HTTP says it should):
 /// the sink sends the same entry again at once without compression, and from then on sends every
 /// entry uncompressed (the sink remembers it for as long as it lives).
 ///
-/// Answers: 2xx delivered; 409 the receiver already had the key; 408 and 429 retry (they mean
+/// Delivered means received: only a 2xx answer given after the whole body was sent counts. Answers:
+/// 2xx delivered; 409 the receiver already had the key; a redirect (3xx) is never followed (the
+/// signed body would not reach the new address intact: a 307 was re-sent empty, a 302 turned into a
+/// GET) and pauses the sink with the `Location` to configure instead; 408 and 429 retry (they mean
 /// "try again later"); 401, 403, 404, 405 and 407 say the sink is set up wrong (secret, URL, proxy)
-/// and pause it; any other 4xx is a permanent refusal of this entry (dead letter); 5xx, network
-/// errors, timeouts and answers that are not HTTP are retried.
+/// and pause it, and so does a refused TLS certificate; any other 4xx is a permanent refusal of this
+/// entry (dead letter); 5xx, network errors, timeouts and answers that are not HTTP are retried. At
+/// most ``WebhookTransport/answerBytesKept`` bytes of an answer's body are read.
 public struct WebhookSink: OutboxSink {
     /// Where entries are POSTed.
     public let url: URL
-    /// How long one request may take, seconds.
+    /// How long one request may take, seconds: connecting, sending and the answer together.
     public let timeoutSeconds: Double
-    let secret: [UInt8]
-    let session: URLSession
+    /// The key of the Standard Webhooks signature.
+    let key: StandardWebhookKey
+    /// The secret's own bytes, the key of the older `X-Bracelet-Signature`.
+    let legacySecret: [UInt8]
+    /// The URL taken apart (and the proxy the environment names).
+    let target: WebhookTarget
+    /// OpenSSL's context, for an https URL.
+    let tls: TLSContext?
     /// The encoding asked for, and whether the receiver refused gzip.
     let encoding: WebhookEncoding
     private let gzipRefused = GzipRefusal()
+    /// Unix seconds now, for `webhook-timestamp`.
+    let now: @Sendable () -> Int64
 
     /// Creates a webhook sink.
     ///
-    /// - Throws: ``SyncError/invalidWebhookURL(_:)`` unless `url` is absolute http(s),
-    ///   ``SyncError/emptySecret`` for an empty secret, ``SyncError/invalidOption(name:value:rule:)``
-    ///   unless the timeout is a finite number of seconds from 0.001 to 3600.
-    public init(url: String, secret: String, timeoutSeconds: Double = 10, encoding: WebhookEncoding = .gzip) throws {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              parsed.host != nil
-        else { throw SyncError.invalidWebhookURL(url) }
-        guard !secret.isEmpty else { throw SyncError.emptySecret }
+    /// - Throws: ``SyncError/invalidWebhookURL(_:)`` unless `url` is absolute http(s) (the error shows
+    ///   it redacted), ``SyncError/emptySecret`` or ``SyncError/invalidSecret(_:)`` for a secret that
+    ///   cannot be used, ``SyncError/invalidOption(name:value:rule:)`` unless the timeout is a finite
+    ///   number of seconds from 0.001 to 3600.
+    public init(url: String, secret: String, timeoutSeconds: Double = 10, encoding: WebhookEncoding = .gzip,
+                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+        guard let parsed = URL(string: url), let target = WebhookTarget(parsed) else { throw SyncError.invalidWebhookURL(URLRedaction.redacted(url)) }
+        key = try StandardWebhookKey(secret: secret)
         _ = try SyncDuration.milliseconds(timeoutSeconds, option: "--timeout", upTo: WebhookSink.longestTimeoutSeconds)
         self.url = parsed
-        self.secret = Array(secret.utf8)
+        legacySecret = Array(secret.utf8)
         self.timeoutSeconds = timeoutSeconds
         self.encoding = encoding
-        let configuration = URLSessionConfiguration.ephemeral
-        // Our own deadline in `send` is the exact one; URLSession's (whole seconds in libcurl, and
-        // early for fractions on Linux) is only a backstop.
-        let backstop = (self.timeoutSeconds + 5).rounded(.up)
-        configuration.timeoutIntervalForRequest = backstop
-        configuration.timeoutIntervalForResource = backstop
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        session = URLSession(configuration: configuration)
+        self.now = now
+        self.target = target
+        do { tls = target.secure ? try TLSContext() : nil } catch {
+            throw SyncError.invalidWebhookURL(URLRedaction.redacted(url) + " (\(error))")
+        }
     }
 
     /// The longest request timeout: an hour. A receiver slower than that is down.
     public static let longestTimeoutSeconds = 3_600.0
 
-    /// `webhook <url>`.
-    public var name: String { "webhook \(url.absoluteString)" }
+    /// The URL as it is shown: user info and query values hidden (``URLRedaction``).
+    public var shownURL: String { URLRedaction.redacted(url.absoluteString) }
+
+    /// `webhook <url>`, the URL redacted: what logs, metrics, status and the delivery log show.
+    public var name: String { "webhook \(shownURL)" }
 
     /// The encoding the next request uses: the one asked for, or identity once the receiver refused gzip.
     public var currentEncoding: WebhookEncoding {
         encoding == .gzip && !gzipRefused.value ? .gzip : .identity
     }
 
-    /// Builds the signed request for `entry`, in ``currentEncoding`` unless `encoding` is given.
-    public func request(for entry: OutboxEntry, encoding: WebhookEncoding? = nil) -> URLRequest {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (timeoutSeconds + 5).rounded(.up))
-        request.httpMethod = "POST"
-        var body = entry.deliveryBody
+    /// Builds the signed request for `entry`, in ``currentEncoding`` unless `encoding` is given,
+    /// signed now.
+    func request(for entry: OutboxEntry, encoding: WebhookEncoding? = nil) -> WebhookRequest {
+        let json = entry.deliveryBody
+        var request = WebhookRequest(body: json)
         if (encoding ?? currentEncoding) == .gzip {
-            body = body.withUnsafeBytes { Data(Deflate.compress($0)) }
-            request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+            request.body = json.withUnsafeBytes { Data(Deflate.compress($0)) }
+            request.headers.append(("Content-Encoding", "gzip"))
         }
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(entry.key, forHTTPHeaderField: "Idempotency-Key")
-        request.setValue(HMACSHA256.signatureHeader(body: Array(body), secret: secret), forHTTPHeaderField: "X-Bracelet-Signature")
+        let timestamp = now()
+        request.headers += [
+            ("Content-Type", "application/json"),
+            ("webhook-id", entry.key),
+            ("webhook-timestamp", String(timestamp)),
+            ("webhook-signature", key.signature(id: entry.key, timestamp: timestamp, body: json)),
+            ("Idempotency-Key", entry.key),
+            ("X-Bracelet-Signature", HMACSHA256.signatureHeader(body: Array(request.body), secret: legacySecret)),
+        ]
         // Only an id that passes the store's rule goes into a header; the body carries it escaped anyway.
-        if let user = entry.user, UserID.isWellFormed(user) {
-            request.setValue(user, forHTTPHeaderField: "X-Bracelet-User")
-        }
+        if let user = entry.user, UserID.isWellFormed(user) { request.headers.append(("X-Bracelet-User", user)) }
         return request
     }
 
     /// POSTs the entry and classifies the answer.
+    ///
+    /// - Throws: `CancellationError` when the calling task was cancelled (the request is stopped).
     public func deliver(_ entry: OutboxEntry) async throws -> DeliveryOutcome {
         let encoding = currentEncoding
-        var result = await send(request(for: entry, encoding: encoding))
-        if encoding == .gzip, case .answer(415, _) = result {
+        var result = try await send(request(for: entry, encoding: encoding))
+        if encoding == .gzip, case .answer(415, _, _, _) = result {
             // The receiver does not take gzip: this entry again, and every later one, uncompressed.
             gzipRefused.value = true
-            result = await send(request(for: entry, encoding: .identity))
+            result = try await send(request(for: entry, encoding: .identity))
         }
+        return outcome(of: result)
+    }
+
+    /// The outcome of one exchange.
+    func outcome(of result: WebhookExchangeResult) -> DeliveryOutcome {
+        let target = shownURL
         switch result {
+        case .cancelled:
+            return .transientFailure(reason: "the request to \(target) was cancelled", httpStatus: nil)
+        case .timedOut:
+            return .transientFailure(reason: "no answer from \(target) within \(Self.seconds(timeoutSeconds)) s (--timeout)", httpStatus: nil)
         case let .failure(reason):
-            return .transientFailure(reason: reason, httpStatus: nil)
-        case let .answer(status, body):
+            return .transientFailure(reason: "network error talking to \(target): \(reason)", httpStatus: nil)
+        case let .tls(problem):
+            return .configurationFailure(reason: "TLS to \(target) failed: " + Self.advice(problem, host: self.target.host), httpStatus: nil)
+        case let .answer(status, location, body, bodySent):
             let snippet = String(decoding: body.prefix(200), as: UTF8.self)
                 .replacingOccurrences(of: "\n", with: " ")
-            let reason = "HTTP \(status) from \(url.absoluteString)" + (snippet.isEmpty ? "" : ": \(snippet)")
+            let reason = "HTTP \(status) from \(target)" + (snippet.isEmpty ? "" : ": \(snippet)")
             switch status {
+            case 200..<300 where !bodySent:
+                return .transientFailure(reason: "HTTP \(status) from \(target) before it received the whole body: not counted as delivered",
+                                         httpStatus: status)
             case 200..<300: return .delivered(httpStatus: status)
+            case 300..<400: return .configurationFailure(reason: redirectReason(status: status, location: location), httpStatus: status)
             case 409: return .alreadyHad(httpStatus: status)
             case 408, 429: return .transientFailure(reason: reason, httpStatus: status)
             case 401, 403, 407:
-                return .configurationFailure(reason: reason + " (check --secret and the receiver's credentials)", httpStatus: status)
+                return .configurationFailure(reason: reason + " (check the secret and the receiver's credentials)", httpStatus: status)
             case 404, 405:
                 return .configurationFailure(reason: reason + " (check the --webhook URL: nothing there takes a POST)", httpStatus: status)
             case 400..<500: return .permanentFailure(reason: reason, httpStatus: status)
@@ -122,107 +151,64 @@ public struct WebhookSink: OutboxSink {
         }
     }
 
-    /// A readable reason for a URLSession error (Linux's localizedDescription is only the code).
-    static func describe(_ error: any Error) -> String {
-        guard let urlError = error as? URLError else { return "\(error)" }
-        switch urlError.code {
-        case .timedOut: return "timed out"
-        case .cannotConnectToHost: return "connection refused (is the receiver running?)"
-        case .cannotFindHost, .dnsLookupFailed: return "host not found"
-        case .networkConnectionLost: return "connection closed before a complete answer"
-        case .badServerResponse: return "answer is not valid HTTP"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            return "TLS handshake failed (check the certificate)"
-        case .notConnectedToInternet: return "no network"
-        default: return "URL error \(urlError.code.rawValue)"
+    /// Why a redirect pauses the sink, naming where it points (redacted, relative to the URL).
+    func redirectReason(status: Int, location: String?) -> String {
+        let head = "HTTP \(status) from \(shownURL)"
+        guard let location, !location.isEmpty else {
+            return head + " is a redirect without a Location: bracelet does not follow redirects; configure the receiver's own URL with --webhook"
+        }
+        let target = URL(string: location, relativeTo: url)?.absoluteString ?? location
+        return head + " redirects to \(URLRedaction.redacted(target)): bracelet does not follow redirects (the signed body "
+            + "would not reach it intact); if that is the receiver, configure it: --webhook \(URLRedaction.redacted(target))"
+    }
+
+    /// A TLS problem in words an operator acts on: what OpenSSL found, and what to change.
+    static func advice(_ problem: TLSProblem, host: String) -> String {
+        switch problem {
+        case let .certificateRefused(text):
+            "its certificate was refused (\(text)): the receiver's certificate must be valid now and signed by a CA this host "
+                + "trusts (/etc/ssl/certs; add a private CA with update-ca-certificates, or name its file in $SSL_CERT_FILE)"
+        case let .otherName(text):
+            "its certificate is for another name than \(host) (\(text)): put a name the certificate carries in --webhook, or have "
+                + "the receiver's certificate issued for \(host)"
+        case let .handshake(text):
+            "the TLS handshake failed (\(text)): check that the URL's port speaks https and the receiver's TLS settings"
         }
     }
 
-    enum SendResult: Sendable {
-        case answer(status: Int, body: Data)
-        case failure(String)
+    /// `seconds` as the user gave it (no trailing `.0`).
+    static func seconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e9 ? String(Int(seconds)) : "\(seconds)"
     }
 
-    /// Sends with a hard deadline of our own on top of URLSession's timeout, so a receiver that
-    /// accepts the connection and then says nothing cannot stall the queue.
-    ///
-    /// The deadline runs on a Dispatch queue, not as a Swift task: a task's sleep only ends when a
-    /// thread of the cooperative pool is free (on a 2-core machine there are 2, and a busy caller can
-    /// hold both), so a task-based deadline could fire many seconds late.
-    func send(_ request: URLRequest) async -> SendResult {
-        let once = ResumeOnce()
-        let timeout = timeoutSeconds
-        let target = url.absoluteString
-        return await withCheckedContinuation { (continuation: CheckedContinuation<SendResult, Never>) in
-            once.set(continuation)
-            let task = session.dataTask(with: request) { data, response, error in
-                if let error {
-                    once.resume(.failure("network error talking to \(target): \(WebhookSink.describe(error))"))
-                } else if let http = response as? HTTPURLResponse {
-                    once.resume(.answer(status: http.statusCode, body: data ?? Data()))
-                } else {
-                    once.resume(.failure("answer from \(target) is not HTTP"))
-                }
-            }
-            once.onTimeout = { task.cancel() }
-            let deadline = DispatchWorkItem {
-                once.timeOut(.failure("no answer from \(target) within \(timeout) s (timeout)"))
-            }
-            once.deadline = deadline
-            task.resume()
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
-        }
+    /// Sends `request` with this sink's deadline; throws `CancellationError` when the task was cancelled.
+    func send(_ request: WebhookRequest) async throws -> WebhookExchangeResult {
+        let result = await WebhookTransport.send(target: target, head: request.head(for: target), body: request.body,
+                                                 timeoutSeconds: timeoutSeconds, tls: tls)
+        if Task.isCancelled { throw CancellationError() }
+        return result
     }
 }
 
-/// Resumes a continuation exactly once, from whichever comes first: the answer or the timeout.
-final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<WebhookSink.SendResult, Never>?
-    var onTimeout: (@Sendable () -> Void)? {
-        get { lock.withLock { _onTimeout } }
-        set { lock.withLock { _onTimeout = newValue } }
-    }
-    private var _onTimeout: (@Sendable () -> Void)?
+/// A signed request: its headers (those of the entry; the connection's own are added when sent)
+/// and its body as sent.
+struct WebhookRequest: Sendable {
+    var headers: [(String, String)] = []
+    var body: Data
 
-    func set(_ continuation: CheckedContinuation<WebhookSink.SendResult, Never>) {
-        lock.withLock { self.continuation = continuation }
-    }
+    init(body: Data) { self.body = body }
 
-    /// The deadline; cancelled when the answer comes first so it does not linger.
-    var deadline: DispatchWorkItem? {
-        get { lock.withLock { _deadline } }
-        set {
-            let answered = lock.withLock { () -> Bool in
-                if continuation != nil { _deadline = newValue }
-                return continuation == nil
-            }
-            if answered { newValue?.cancel() }
-        }
-    }
-    private var _deadline: DispatchWorkItem?
-
-    // Both ends let go of the deadline and the cancel closure: the closure holds the task, whose
-    // completion handler holds this object (and the task its request with the whole body), so
-    // keeping them formed a cycle that leaked every delivery's body in a long-running forwarder.
-    func resume(_ result: WebhookSink.SendResult) {
-        let (pending, deadline) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, DispatchWorkItem?) in
-            defer { continuation = nil; _deadline = nil; _onTimeout = nil }
-            return (continuation, _deadline)
-        }
-        deadline?.cancel()
-        pending?.resume(returning: result)
-    }
-
-    func timeOut(_ result: WebhookSink.SendResult) {
-        let (pending, cancel) = lock.withLock { () -> (CheckedContinuation<WebhookSink.SendResult, Never>?, (@Sendable () -> Void)?) in
-            defer { continuation = nil; _deadline = nil; _onTimeout = nil }
-            return (continuation, _onTimeout)
-        }
-        guard let pending else { return }
-        cancel?()
-        pending.resume(returning: result)
+    /// The request line and headers for `target`: origin-form to the receiver, absolute-form to a
+    /// proxy for http, with `Connection: close` (one request per connection).
+    func head(for target: WebhookTarget) -> [UInt8] {
+        let direct = target.proxy == nil || target.secure
+        let requestTarget = direct ? target.path : "http://\(target.hostHeader)\(target.path)"
+        var lines = ["POST \(requestTarget) HTTP/1.1", "Host: \(target.hostHeader)", "User-Agent: bracelet", "Content-Length: \(body.count)"]
+        lines += headers.map { "\($0.0): \($0.1)" }
+        if let authorization = target.authorization { lines.append("Authorization: \(authorization)") }
+        if !direct, let authorization = target.proxy?.authorization { lines.append("Proxy-Authorization: \(authorization)") }
+        lines.append("Connection: close")
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 }
 

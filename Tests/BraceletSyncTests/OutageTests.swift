@@ -111,8 +111,8 @@ final class ServerBox: @unchecked Sendable {
     let b1 = try enqueue(store, device: "B", date: "2024-03-01", value: 1)
     let b2 = try enqueue(store, device: "B", date: "2024-03-02", value: 1)
     let clock = ManualClock(start: Store.systemMilliseconds())
-    let refused = DeliveryOutcome.transientFailure(reason: "connection refused", httpStatus: nil)
-    let sink = ScriptedSink(script: [b1: [refused, refused]], clock: clock)
+    let busy = DeliveryOutcome.transientFailure(reason: "HTTP 503 from receiver", httpStatus: 503)
+    let sink = ScriptedSink(script: [b1: [busy, busy]], clock: clock)
     // Random 0 makes the retry delay 0 ms: B's head is due again at once, and the pass must still
     // not try it twice.
     let forwarder = Forwarder(store: store, sink: sink, policy: try RetryPolicy(baseDelayMilliseconds: 1), clock: clock, random: { 0 })
@@ -124,7 +124,25 @@ final class ServerBox: @unchecked Sendable {
     #expect(clock.sleeps == [])
     let pending = try store.outboxEntries(state: .pending).map(\.key)
     #expect(pending == [b1, b2])
-    #expect(try store.pendingOutboxHeads().map(\.lastError) == ["connection refused"])
+    #expect(try store.pendingOutboxHeads().map(\.lastError) == ["HTTP 503 from receiver"])
+}
+
+/// A failure without an answer (no connection, no answer in time) is the sink's: the pass ends at
+/// it, and the entries it did not try stay due, untouched, for the next pass. So a receiver that
+/// stalls costs one timeout per pass, not one per device.
+@Test func aFailureWithoutAnAnswerEndsThePass() async throws {
+    let folder = try TemporaryFolder()
+    let store = try Store(path: folder.path("a.db"))
+    let keys = try ["A", "B", "C", "D"].map { try enqueue(store, device: $0, date: "2024-03-01", value: 1) }
+    let clock = ManualClock(start: Store.systemMilliseconds())
+    let stalled = DeliveryOutcome.transientFailure(reason: "no answer within 10 s", httpStatus: nil)
+    let sink = ScriptedSink(script: Dictionary(uniqueKeysWithValues: keys.map { ($0, [stalled]) }), clock: clock)
+    let forwarder = Forwarder(store: store, sink: sink, policy: try RetryPolicy(), clock: clock, random: { 0 })
+    let report = try await forwarder.deliverDue()
+    #expect(sink.attempts.count == 1)
+    #expect(report == { var r = ForwarderReport(); r.retried = 1; return r }())
+    let untried = try store.outboxEntries(state: .pending).filter { $0.attempts == 0 }
+    #expect(untried.count == 3)
 }
 
 /// A stored retry time far in the future (a clock set back, or a damaged `Int64.max`) is pulled in

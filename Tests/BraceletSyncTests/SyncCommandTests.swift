@@ -65,7 +65,7 @@ import Testing
     _ = try Store(path: path)
     let noSecret = try runBracelet(["sync", "--db", path, "--webhook", "http://127.0.0.1:9/x"])
     #expect(noSecret.status == 64)
-    #expect(noSecret.err.contains("--webhook needs --secret"))
+    #expect(noSecret.err.contains("--webhook needs its secret"))
     let noSink = try runBracelet(["sync", "--db", path])
     #expect(noSink.status == 64)
     #expect(noSink.err.contains("say where to deliver"))

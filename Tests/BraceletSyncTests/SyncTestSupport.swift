@@ -82,23 +82,106 @@ func enqueue(_ store: Store, device: String, date: String, value: Int, kind: Str
     return key
 }
 
-/// Runs `bracelet` with `arguments`; returns exit status, stdout and stderr.
-func runBracelet(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+/// Runs `bracelet` with `arguments` (and `environment` added to this process's, without
+/// `$BRACELET_WEBHOOK_SECRET` unless given there); returns exit status, stdout and stderr. A run
+/// longer than `deadlineSeconds` is killed (status 137), so a hang fails the test instead of holding it.
+func runBracelet(_ arguments: [String], environment: [String: String] = [:], deadlineSeconds: Double = 600) throws
+    -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = try braceletExecutable()
     process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["BRACELET_WEBHOOK_SECRET"] = nil
-    process.environment = environment
+    process.environment = childEnvironment(environment)
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + deadlineSeconds, execute: watchdog)
+    let errData = ReadAll(err.fileHandleForReading)
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    watchdog.cancel()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.wait(), as: UTF8.self))
+}
+
+/// This process's environment without `$BRACELET_WEBHOOK_SECRET`, `$BRACELET_POSTGRES_URL` and
+/// `$CREDENTIALS_DIRECTORY`, plus `extra`.
+func childEnvironment(_ extra: [String: String]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    for name in ["BRACELET_WEBHOOK_SECRET", "BRACELET_POSTGRES_URL", "CREDENTIALS_DIRECTORY"] { environment[name] = nil }
+    environment.merge(extra) { $1 }
+    return environment
+}
+
+/// Reads a pipe to its end on its own thread (so that two pipes of one child never block each other).
+final class ReadAll: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    /// The bytes, once the writer closed the pipe.
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// A `bracelet` started in the background, its standard error going to a file.
+struct RunningBracelet {
+    let process: Process
+    let errorPath: String
+
+    /// What it wrote to standard error so far.
+    var err: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+}
+
+/// Starts `bracelet` with `arguments` in the background (environment as ``runBracelet(_:environment:deadlineSeconds:)``).
+func startBracelet(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningBracelet {
+    let process = Process()
+    process.executableURL = try braceletExecutable()
+    process.arguments = arguments
+    process.environment = childEnvironment(environment)
+    let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("bracelet-err-\(UUID().uuidString)").path
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    return RunningBracelet(process: process, errorPath: errorPath)
+}
+
+/// Sends SIGTERM and returns how many seconds the process took to exit; kills it after
+/// `deadlineSeconds` (then the returned time is the deadline). Removes its standard error file.
+@discardableResult
+func stop(_ running: RunningBracelet, deadlineSeconds: Double) throws -> Double {
+    defer { try? FileManager.default.removeItem(atPath: running.errorPath) }
+    let start = ContinuousClock.now
+    kill(running.process.processIdentifier, SIGTERM)
+    let ended = waitUntil(seconds: deadlineSeconds) { !running.process.isRunning }
+    if !ended {
+        kill(running.process.processIdentifier, SIGKILL)
+        running.process.waitUntilExit()
+        return deadlineSeconds
+    }
+    let elapsed = start.duration(to: .now)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Polls `condition` every 50 ms for up to `seconds`; whether it became true.
+func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1_000))
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return condition()
 }
 
 /// A TCP port on 127.0.0.1 that nobody listens on now (bound once by the kernel's choice, then

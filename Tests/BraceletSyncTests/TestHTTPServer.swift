@@ -21,6 +21,10 @@ final class TestHTTPServer: @unchecked Sendable {
         case hang(seconds: Double)
         /// Write these bytes (not HTTP) and close.
         case garbage(String)
+        /// Answer with this status and headers (a redirect's `Location`), and a short body.
+        case respondWithHeaders(status: Int, headers: [String: String], body: String)
+        /// Answer with this status and a body of `bytes` bytes, written as long as the client reads.
+        case hugeBody(status: Int, bytes: Int)
     }
 
     let port: UInt16
@@ -29,11 +33,16 @@ final class TestHTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Request] = []
     private var stopped = false
+    private var written = 0
+    private let readsBody: Bool
 
     /// Starts listening on `port` (0: one the kernel picks); `handler` gets each request and its
     /// 0-based index.
-    init(port: UInt16 = 0, handler: @escaping @Sendable (Request, Int) -> Action) throws {
+    /// With `readsBody` false it answers as soon as it has the headers, never reading the body (a
+    /// receiver that answers before it received what was sent).
+    init(port: UInt16 = 0, readsBody: Bool = true, handler: @escaping @Sendable (Request, Int) -> Action) throws {
         self.handler = handler
+        self.readsBody = readsBody
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
@@ -59,6 +68,9 @@ final class TestHTTPServer: @unchecked Sendable {
 
     /// Every request received so far.
     var requests: [Request] { lock.withLock { received } }
+
+    /// Bytes of `hugeBody` answers written so far (what the clients read, plus socket buffers).
+    var bodyBytesWritten: Int { lock.withLock { written } }
 
     /// Stops listening. Safe to call twice. The socket is only shut down here; the accept thread
     /// closes it when it leaves, so its number cannot be reused (say by an SQLite database or another
@@ -106,6 +118,23 @@ final class TestHTTPServer: @unchecked Sendable {
             Thread.sleep(forTimeInterval: seconds)
         case let .garbage(text):
             writeAll(client, Array(text.utf8))
+        case let .respondWithHeaders(status, headers, body):
+            let bytes = Array(body.utf8)
+            let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+            let head = "HTTP/1.1 \(status) Status\r\n\(extra)Content-Type: text/plain\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+            writeAll(client, Array(head.utf8) + bytes)
+        case let .hugeBody(status, total):
+            let head = "HTTP/1.1 \(status) Status\r\nContent-Type: text/plain\r\nContent-Length: \(total)\r\nConnection: close\r\n\r\n"
+            writeAll(client, Array(head.utf8))
+            let chunk = [UInt8](repeating: 0x61, count: 65_536)
+            var sent = 0
+            while sent < total {
+                let count = min(chunk.count, total - sent)
+                let done = chunk.withUnsafeBytes { send(client, $0.baseAddress, count, Int32(MSG_NOSIGNAL)) }
+                if done <= 0 { break }
+                sent += done
+                lock.withLock { written += done }
+            }
         }
     }
 
@@ -126,7 +155,7 @@ final class TestHTTPServer: @unchecked Sendable {
                     }
                 }
             }
-            if let end = headerEnd, buffer.count >= end + 4 + contentLength { break }
+            if let end = headerEnd, !readsBody || buffer.count >= end + 4 + contentLength { break }
             let count = read(client, &chunk, chunk.count)
             if count <= 0 { return nil }
             buffer.append(contentsOf: chunk[..<count])
@@ -139,7 +168,7 @@ final class TestHTTPServer: @unchecked Sendable {
             let parts = line.split(separator: ":", maxSplits: 1).map(String.init)
             if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
-        let body = Data(buffer[(end + 4)..<(end + 4 + contentLength)])
+        let body = readsBody ? Data(buffer[(end + 4)..<(end + 4 + contentLength)]) : Data()
         return Request(method: requestLine.first ?? "", path: requestLine.count > 1 ? requestLine[1] : "", headers: headers, body: body)
     }
 

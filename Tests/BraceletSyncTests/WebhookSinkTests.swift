@@ -15,7 +15,9 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     let server = try TestHTTPServer { _, _ in .respond(status: 200, body: "ok") }
     defer { server.stop() }
     let sink = try WebhookSink(url: server.url, secret: "s3cret", timeoutSeconds: 5)
+    let before = Int64(Date().timeIntervalSince1970)
     #expect(try await sink.deliver(entry) == .delivered(httpStatus: 200))
+    let after = Int64(Date().timeIntervalSince1970)
     let request = try #require(server.requests.first)
     #expect(request.method == "POST")
     #expect(request.path == "/bracelet")
@@ -32,6 +34,26 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(request.headers["x-bracelet-signature"] != "sha256=" + HMACSHA256.hex(key: Array("other".utf8), message: Array(request.body)))
     let body = try #require(try JSONSerialization.jsonObject(with: request.decodedBody) as? [String: Any])
     #expect((body["summary"] as? [String: Any])?["value"] as? Int == 42)
+    // Standard Webhooks: the id is the key, the timestamp now, and the signature covers
+    // "id.timestamp.JSON" (the JSON before gzip), keyed with the secret's bytes.
+    #expect(request.headers["webhook-id"] == "SN1/2024-03-01/daily/v1")
+    let timestamp = try #require(request.headers["webhook-timestamp"].flatMap { Int64($0) })
+    #expect(before...after ~= timestamp)
+    let signed = Array("SN1/2024-03-01/daily/v1.\(timestamp).".utf8) + Array(try request.decodedBody)
+    #expect(request.headers["webhook-signature"] == "v1," + Data(HMACSHA256.mac(key: Array("s3cret".utf8), message: signed)).base64EncodedString())
+}
+
+@Test func aWhsecSecretIsTheBase64KeyOfTheSpecification() throws {
+    let key: [UInt8] = (0..<32).map { UInt8($0 * 7 % 256) }
+    let secret = "whsec_" + Data(key).base64EncodedString()
+    #expect(try StandardWebhookKey(secret: secret).bytes == key)
+    // Without its padding too, as the specification's libraries take it.
+    #expect(try StandardWebhookKey(secret: String(secret.drop { $0 == "=" }.reversed().drop { $0 == "=" }.reversed())).bytes == key)
+    #expect(try StandardWebhookKey(secret: "plain secret").bytes == Array("plain secret".utf8))
+    let signature = try StandardWebhookKey(secret: secret).signature(id: "id1", timestamp: 1_700_000_000, body: Array("{}".utf8))
+    #expect(signature == "v1," + Data(HMACSHA256.mac(key: key, message: Array("id1.1700000000.{}".utf8))).base64EncodedString())
+    #expect(throws: SyncError.self) { try StandardWebhookKey(secret: "whsec_not base64!") }
+    #expect(throws: SyncError.emptySecret) { try StandardWebhookKey(secret: "") }
 }
 
 @Test func webhookIdentityPostsTheJSONAsItIsSignedOverItsBytes() async throws {
@@ -84,7 +106,7 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
                                       "configuration_failure", "transient_failure"])
     #expect(outcomes.map(\.httpStatus) == statuses)
     #expect(outcomes[2].reason == "HTTP 422 from \(server.url): answer 2")
-    #expect(outcomes[7].reason == "HTTP 401 from \(server.url): answer 7 (check --secret and the receiver's credentials)")
+    #expect(outcomes[7].reason == "HTTP 401 from \(server.url): answer 7 (check the secret and the receiver's credentials)")
     #expect(outcomes[9].reason == "HTTP 404 from \(server.url): answer 9 (check the --webhook URL: nothing there takes a POST)")
 }
 
@@ -128,7 +150,7 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     let log = try store.deliveryLog(entryID: entry.id)
     #expect(log.map(\.outcome) == ["transient_failure", "delivered"])
     #expect(log.map(\.httpStatus) == [nil, 204])
-    #expect(log.first?.error == "no answer from \(server.url) within 0.5 s (timeout)", "errors were \(log.map(\.error))")
+    #expect(log.first?.error == "no answer from \(server.url) within 0.5 s (--timeout)", "errors were \(log.map(\.error))")
     // Default policy: 1 s nominal after the first failure, jitter 0 picks its lower half: 0.5 s.
     #expect(clock.sleeps == [500])
     let requests = server.requests
@@ -155,4 +177,35 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(throws: SyncError.invalidWebhookURL("not a url")) { try WebhookSink(url: "not a url", secret: "k") }
     #expect(throws: SyncError.emptySecret) { try WebhookSink(url: "http://127.0.0.1:1/x", secret: "") }
     #expect(SyncError.emptySecret.description.contains("--secret"))
+}
+
+/// As libcurl did, `$http_proxy` sends http requests to the proxy whole (absolute URI, with
+/// `Proxy-Authorization` from its user info), `$https_proxy` is for https URLs, and `$no_proxy`
+/// exempts hosts by name or domain.
+@Test func anHTTPProxyFromTheEnvironmentGetsTheRequestWhole() async throws {
+    let folder = try TemporaryFolder()
+    let (_, entry) = try oneEntry(folder)
+    let proxy = try TestHTTPServer { _, _ in .respond(status: 200, body: "") }
+    defer { proxy.stop() }
+    let url = try #require(URL(string: "http://receiver.example:8080/in?x=1"))
+    let target = try #require(WebhookTarget(url, environment: ["http_proxy": "http://u:pw@127.0.0.1:\(proxy.port)"]))
+    let sink = try WebhookSink(url: url.absoluteString, secret: "k", timeoutSeconds: 5)
+    let request = sink.request(for: entry)
+    let result = await WebhookTransport.send(target: target, head: request.head(for: target), body: request.body, timeoutSeconds: 5, tls: nil)
+    #expect(result == .answer(status: 200, location: nil, body: Data(), bodySent: true))
+    let received = try #require(proxy.requests.first)
+    #expect(received.path == "http://receiver.example:8080/in?x=1")
+    #expect(received.headers["host"] == "receiver.example:8080")
+    #expect(received.headers["proxy-authorization"] == "Basic " + Data("u:pw".utf8).base64EncodedString())
+
+    let environment = ["https_proxy": "proxy.example:3128", "no_proxy": "localhost,.internal.example"]
+    #expect(WebhookTarget.proxy(for: "hooks.example.org", secure: true, environment: environment)?.host == "proxy.example")
+    #expect(WebhookTarget.proxy(for: "hooks.example.org", secure: false, environment: environment) == nil)
+    #expect(WebhookTarget.proxy(for: "db.internal.example", secure: true, environment: environment) == nil)
+    #expect(WebhookTarget.proxy(for: "localhost", secure: true, environment: environment) == nil)
+
+    // An IPv6 literal: connected to without brackets, named with them.
+    let v6URL = try #require(URL(string: "https://[::1]:8443"))
+    let v6 = try #require(WebhookTarget(v6URL, environment: [:]))
+    #expect(v6.host == "::1" && v6.hostHeader == "[::1]:8443" && v6.port == 8443 && v6.path == "/" && v6.secure)
 }

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import CSQLite
 
 /// SQL functions the migration to stored documents (see `StoredEnvelope`) moves existing rows with:
@@ -7,6 +8,8 @@ import CSQLite
 /// - `bracelet_envelope_summary(P)`: the summary bytes of outbox payload P, NULL when P is not in the
 ///   outbox's envelope layout.
 /// - `bracelet_envelope_reference(P)`: P with its summary replaced by `null`, NULL likewise.
+/// - `bracelet_redact_urls(T)`: text T with every URL in it redacted (``URLRedaction``), for the
+///   migration that redacts what the delivery log kept.
 ///
 /// Every connection registers them, as the schema check builds the schema in memory from the
 /// migrations.
@@ -19,6 +22,7 @@ enum DocumentFunctions {
         sqlite3_create_function_v2(handle, "bracelet_sha256", 1, flags, nil, sha256Function, nil, nil, nil)
         sqlite3_create_function_v2(handle, "bracelet_envelope_summary", 1, flags, nil, envelopeSummaryFunction, nil, nil, nil)
         sqlite3_create_function_v2(handle, "bracelet_envelope_reference", 1, flags, nil, envelopeReferenceFunction, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "bracelet_redact_urls", 1, flags, nil, redactURLsFunction, nil, nil, nil)
     }
 
     /// The bytes of a text or blob argument; `nil` for NULL.
@@ -61,4 +65,9 @@ private let envelopeReferenceFunction: @convention(c) (OpaquePointer?, Int32, Un
     guard let bytes = DocumentFunctions.bytes(values?[0]),
           let split = StoredEnvelope.split(bytes.assumingMemoryBound(to: UInt8.self)) else { return sqlite3_result_null(context) }
     resultText(context, split.stored)
+}
+
+private let redactURLsFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, values in
+    guard let bytes = DocumentFunctions.bytes(values?[0]) else { return sqlite3_result_null(context) }
+    resultText(context, Array(URLRedaction.redactingURLs(in: String(decoding: bytes, as: UTF8.self)).utf8))
 }
