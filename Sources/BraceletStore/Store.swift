@@ -27,6 +27,9 @@ public final class Store: @unchecked Sendable {
     var loadingIntoEmpty = false
     /// The clock used for `created_at`, `updated_at` and the like, in Unix milliseconds.
     let now: @Sendable () -> Int64
+    /// The compression context of the documents this connection writes (guarded by `lock`; made at
+    /// the first one).
+    lazy var compressor = Zstd.Compressor()
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
     ///
