@@ -108,10 +108,15 @@ struct CaptureStreamer {
     private mutating func flush() throws {
         if let device, !slots.isEmpty || !beats.isEmpty {
             held.append(VerifiedFile(serial: device.serial, model: device.model, slots: slots, beats: beats))
+        }
+        // Emptied after the pieces are stored and let go: then nothing else holds the arrays, and
+        // they keep their memory for the next piece instead of each piece filling new pages.
+        defer {
             slots.removeAll(keepingCapacity: true)
             beats.removeAll(keepingCapacity: true)
         }
         guard zoneDecided else { return }
+        defer { held = [] }
         for file in held {
             let part = try participantCall(database) { try makePipeline().storeDeferringSummaries([file]) }
             stored.slots += part.slotsInserted
@@ -120,7 +125,6 @@ struct CaptureStreamer {
             stored.beatsPresent += part.beatsPresent
             recordChanges += part.recordChanges
         }
-        held = []
     }
 
     private func makePipeline() -> IngestPipeline {
