@@ -25,6 +25,8 @@ public struct SummaryEngine: Sendable {
     private var summaries: [Int: DailySummary] = [:]
     private var offsetsByDay: [Int: Int] = [:]
     private var warnedAboutSlot = false
+    /// The only days whose summaries are kept (nil: every day; see ``init(configuration:summarising:)``).
+    private var summarisedDays: Set<Int>?
     /// The "now" of the latest ``add(slots:beats:sourceOffsetSeconds:now:)``: whether a day is over.
     private var now: Int64 = .min
     /// First start and last end of the scored (awake or sleep) stage samples: the edges of the
@@ -57,6 +59,20 @@ public struct SummaryEngine: Sendable {
         self.configuration = configuration
         self.calendar = DayCalendar(timeZone: configuration.timeZone)
         self.summarizer = DaySummarizer(configuration: configuration)
+    }
+
+    /// Creates an empty engine that keeps the daily summaries of `dates` (local, `YYYY-MM-DD`)
+    /// only. The samples and beats of other days still make the sleep sessions and main sleeps
+    /// that reach into these days; only the other days' own summaries are not computed. A
+    /// recompute reads 42 hours around the days it stores, and summarising those partial days
+    /// too was a third of its summaries, each thrown away.
+    public init(configuration: SummaryConfiguration, summarising dates: some Sequence<String>) {
+        self.init(configuration: configuration)
+        var numbers = Set<Int>()
+        for date in dates {
+            if let day = calendar.day(date: date) { numbers.insert(day.dayNumber) }
+        }
+        summarisedDays = numbers
     }
 
     // MARK: Reading
@@ -399,6 +415,7 @@ public struct SummaryEngine: Sendable {
     }
 
     private mutating func rebuildSummary(day dayNumber: Int) {
+        if let summarisedDays, !summarisedDays.contains(dayNumber) { return }
         let samples = sortedBucket(dayNumber)
         let sessions = sessionsByDay[dayNumber] ?? []
         guard !samples.isEmpty || !sessions.isEmpty else {
