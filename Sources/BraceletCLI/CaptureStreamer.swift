@@ -80,6 +80,9 @@ struct CaptureStreamer {
     mutating func finish() throws -> IngestReport {
         guard found else { throw CLIError("no capture held bracelet data; nothing stored", exitCode: 2) }
         try flush()
+        // The piece arrays keep their memory between pieces, not through the recompute (14 MB).
+        slots = []
+        beats = []
         var report = try makePipeline().recomputePending()
         (report.slotsInserted, report.slotsPresent, report.beatsInserted, report.beatsPresent) = stored
         report.recordChanges = recordChanges + report.recordChanges
