@@ -51,14 +51,25 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         // pending (the next ingest, listen or recompute recomputes them), or nothing; a repeated
         // capture finds its rows present and touches no day.
         var streamer = CaptureStreamer(store: store, given: person.given, database: db)
-        let damaged: Bool
-        do { damaged = try streamer.storeCaptures(captures) } catch {
+        // Into a database without samples, the whole ingest is one load (Store.loading): its new
+        // pages are written once, not through the write-ahead log and again at its checkpoints.
+        var nothingStored = false
+        let damaged: Bool, report: IngestReport
+        do {
+            (damaged, report) = try store.loading {
+                let damaged: Bool
+                do { damaged = try streamer.storeCaptures(captures) } catch {
+                    nothingStored = !existed && (try? store.devices().isEmpty) == true
+                    throw error
+                }
+                return (damaged, try participantCall(db) { try streamer.finish() })
+            }
+        } catch {
             // Nothing stored: the database this run created is removed again, so a failed ingest of a
             // file that is no capture leaves no empty database behind (one that existed is kept).
-            if !existed, (try? store.devices().isEmpty) == true { Self.removeDatabaseFiles(db) }
+            if nothingStored { Self.removeDatabaseFiles(db) }
             throw error
         }
-        let report = try participantCall(db) { try streamer.finish() }
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
         for (device, change) in report.recordChanges {
             if change.before.hasNoSettings, person.tz == nil, let zone = change.after.text(.timeZone, on: "9999-12-31") {
