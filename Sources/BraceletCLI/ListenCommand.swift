@@ -172,7 +172,11 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         }
         // The sync itself (commit before erase, erases recorded, touched days recomputed however the
         // session ends) is the library's, shared with the gateway; listen prints what happens.
-        let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration) { event in
+        // With --exit-after-sync, a sync into a database without samples is one load (Store.loading):
+        // its new pages are written once, not through the write-ahead log and again at its
+        // checkpoints. A listen that goes on with live samples keeps the log: while a load runs,
+        // no other process can open the file.
+        let sync = { LiveSync.run(connector: connector, sink: sink, configuration: configuration) { event in
             if case .heartRateSensor = event, let storing, !quiet {
                 Log.info("listen: a standard heart-rate sensor holds no files: nothing is stored in \(storing); "
                            + "keep its samples with --record FILE (bracelet replay reads them back)")
@@ -186,7 +190,8 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             } else {
                 progress.handle(event)
             }
-        }
+        } }
+        let outcome = try exitAfterSync ? pipeline.map { try $0.store.loading(sync) } ?? sync() : sync()
         for warning in outcome.eraseRecordErrors { Log.warning("warning: \(warning)") }
         if let failure = outcome.recomputeError, let pipeline {
             Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(failure). "

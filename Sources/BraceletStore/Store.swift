@@ -20,7 +20,9 @@ public final class Store: @unchecked Sendable {
     let lock = NSRecursiveLock()
     /// How deep the current thread is in ``locked(_:)`` calls (guarded by `lock`).
     private var depth = 0
-    /// `PRAGMA data_version` when the current ``loading(_:)`` began (nil: none; guarded by `lock`).
+    /// Whether a ``loading(_:)`` switched the journal and has not ended (guarded by `lock`).
+    var loadOpen = false
+    /// `PRAGMA data_version` when that load began in a database without samples (nil: none; guarded by `lock`).
     var loadStart: Int64?
     /// The clock used for `created_at`, `updated_at` and the like, in Unix milliseconds.
     let now: @Sendable () -> Int64
@@ -119,21 +121,28 @@ public final class Store: @unchecked Sendable {
     /// the load began (`PRAGMA data_version`): the load wrote every one of them, and a page changed
     /// on disk since is still caught by its checksum.
     public func loading<T>(_ body: () throws -> T) throws -> T {
-        try locked { db in
+        let began = try locked { db -> Bool in
             // Another connection that has the file open keeps it in WAL mode: then the switch
             // fails at once (no waiting for it) and the load goes through the log.
-            guard loadStart == nil, path != ":memory:", try Self.withoutSamples(db),
+            guard !loadOpen, path != ":memory:", try Self.withoutSamples(db),
                   db.withoutWaiting({ try? db.scalarText("PRAGMA journal_mode=DELETE") })?.lowercased() == "delete"
-            else { return try body() }
-            defer {
-                loadStart = nil
-                _ = try? db.scalarText("PRAGMA journal_mode=WAL")
-            }
+            else { return false }
             // Asked again after the switch: another process may have written in between.
-            guard try Self.withoutSamples(db) else { return try body() }
-            loadStart = try db.scalarInt("PRAGMA data_version")
-            return try body()
+            if try Self.withoutSamples(db) { loadStart = try db.scalarInt("PRAGMA data_version") }
+            loadOpen = true
+            return true
         }
+        guard began else { return try body() }
+        // The connection's lock is not held meanwhile: the load's own threads (a live session
+        // commits on its writer thread) use the store as always.
+        defer {
+            _ = try? locked { db in
+                loadStart = nil
+                loadOpen = false
+                _ = try db.scalarText("PRAGMA journal_mode=WAL")
+            }
+        }
+        return try body()
     }
 
     /// Whether every sample row was written by this connection's ``loading(_:)``, which began in a
