@@ -1,4 +1,5 @@
 import CZstd
+import Foundation
 
 /// Zstandard compression through libzstd: how the store keeps summary documents (`documents.body`).
 ///
@@ -67,6 +68,23 @@ package enum Zstd {
     package struct Failure: Error, CustomStringConvertible {
         /// zstd's description, or what did not add up.
         package var description: String
+    }
+
+    /// The `size` bytes of one frame as `Data` that owns the buffer they were decompressed into
+    /// (no copy of a 0.6 MB summary); a frame that is damaged or holds another length is an error.
+    package static func decompressData(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> Data {
+        guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
+        guard let buffer = malloc(max(1, size)) else { fatalError("no memory for a \(size)-byte document") }
+        let produced = ZSTD_decompress(buffer, size, frame.baseAddress, frame.count)
+        if ZSTD_isError(produced) != 0 {
+            free(buffer)
+            throw Failure(description: "the frame is damaged (\(String(cString: ZSTD_getErrorName(produced))))")
+        }
+        guard produced == size else {
+            free(buffer)
+            throw Failure(description: "the frame holds \(produced) bytes where \(size) were stored")
+        }
+        return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
     }
 
     /// The `size` bytes of one frame; a frame that is damaged or holds another length is an error.
