@@ -403,12 +403,20 @@ enum Migrations {
         var current = found
         while current < goal {
             if current + 1 == pageChecksumVersion { try PageChecksums.convert(db) }
+            // A new file takes its migrations up to the page-checksum conversion, and those after
+            // it, a transaction each (a commit and its sync per migration made every new database
+            // cost 15 syncs); a crash in between leaves it at version 0, or at the conversion, to
+            // go on from. An older file goes one migration per transaction, each of which may
+            // rewrite much of it.
+            let last = found == 0 ? (current < pageChecksumVersion - 1 ? pageChecksumVersion - 1 : goal) : current + 1
             current = try db.transaction {
-                let version = try checkedVersion(db)
-                guard version < goal else { return version }
-                try db.execute(all[version])
-                try db.execute("PRAGMA user_version = \(version + 1)")
-                return version + 1
+                var version = try checkedVersion(db)
+                while version < min(last, goal) {
+                    try db.execute(all[version])
+                    version += 1
+                    try db.execute("PRAGMA user_version = \(version)")
+                }
+                return version
             }
         }
         try requirePageChecksums(db, version: current)
