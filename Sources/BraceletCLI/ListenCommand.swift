@@ -173,6 +173,9 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         // The sync itself (commit before erase, erases recorded, touched days recomputed however the
         // session ends) is the library's, shared with the gateway; listen prints what happens.
         let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration, onEvent: { event in
+            // A sensor's stream has no end to show progress towards: its samples are the signs of
+            // life (the reporter would otherwise repeat "asking the bracelet" for as long as it streams).
+            if case .standardSensor = event { reporter.finish() }
             if case .standardSensor(let info) = event, !quiet, let storing {
                 Log.info(db == nil ? "listen: a standard sensor holds no files: nothing goes to \(storing); keep its values with --db PATH"
                     : "listen: the sensor's values are kept in \(storing) as device \(info.identity(address: connector.label))")
