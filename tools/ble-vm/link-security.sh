@@ -39,6 +39,7 @@ failures=0
 LABEL=link
 SIM_HISTORY=(--days 1 --seed 5)
 . "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, strap_listen, within
+. "$REPO/tools/ble-vm/btmon-capture.sh"  # btmon_start, btmon_stop (the gateway case's trace)
 now() { date +%s.%N; }
 # links CONTROLLER: the LE links the controller's kernel holds (btmgmt con), one address per line.
 links() { btmgmt --index "$1" con 2>/dev/null | grep -oE '([0-9A-F]{2}:){5}[0-9A-F]{2}'; }
@@ -157,29 +158,48 @@ if wants bracelet; then
 fi
 
 if wants gateway; then
-  step "gateway: a strap that needs encryption, enrolled with and without --address-type, is kept subscribed"
+  step "gateway: a strap that needs encryption, enrolled with and without --address-type, is kept while it streams"
+  # First with --address-type until 10 values are kept; then without it for 40 s from its first kept
+  # value (some 50 values, and several daily versions delivered: recomputed every --interval 10 s).
+  # What the strap sent the gateway is read from hci0's HCI trace (the ATT notifications its host
+  # got), which strap-kept.py holds the status, the database's count and the sink against.
   for how in "--address-type public" ""; do
     name=gateway${how:+-typed}
+    if [ -n "$how" ]; then until_kept=10; for_seconds=0; versions=1; else until_kept=1; for_seconds=40; versions=3; fi
     secured_strap "$name" encrypted
     # shellcheck disable=SC2086
     "$B" gateway enroll --db "$W/$name.db" --device $PEER $how --tz UTC --age 40 > "$W/$name-enroll.log" 2>&1
+    btmon_start "$W/$name.btsnoop"
     t=$(now)
     "$B" gateway run --db "$W/$name.db" --adapter hci0 --jsonl "$W/$name.jsonl" --interval 10 > "$W/$name.log" 2>&1 &
     G=$!
-    kept=0
-    for _ in $(seq 120); do
+    kept=0; kept_at=
+    for _ in $(seq 150); do
       sleep 1
       "$B" gateway status --db "$W/$name.db" --json > "$W/$name-status.json" 2>/dev/null
       kept=$(grep -oE '"samples_kept" ?: ?[0-9]+' "$W/$name-status.json" | grep -oE '[0-9]+$' | head -1)
-      [ "${kept:-0}" -ge 10 ] && break
+      [ -z "$kept_at" ] && [ "${kept:-0}" -ge "$until_kept" ] && kept_at=$(now)
+      [ -n "$kept_at" ] && awk "BEGIN{exit !($(now) - $kept_at >= $for_seconds)}" && break
     done
     kill -TERM $G; wait $G; grc=$?
-    security=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$W/$name-status.json" | head -1)
-    if [ "${kept:-0}" -ge 10 ] && echo "$security" | grep -q '"encrypted"' && [ $grc -eq 0 ]; then
-      ok "gateway, enrolled ${how:-without --address-type}: $kept samples kept after $(printf '%.1f' "$(echo "$(now) - $t" | bc)") s, enrolment requires an encrypted link, SIGTERM exit 0"
+    btmon_stop
+    "$B" gateway status --db "$W/$name.db" --json > "$W/$name-status-end.json" 2>&1
+    security=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$W/$name-status-end.json" | head -1)
+    if [ -n "$kept_at" ] && echo "$security" | grep -q '"encrypted"' && [ $grc -eq 0 ]; then
+      ok "gateway, enrolled ${how:-without --address-type}: $until_kept value(s) kept $(printf '%.1f' "$(echo "$kept_at - $t" | bc)") s after its start, $kept after $(printf '%.1f' "$(echo "$(now) - $t" | bc)") s, enrolment requires an encrypted link, SIGTERM exit 0"
     else
       fail "gateway, enrolled ${how:-without --address-type}: ${kept:-no} samples kept, ${security:-no link_security}, exit $grc"; tail -5 "$W/$name.log"
     fi
+    # The Heart Rate Measurements hci0's host received (Wireshark names them from the GATT discovery in the trace).
+    tshark -r "$W/$name.btsnoop" -Y 'hci_mon.adapter_id == 0 && btatt.opcode == 0x1b && btatt.heart_rate_measurement.flags' -T fields \
+      -e frame.time_epoch -e btatt.heart_rate_measurement.value.8 -e btatt.heart_rate_measurement.value.16 \
+      -e btatt.heart_rate_measurement.flags.sensor_contact_status.contact > "$W/$name-notifications.tsv" 2> "$W/$name-tshark.err"
+    python3 "$REPO/tools/ble-vm/strap-kept.py" "$W/$name-notifications.tsv" "$W/$name-status.json" "$W/$name-status-end.json" \
+      "$W/$name.jsonl" HRSIM001 $versions > "$W/$name-kept.txt" 2>&1
+    while IFS= read -r line; do
+      case "$line" in "ok   "*) ok "gateway, ${how:-untyped}: ${line#ok   }";; "FAIL "*) fail "gateway, ${how:-untyped}: ${line#FAIL }";; *) fail "strap-kept.py: $line";; esac
+    done < "$W/$name-kept.txt"
+    [ -s "$W/$name-kept.txt" ] || fail "strap-kept.py printed nothing"
     stop_sim
   done
 fi
