@@ -177,6 +177,9 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         // checkpoints. A listen that goes on with live samples keeps the log: while a load runs,
         // no other process can open the file.
         let sync = { LiveSync.run(connector: connector, sink: sink, configuration: configuration, onEvent: { event in
+            // A sensor's stream has no end to show progress towards: its samples are the signs of
+            // life (the reporter would otherwise repeat "asking the bracelet" for as long as it streams).
+            if case .standardSensor = event { reporter.finish() }
             if case .standardSensor(let info) = event, !quiet, let storing {
                 Log.info(db == nil ? "listen: a standard sensor holds no files: nothing goes to \(storing); keep its values with --db PATH"
                     : "listen: the sensor's values are kept in \(storing) as device \(info.identity(address: connector.label))")
