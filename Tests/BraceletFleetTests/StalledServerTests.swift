@@ -86,7 +86,11 @@ struct StalledServerTests {
         task.cancel()
         let result = await task.result
         let waited = cancelled.duration(to: .now)
-        #expect(waited < .seconds(5), "the cancelled delivery took \(waited)")
+        // The statement waits 600 s: ending within 30 s proves the cancellation ended it. The bound
+        // is loose because this process's cooperative threads (as many as cores) are shared with
+        // tests that block them; the product's 5-s stop is judged in processes of their own
+        // (tools/hostile-peers.sh, SIGTERM to sync and gateway run).
+        #expect(waited < .seconds(30), "the cancelled delivery took \(waited)")
         #expect(throws: CancellationError.self) { try result.get() }
     }
 
