@@ -79,7 +79,8 @@ struct StudyReportOptions: ParsableArguments {
         let overview: StudyOverview
         if let db {
             let store = try openStore(db, mustExist: true)
-            overview = try StudyOverview.gateway(store: store, from: first, to: last, now: now, source: "gateway database \(db)")
+            overview = try StudyOverview.gateway(store: store, from: first, to: last, now: now, source: "gateway database \(db)",
+                                                 thresholds: OperatorEvents.Thresholds())
         } else {
             let server = try fleet.server()
             if fleet.postgres != nil, server.hasPassword {

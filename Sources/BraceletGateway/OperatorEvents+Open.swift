@@ -8,14 +8,15 @@ extension OperatorEvents {
     /// what the database says now. An event's key names its occurrence, so:
     /// - `not_heard` holds while the device was not heard since the time its key names;
     /// - `sync_failing` holds while syncs still fail and none completed since the one its key names;
-    /// - `battery_low` holds while the battery last read is at or below the threshold;
+    /// - `battery_low` holds while the battery last read is at or below `thresholds`' (the gateway's
+    ///   `--battery-low`, which raised it: no default, so that a caller cannot forget it);
     /// - `not_worn` holds while no slot after the unworn day its key names says worn (`zone` cuts
     ///   the days, as the gateway's syncs do);
     /// - `not_sending` holds while the sensor sent nothing since the value its key names;
     /// - `link_refused` holds while no sync completed since the one its key names.
     /// `clock_corrected` is done when written, and so is an event this build does not know.
     public static func open(for e: GatewayEnrolment, latest: [(key: String, kind: String, device: String, createdAt: Int64)],
-                            store: Store, zone: TimeZone, now: Int64, thresholds: Thresholds = Thresholds()) throws -> [String] {
+                            store: Store, zone: TimeZone, now: Int64, thresholds: Thresholds) throws -> [String] {
         // Events are written under the serial once a sync read it, under the endpoint before.
         let names = Set([e.serial, e.endpoint].compactMap { $0 })
         var open = Set<String>()
