@@ -210,6 +210,13 @@ final class StudyScenario {
         #expect(events == ["GWSR0001": "", "GWSR0002": "not_heard", "GWSR0003": "battery_low"])
         #expect(html.contains("data-events=\"not_heard\">silent</td>") && html.contains("data-events=\"battery_low\">battery low</td>"))
         #expect(lines.first { $0["device"] == "GWSR0001" }?["user"] == "P-01")
+        // The gateway's own --battery-low decides: at 10 % the battery at 12 % is not low; --days 3 is the page's length.
+        let lower = try bracelet(["report", "--study", "--db", db, "--to", "2026-06-18", "--days", "3", "--battery-low", "10", "--format", "csv"])
+        #expect(lower.status == 0, "\(lower.err)")
+        let lowerLines = csvLines(lower.out)
+        #expect(lowerLines.count == 3 * 3 && Set(lowerLines.compactMap { $0["date"] }) == ["2026-06-16", "2026-06-17", "2026-06-18"])
+        #expect(Dictionary(lowerLines.map { ($0["device"] ?? "", $0["open_events"] ?? "") }, uniquingKeysWith: { a, _ in a })
+                == ["GWSR0001": "", "GWSR0002": "not_heard", "GWSR0003": ""])
 
         // At the gateway's own time: 2026-06-18 is not over yet, and who needs attention says why.
         let overview = try StudyOverview.gateway(store: store, from: try #require(LocalDate(iso: "2026-06-12")),
