@@ -53,14 +53,23 @@ final class RunningDelivery: @unchecked Sendable {
     }
 }
 
-/// Waits (up to a minute) until `condition` holds.
-func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+/// Waits (up to a minute) until `condition` holds, suspended between looks: a thread of the
+/// cooperative pool (two on two cores) held asleep here is one the delivery task cannot run on.
+func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(60)
     while try !condition() {
         if Date() > deadline { return false }
-        Thread.sleep(forTimeInterval: 0.1)
+        try? await Task.sleep(for: .milliseconds(100))
     }
     return true
+}
+
+/// Runs `body`, which blocks (a gateway run and its waits), on a thread of its own, off the
+/// cooperative pool the delivery task runs on.
+func onOwnThread(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        Thread { body(); done.resume() }.start()
+    }
 }
 
 @Suite(.serialized, .enabled(if: TestCluster.available, TestCluster.skipReason))
@@ -81,13 +90,14 @@ struct GatewayFleetTests {
         _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + weak.path, user: "P-EV1", timeZone: "UTC", age: 40))
         let delivery = try RunningDelivery(store: store, to: .postgres(uri: fleet.gateway.uri))
         let gateway = RunningGateway(store: store, clock: SharedClock.reading(now), intervalSeconds: 60)
-        let delivered = gateway.wait {
+        let delivered = await eventually {
             gateway.completedSyncs("unix:" + weak.path) >= 1 && ((try? writtenEvents(store))?.contains { $0.event == "battery_low" } ?? false)
                 && (try? store.outboxCounts().pending) == 0
         }
         gateway.stop()
         await delivery.stop()
-        #expect(delivered, "synced, battery_low raised, outbox drained: \(String(describing: try? store.outboxCounts()))")
+        let (counts, health) = (try? store.outboxCounts(), try? store.sinkHealth())
+        #expect(delivered, "synced, battery_low raised, outbox drained: \(String(describing: counts)) \(String(describing: health))")
 
         #expect(try store.outboxCounts().dead == 0, "no operator event became a dead letter")
         #expect(try store.sinkHealth().map(\.state) == [.ok])
@@ -109,7 +119,7 @@ struct GatewayFleetTests {
         let fleet = try GatewayFleet(gateway: "gw_study", devices: ["GWSR0001", "GWSR0002", "GWSR0003"])
         let clock = scenario.clock
         let delivery = try RunningDelivery(store: scenario.store, to: .postgres(uri: fleet.gateway.uri), clock: { clock.current })
-        scenario.run()
+        await onOwnThread { scenario.run() }
         let from = try #require(LocalDate(iso: "2026-06-12")), to = try #require(LocalDate(iso: "2026-06-18"))
         func pages() throws -> (gateway: StudyOverview, fleet: StudyOverview) {
             let now = clock.current.nowSeconds()
@@ -125,7 +135,7 @@ struct GatewayFleetTests {
             page.sinks = page.sinks.map { var sink = $0; (sink.gateway, sink.reportedAt) = (nil, nil); return sink }
             return page
         }
-        let caughtUp = try eventually {
+        let caughtUp = try await eventually {
             let (gateway, fleet) = try pages()
             return try scenario.store.outboxCounts().pending == 0 && shared(fleet) == shared(gateway)
         }
@@ -137,7 +147,9 @@ struct GatewayFleetTests {
         let rows = Dictionary(uniqueKeysWithValues: fleetPage.participants.map { ($0.device, $0) })
         #expect(fleetPage.participants.map(\.device) == ["GWSR0001", "GWSR0002", "GWSR0003"])
         #expect(fleetPage.participants.map(\.model) == ["V2", "V1", "V2"])
-        #expect(rows["GWSR0002"]?.health?.openEvents == ["not_heard"] && rows["GWSR0003"]?.health?.openEvents == ["battery_low"])
+        // The silent one may also be failing its syncs by now (a loaded machine takes longer to get here).
+        #expect(rows["GWSR0002"]?.health?.openEvents.contains("not_heard") == true && rows["GWSR0003"]?.health?.openEvents == ["battery_low"],
+                "\(String(describing: rows["GWSR0002"]?.health)) \(String(describing: rows["GWSR0003"]?.health))")
         #expect(rows["GWSR0003"]?.health?.battery == 12 && rows["GWSR0003"]?.health?.batteryChange == 0)
         #expect(fleetPage.participants.allSatisfy { $0.health?.lastSyncAt != nil && $0.lastDeliveryAt != nil })
         #expect(fleetPage.participants.map(\.attention) == gateway.participants.map(\.attention))

@@ -61,7 +61,8 @@ private func attribute(_ name: String, in text: String) -> String? {
 /// morning shower (off the wrist half of 2026-06-15), one that falls silent, one with a low battery.
 /// ``run()`` syncs each twice at 2026-06-17 10:00 local, stops the silent one, and runs the gateway
 /// again 30 hours later until the other two synced again and the silent one raised `not_heard`.
-final class StudyScenario {
+/// Every property is set once in `init`, so it may be run on a thread of its own.
+final class StudyScenario: @unchecked Sendable {
     let folder: String
     let db: String
     let store: Store
