@@ -26,6 +26,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     public let server: FleetServer
     /// How long statements may take.
     public let timeouts: FleetTimeouts
+    /// Held for each call on the connection: a delivery's batch or a status report.
     let lock = NSLock()
     private var connection: PGConnection?
     /// The interrupt of the call under way (under ``lock``).
@@ -239,7 +240,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
 /// Resumes a continuation exactly once, from whichever comes first: the worker's result or the
 /// caller's cancellation.
 private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    let lock = NSLock()
+    private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
     private var early: Result<T, any Error>?
     private var done = false
