@@ -34,22 +34,64 @@ final class GatewayFleet {
     }
 }
 
-/// The gateway's own delivery loop (`gateway run --postgres`) on a task, until stopped.
+/// The gateway's own delivery loop (`gateway run --postgres`) on a task, until stopped. The task
+/// runs on a thread of its own, as in the gateway's process: in the whole suite the cooperative
+/// pool's two threads are often held by tests that block, and a delivery queued behind them did
+/// nothing for a minute.
 final class RunningDelivery: @unchecked Sendable {
+    private let executor = ThreadExecutor()
     private let task: Task<Void, any Error>
 
     /// Delivers `store` to `target`, reporting the gateway's status read at `clock` every 0.2 s.
     init(store: Store, to target: GatewayDelivery, clock: @escaping @Sendable () -> ScaledClock = { .wall }) throws {
         let policy = try RetryPolicy(baseDelayMilliseconds: 50, maxDelayMilliseconds: 500)
-        task = Task {
-            try await target.follow(store: store, policy: policy, pollMilliseconds: 100, thresholds: OperatorEvents.Thresholds(), now: { clock().nowMilliseconds() }, statusSeconds: 0.2,
-                                    onEvent: { _ in })
+        task = Task(executorPreference: executor) {
+            try await target.follow(store: store, policy: policy, pollMilliseconds: 100, thresholds: OperatorEvents.Thresholds(),
+                                    now: { clock().nowMilliseconds() }, statusSeconds: 0.2, onEvent: { _ in })
         }
     }
 
     func stop() async {
         task.cancel()
         _ = await task.result
+        executor.stop()
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it on one thread of its own, in order, until stopped.
+final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+
+    init() {
+        Thread { [self] in run() }.start()
+    }
+
+    func enqueue(_ job: UnownedJob) {
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    /// Ends the thread once the jobs queued are run.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.signal()
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty, !stopped { condition.wait() }
+            if jobs.isEmpty { condition.unlock(); return }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 }
 
