@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "BraceletGatewayTests",
             dependencies: ["BraceletGateway", "BraceletStore", "BraceletSimulator", "BraceletTransport", "BraceletProtocol", "BraceletVitality",
-                           "BraceletDecoder"]
+                           "BraceletDecoder", "BraceletFleet", "BraceletSync", "BraceletExport"]
         ),
         .testTarget(name: "BraceletFleetTests", dependencies: ["BraceletDecoder", "BraceletFleet", "BraceletStore", "BraceletSummaries", "BraceletSync", "BraceletVitality"]),
     ]

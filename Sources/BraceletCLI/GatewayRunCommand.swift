@@ -185,13 +185,17 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         }
         control.start()
 
+        let (gatewayClock, thresholds) = (settings.clock, settings.events)
         let deliveryTask = delivery.map { target in
             Task {
                 let policy = try RetryPolicy(baseDelaySeconds: 1, maxDelaySeconds: 300)
                 do {
-                    try await target.follow(store: store, policy: policy, pollMilliseconds: 1_000, timeoutSeconds: timeout) { event in
+                    // The status the fleet keeps is read at the gateway's own clock and thresholds, as its events are.
+                    try await target.follow(store: store, policy: policy, pollMilliseconds: 1_000, timeoutSeconds: timeout, thresholds: thresholds,
+                                            now: { gatewayClock.nowMilliseconds() }) { event in
                         switch event {
                         case .delivered(let key, _, _): Log.debug("gateway: delivered \(key)")
+                        case .statusReported: Log.debug("gateway: delivery: \(event)")
                         case .waiting: break
                         default: Log.warning("gateway: delivery: \(event)")
                         }

@@ -25,8 +25,9 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
             With --study the page is the whole study's instead, from a gateway's database (--db) or \
             the fleet database (--postgres-file or $BRACELET_POSTGRES_URL; a reader role is enough): \
             a row per participant device, a cell per local day from --from to --to (default the last \
-            14 days) with the minutes worn and recorded, and per row last heard, last sync, battery, \
-            open operator events, backlog and whether the last 7 days score. A4 landscape; \
+            14 days; --days N: the N days ending on --to) with the minutes worn and recorded, and per row last heard, last sync, battery, \
+            open operator events (battery_low by --battery-low, the gateway's own setting), backlog and \
+            whether the last 7 days score. A4 landscape; \
             --format csv writes the same numbers one line per participant and day.
 
               bracelet report --study --db /var/lib/bracelet/bracelet.db -o study.html
@@ -42,8 +43,8 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
     @Option(help: "Device serial (default: the only one in the database).")
     var device: String?
 
-    @Option(help: "Days in the week view, ending on --day (1 = the day alone).")
-    var days: Int = 7
+    @Option(help: "Days in the week view, ending on --day (1 = the day alone; default 7). With --study: the days of the page, ending on --to (default 14).")
+    var days: Int?
 
     @Option(help: "Time zone of the times shown (default: the participant record's).",
             transform: parseTimeZoneOption)
@@ -55,17 +56,18 @@ struct ReportCommand: ParsableCommand, LoggingCommand {
     @OptionGroup(title: "The study page (--study)") var study: StudyReportOptions
 
     func validate() throws {
-        if study.study { return try study.validate(db: db, day: day, device: device, tz: tz) }
+        if study.study { return try study.validate(db: db, day: day, device: device, tz: tz, days: days) }
         try study.refuseWithoutStudy()
         guard db != nil, let day else { throw ValidationError("give --db PATH and --day YYYY-MM-DD (or --study for the study page)") }
         guard LocalDates.isValid(day) else { throw ValidationError("--day \(day) is not a date written YYYY-MM-DD") }
-        guard (1...31).contains(days) else { throw ValidationError("--days must be 1-31, not \(days)") }
+        if let days, !(1...31).contains(days) { throw ValidationError("--days must be 1-31, not \(days)") }
     }
 
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        if study.study { return try study.run(db: db, output: output) }
+        if study.study { return try study.run(db: db, output: output, days: days) }
+        let days = days ?? 7
         guard let db, let day else { throw ValidationError("give --db PATH and --day YYYY-MM-DD (or --study for the study page)") }
         let first = LocalDate(iso: day)?.adding(days: -(days - 1)).description ?? day
         let (dataset, _) = try loadExportDataset(db: db, device: device, from: first, to: day, tz: tz)

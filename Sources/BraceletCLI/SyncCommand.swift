@@ -383,6 +383,10 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
             Log.warning("sync: \(count) pending entries were scheduled beyond --max-delay (clock set back, or a damaged value); moved to now + --max-delay")
         case let .waiting(milliseconds, pending):
             Log.info("sync: \(pending) devices waiting; next retry in \(String(format: "%.1f", Double(milliseconds) / 1000)) s")
+        case let .statusReported(devices, sinks):
+            Log.info("sync: the gateway's status of \(devices) device(s) and \(sinks) sink(s) written to the fleet")
+        case let .statusNotReported(reason):
+            Log.warning("sync: the gateway's status was not written to the fleet (tried again at the next report): \(reason)")
         }
     }
 }

@@ -3,7 +3,8 @@ import BraceletVitality
 
 /// The study page: one self-contained HTML page (inline CSS, no script, nothing loaded from the
 /// network) that prints on A4 landscape. On top the participants on track and needing attention,
-/// each sink's deliveries and who needs a look with why; then a table with a row per participant
+/// each sink's deliveries and state (from the fleet: each gateway's, as it last reported them) and
+/// who needs a look with why; then a table with a row per participant
 /// device and a cell per local day, coloured by the share of the day worn, with the minutes worn
 /// and recorded in it and a mark for an incomplete, missing or not-yet-over day, and per row last
 /// heard, last sync, battery with its change, open operator events, backlog and whether the last
@@ -56,18 +57,7 @@ public struct StudyPage: Sendable {
         let o = overview
         var out = "<section class=\"top\"><div class=\"counts\"><p class=\"count good\" id=\"on-track\"><b>\(o.onTrack)</b> on track</p>"
             + "<p class=\"count attn\" id=\"attention\"><b>\(o.needingAttention)</b> need attention</p></div>"
-        if let sinks = o.sinks {
-            out += "<table class=\"sinks\"><caption>Delivery</caption><tr><th>Sink</th><th>Pending</th><th>Delivered</th><th>Dead</th><th>Health</th></tr>"
-            for s in sinks {
-                let health = s.needsAttention ? "<span class=\"attn\">! \(s.dead) dead letter(s): requeue them</span>" : "ok"
-                out += "<tr class=\"sink\"><td>\(SVG.escape(s.name))</td><td class=\"n\">\(s.pending)</td><td class=\"n\">\(s.delivered)</td>"
-                    + "<td class=\"n\">\(s.dead)</td><td>\(health)</td></tr>"
-            }
-            out += "</table>"
-        } else {
-            out += "<p class=\"meta note\">From the fleet database: it holds what the gateways delivered. Last heard, battery, "
-                + "operator events, backlog and delivery health are each gateway's own: <code>bracelet gateway status</code> there.</p>"
-        }
+        out += sinkTable()
         out += "</section>"
         let calls = o.participants.filter { !$0.attention.isEmpty }
         if !calls.isEmpty {
@@ -82,6 +72,38 @@ public struct StudyPage: Sendable {
             out += "</ul>"
         }
         return out
+    }
+
+    /// Each sink's deliveries and state; from the fleet, per gateway as it last reported them.
+    func sinkTable() -> String {
+        let o = overview
+        let fleet = o.origin == .fleet
+        var out = ""
+        if fleet {
+            out += "<p class=\"meta note\">From the fleet database: the days the gateways delivered; last heard, battery, operator events, "
+                + "backlog and delivery as each gateway last reported them (<i>Reported</i>). A device no gateway reported shows its last delivery.</p>"
+            if o.sinks.isEmpty { return out + "<p class=\"meta note\">No gateway has reported its status to this fleet database yet.</p>" }
+        }
+        out += "<table class=\"sinks\"><caption>Delivery</caption><tr>\(fleet ? "<th>Gateway</th>" : "")<th>Sink</th><th>Pending</th>"
+            + "<th>Delivered</th><th>Dead</th><th>State</th><th>Health</th>\(fleet ? "<th>Reported</th>" : "")</tr>"
+        for s in o.sinks {
+            let state = s.health?.state.rawValue
+            out += "<tr class=\"sink\" data-state=\"\(state ?? "")\">\(fleet ? "<td>\(SVG.escape(s.gateway ?? "–"))</td>" : "")"
+                + "<td>\(SVG.escape(s.name))</td><td class=\"n\">\(s.pending)</td><td class=\"n\">\(s.delivered)</td><td class=\"n\">\(s.dead)</td>"
+                + "<td\(s.health.map { $0.state != .ok } ?? false ? " class=\"attn\"" : "")>\(state ?? "not tried")</td>"
+                + "<td>\(Self.sinkHealth(s))</td>\(fleet ? "<td>\(time(s.reportedAt, never: "–"))</td>" : "")</tr>"
+        }
+        return out + "</table>"
+    }
+
+    /// What a sink's row says of its health: failed attempts with the last error, dead letters to requeue, or ok.
+    static func sinkHealth(_ s: StudySink) -> String {
+        var parts: [String] = []
+        if let h = s.health, h.state != .ok {
+            parts.append("<span class=\"attn\">! \(h.failuresInARow) failed attempt(s) in a row</span>: \(SVG.escape(h.lastError ?? "no reason recorded"))")
+        }
+        if s.dead > 0 { parts.append("<span class=\"attn\">! \(s.dead) dead letter(s): requeue them</span>") }
+        return parts.isEmpty ? "ok" : parts.joined(separator: "; ")
     }
 
     /// The legend: every colour and mark of the table, and how to read a cell.
@@ -100,15 +122,13 @@ public struct StudyPage: Sendable {
 
     /// One table of `dates`, a row per participant, to `out`.
     func table(_ dates: ArraySlice<LocalDate>, withHealth: Bool, to out: (String) -> Void) {
-        let fleet = overview.sinks == nil
         var head = "<table class=\"study\"><thead><tr><th class=\"who\">Participant</th><th class=\"dev\">Device</th><th class=\"model\">Model</th>"
         for date in dates {
             head += "<th class=\"day\">\(Self.weekday(date))<br>\(String(date.description.dropFirst(5)))</th>"
         }
         if withHealth {
-            head += fleet ? "<th class=\"time\">Last delivery</th><th class=\"score\">7 days</th>"
-                : "<th class=\"time\">Last heard</th><th class=\"time\">Last sync</th><th class=\"battery\">Battery</th>"
-                    + "<th class=\"events\">Open events</th><th class=\"backlog\">Backlog</th><th class=\"score\">7 days</th>"
+            head += "<th class=\"time\">Last heard</th><th class=\"time\">Last sync</th><th class=\"battery\">Battery</th>"
+                + "<th class=\"events\">Open events</th><th class=\"backlog\">Backlog</th><th class=\"score\">7 days</th>"
         }
         out(head + "</tr></thead><tbody>")
         for p in overview.participants {
@@ -118,7 +138,7 @@ public struct StudyPage: Sendable {
                 + "<td class=\"dev\">\(SVG.escape(p.device))</td><td>\(SVG.escape(p.model ?? "–"))</td>"
             let byDate = Dictionary(p.days.map { ($0.date, $0) }, uniquingKeysWith: { a, _ in a })
             for date in dates { row += byDate[date].map(Self.cell) ?? "<td class=\"d missing\">–</td>" }
-            if withHealth { row += fleet ? fleetColumns(p) : healthColumns(p) }
+            if withHealth { row += healthColumns(p) }
             out(row + "</tr>")
         }
         out("</tbody></table>")
@@ -140,10 +160,12 @@ public struct StudyPage: Sendable {
         return "<td class=\"\(classes)\" \(attributes)><b>\(worn)</b>\(mark)<br><small>\(recorded)</small></td>"
     }
 
-    /// Last heard to 7 days, from the gateway.
+    /// Last heard to 7 days, from the gateway (from the fleet: as the device's gateway last reported them).
     func healthColumns(_ p: StudyParticipant) -> String {
         guard let h = p.health else {
-            return "<td colspan=\"5\" class=\"meta\">not enrolled at this gateway</td>" + scoringCell(p)
+            let why = overview.origin == .fleet ? "no status from a gateway; last delivery \(time(p.lastDeliveryAt, never: "never"))"
+                : "not enrolled at this gateway"
+            return "<td colspan=\"5\" class=\"meta\">\(why)</td>" + scoringCell(p)
         }
         var battery = h.battery.map { "\($0) %" } ?? "–"
         if let change = h.batteryChange { battery += " <small>\(change > 0 ? "↑" : change < 0 ? "↓" : "→")\(abs(change))</small>" }
@@ -153,11 +175,6 @@ public struct StudyPage: Sendable {
             + "<td class=\"n\(low ? " attn" : "")\" data-battery=\"\(h.battery.map(String.init) ?? "")\">\(battery)</td>"
             + "<td class=\"events\(events.isEmpty ? "" : " attn")\" data-events=\"\(h.openEvents.joined(separator: " "))\">\(events.isEmpty ? "–" : events)</td>"
             + "<td class=\"n\">\(h.backlogBytes.map(Self.bytes) ?? "–")</td>" + scoringCell(p)
-    }
-
-    /// Last delivery and 7 days, from the fleet database.
-    func fleetColumns(_ p: StudyParticipant) -> String {
-        "<td>\(time(p.lastDeliveryAt, never: "never"))</td>" + scoringCell(p)
     }
 
     func scoringCell(_ p: StudyParticipant) -> String {

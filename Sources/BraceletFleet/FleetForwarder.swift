@@ -11,6 +11,9 @@ import BraceletSync
 /// arrive in, so a whole device queue may go in one batch. A server that stalls costs one wait per
 /// pass (a batch failed as a whole without an answer ends the pass), and a cancelled task stops the
 /// batch under way at once.
+///
+/// Given a ``FleetStatusReporter`` (a gateway's database), each pass that reached the server also
+/// keeps the gateway's status there, at the reporter's rate, and a drain ends with it.
 public struct FleetForwarder: Sendable {
     /// The gateway's database with the outbox.
     public let store: Store
@@ -28,12 +31,15 @@ public struct FleetForwarder: Sendable {
     public let random: @Sendable () -> Double
     /// Called for every event (progress output).
     public let onEvent: @Sendable (ForwarderEvent) -> Void
+    /// Keeps the gateway's status in the fleet, when given.
+    public let status: FleetStatusReporter?
 
     /// Creates a forwarder; `batchSize` is clamped to 1...10,000.
     public init(store: Store, sink: PostgresSink, policy: RetryPolicy, filter: OutboxKindFilter = .all, batchSize: Int = 1_000,
                 clock: any ForwarderClock = SystemClock(), random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-                onEvent: @escaping @Sendable (ForwarderEvent) -> Void = { _ in }) {
+                status: FleetStatusReporter? = nil, onEvent: @escaping @Sendable (ForwarderEvent) -> Void = { _ in }) {
         self.store = store
+        self.status = status
         self.sink = sink
         self.policy = policy
         self.filter = filter
@@ -45,8 +51,32 @@ public struct FleetForwarder: Sendable {
 
     /// One pass: every entry due now, each attempted at most once, in batches read from the store one
     /// at a time (see ``BraceletStore/Store/pendingOutboxEntries(filter:dueBy:afterID:limit:byteBudget:)``).
-    /// Stops early when the sink pauses.
+    /// Stops early when the sink pauses. Then, unless the sink paused or did not answer, the
+    /// gateway's status when it is due (``status``).
     public func deliverDue() async throws -> ForwarderReport {
+        let (report, answered) = try await deliverEntries()
+        if report.pausedReason == nil, answered { try await reportStatus(ignoringInterval: false) }
+        return report
+    }
+
+    /// Writes the gateway's status when due (see ``FleetStatusReporter/reportIfDue(to:now:ignoringInterval:)``),
+    /// saying how it went as an event; only a cancellation is thrown.
+    func reportStatus(ignoringInterval: Bool) async throws {
+        guard let status else { return }
+        do {
+            if let written = try await status.reportIfDue(to: sink, now: clock.nowMilliseconds(), ignoringInterval: ignoringInterval) {
+                onEvent(.statusReported(devices: written.devices, sinks: written.sinks))
+            }
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            onEvent(.statusNotReported(reason: "\(error)"))
+        }
+    }
+
+    /// The entries of one pass; `answered` is false when the server could not be reached or
+    /// asked (the pass ended at a sink-wide failure).
+    private func deliverEntries() async throws -> (report: ForwarderReport, answered: Bool) {
         var report = ForwarderReport()
         let now = clock.nowMilliseconds()
         let (latest, overflow) = now.addingReportingOverflow(policy.maxDelayMilliseconds)
@@ -72,7 +102,7 @@ public struct FleetForwarder: Sendable {
                             // The server cannot be asked: the batch would fail the same way, so it is
                             // charged with that failure and the pass ends (one wait per pass).
                             report.add(try record(read, Array(repeating: PostgresSink.outcome(of: error), count: read.count)))
-                            return report
+                            return (report, false)
                         }
                     }
                 }
@@ -82,19 +112,22 @@ public struct FleetForwarder: Sendable {
                 report.add(try record(batch, outcomes))
                 // A batch that failed as a whole without an answer failed for the sink, not for its
                 // entries: the next batch would wait the same timeout, so the pass ends.
-                if report.pausedReason != nil || outcomes.allSatisfy(\.isSinkWide) { return report }
+                if report.pausedReason != nil || outcomes.allSatisfy(\.isSinkWide) { return (report, !outcomes.allSatisfy(\.isSinkWide)) }
             }
             if refused.isEmpty { break }
         }
-        return report
+        return (report, true)
     }
 
     /// Delivers until nothing the sink takes is pending, sleeping through backoffs however long an
     /// outage lasts. Returns early when the sink pauses.
     public func drain() async throws -> ForwarderReport {
-        try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
+        let report = try await DeliveryLoop.drain(clock: clock, onEvent: onEvent, pass: { try await deliverDue() }, pendingAttemptTimes: {
             try store.pendingAttemptTimes(filter: filter)
         })
+        // The status as the drain left it (what was delivered since the last report).
+        if report.pausedReason == nil { try await reportStatus(ignoringInterval: true) }
+        return report
     }
 
     /// Delivers forever: what is due, then polls every `pollMilliseconds`. A paused sink is probed

@@ -1,24 +1,36 @@
 import BraceletDecoder
+import BraceletStore
 import BraceletSummaries
 import BraceletVitality
 import Foundation
 
 extension FleetReader {
     /// The study page from the fleet database at `now` (Unix seconds): a row per device of
-    /// `fleet_devices` with its participant and last delivery, its days from `from` to `to` from the
-    /// coverage of each delivered day summary, and `score --postgres --device`'s verdict on its last
-    /// seven days that are over (``vitalityDays(of:age:fromDate:toDate:)``, then `score`'s rule). The
-    /// fleet holds what gateways delivered, not their status: no battery, events or sinks.
+    /// `fleet_devices` or `fleet_device_status` with its participant and last delivery, its days
+    /// from `from` to `to` from the coverage of each delivered day summary, `score --postgres
+    /// --device`'s verdict on its last seven days that are over (``vitalityDays(of:age:fromDate:toDate:)``,
+    /// then `score`'s rule), and what its gateway last reported of it and of its sinks (model, last
+    /// heard, last sync, battery and its change, backlog, open operator events: what the gateway's
+    /// own page shows, read by the same code there, `StudyGatewayStatus`).
     ///
     /// The days are read `batch` devices per query, aggregated by the server: only each day's
     /// coverage leaves it, taken from the small score input stored beside the payload (from the
     /// payload for a row delivered without one). A date without a summary is missing once it is over
     /// in the UTC offset of the device's latest summary on the page or the week before it (UTC for a
     /// device with none).
+    ///
+    /// - Throws: ``FleetError/schemaBehind(found:needed:)`` when the fleet schema predates the
+    ///   gateways' status (the owner runs `bracelet fleet migrate`), or a query's error.
     public func studyOverview(from: LocalDate, to: LocalDate, now: Int64, source: String, batch: Int = 100) throws -> StudyOverview {
+        let version = try FleetSchema.version(connection) ?? 0
+        guard version >= FleetSchema.statusVersion else { throw FleetError.schemaBehind(found: version, needed: FleetSchema.statusVersion) }
         let dates = StudyOverview.dates(from: from, to: to)
         let devices = try connection.execute("""
-            SELECT device, user_id, (extract(epoch FROM last_sync_at) * 1000)::bigint FROM fleet_devices ORDER BY device
+            SELECT coalesce(d.device, s.device), coalesce(s.user_id, d.user_id), \(Self.milliseconds("d.last_sync_at")), s.model, s.state,
+                \(Self.milliseconds("s.last_heard_at")), \(Self.milliseconds("s.last_sync_at")), s.battery, s.battery_change,
+                s.backlog_bytes, array_to_string(s.open_events, ' ')
+            FROM fleet_devices d FULL JOIN fleet_device_status s ON s.device = d.device
+            ORDER BY 1
             """).values
         var rows: [StudyParticipant] = []
         for start in stride(from: 0, to: devices.count, by: max(1, batch)) {
@@ -36,13 +48,46 @@ extension FleetReader {
                 let age = ReferenceRanges.supportedAges.lowerBound
                 let window = try vitalityDays(of: .device(serial), age: age, fromDate: end.adding(days: -(StudyScoring.windowDays - 1)).description,
                                               toDate: end.description)
-                rows.append(StudyParticipant(user: device[1], device: serial, model: nil, days: page,
+                rows.append(StudyParticipant(user: device[1], device: serial, model: device[3], days: page,
                                              scoring: StudyScoring(days: window, end: end, now: now, age: nil),
-                                             lastDeliveryAt: device[2].flatMap { Int64($0) }))
+                                             health: Self.health(device), lastDeliveryAt: device[2].flatMap { Int64($0) }))
             }
         }
         rows.sort { ($0.user ?? "\u{10FFFF}", $0.device) < ($1.user ?? "\u{10FFFF}", $1.device) }
-        return StudyOverview(from: from, to: to, now: now, source: source, participants: rows, sinks: nil)
+        return StudyOverview(from: from, to: to, now: now, source: source, participants: rows, sinks: try gatewaySinks(), origin: .fleet)
+    }
+
+    /// `column` (a `timestamptz`) as Unix ms.
+    static func milliseconds(_ column: String) -> String {
+        "(extract(epoch FROM \(column)) * 1000)::bigint"
+    }
+
+    /// The health a gateway reported in a device's row of ``studyOverview(from:to:now:source:batch:)``
+    /// (`state` to `open_events`, from the fifth column), `nil` when none did.
+    static func health(_ row: [String?]) -> StudyDeviceHealth? {
+        guard row.count == 11, let state = row[4] else { return nil }
+        func int(_ index: Int) -> Int? { row[index].flatMap { Int($0) } }
+        return StudyDeviceHealth(state: state, lastHeardAt: row[5].flatMap { Int64($0) }, lastSyncAt: row[6].flatMap { Int64($0) },
+                                 battery: int(7), batteryChange: int(8), backlogBytes: int(9),
+                                 openEvents: (row[10] ?? "").split(separator: " ").map(String.init))
+    }
+
+    /// Every gateway's sinks as it last reported them, by gateway and sink.
+    func gatewaySinks() throws -> [StudySink] {
+        let rows = try connection.execute("""
+            SELECT gateway, sink, pending, delivered, dead, state, failures_in_a_row, \(Self.milliseconds("last_attempt_at")),
+                \(Self.milliseconds("last_success_at")), last_error, \(Self.milliseconds("reported_at"))
+            FROM fleet_gateway_sinks ORDER BY gateway, sink
+            """).values
+        return rows.map { row in
+            func int(_ index: Int) -> Int { row[index].flatMap { Int($0) } ?? 0 }
+            let health = row[5].flatMap(SinkHealth.State.init(rawValue:)).map { state in
+                SinkHealth(sink: row[1] ?? "", state: state, lastAttemptAt: row[7].flatMap { Int64($0) } ?? 0,
+                           lastSuccessAt: row[8].flatMap { Int64($0) }, failuresInARow: int(6), lastError: row[9])
+            }
+            return StudySink(name: row[1] ?? "", pending: int(2), delivered: int(3), dead: int(4), health: health, gateway: row[0],
+                             reportedAt: row[10].flatMap { Int64($0) })
+        }
     }
 
     /// Each day summary's coverage of the devices `first...last` (in the server's order) from

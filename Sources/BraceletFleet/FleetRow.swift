@@ -10,15 +10,27 @@ struct FleetRow {
     let index: Int
     /// The payload as text (UTF-8, no NUL: what a PostgreSQL text value holds).
     let payload: String
-    /// For a sleep session, its start and stop (Unix s) from the envelope.
-    let session: (start: Int64, stop: Int64)?
+    /// The table it goes to, with what the envelope says for it.
+    let table: Table
+
+    /// The fleet table of an entry.
+    enum Table {
+        /// `fleet_daily_summaries` (kind `daily:<kind>`).
+        case day
+        /// `fleet_sleep_sessions`: the session's start and stop (Unix s) from the envelope.
+        case sleep(start: Int64, stop: Int64)
+        /// `fleet_operator_events` (kind `event:NAME`): the event's name, when it was raised
+        /// (ISO 8601 UTC) and its detail, from the envelope.
+        case event(name: String, at: String, detail: String)
+    }
 
     /// Why an entry cannot be a fleet row.
     struct Refusal: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Checks `entry`: a daily summary or sleep session envelope with a valid date and version.
+    /// Checks `entry`: a daily summary, sleep session or operator event envelope with a valid date
+    /// and version.
     init(entry: OutboxEntry, index: Int) throws {
         self.entry = entry
         self.index = index
@@ -35,12 +47,20 @@ struct FleetRow {
             guard let bounds = try? JSONDecoder().decode(SessionBounds.self, from: entry.payload) else {
                 throw Refusal(description: "sleep session entry \(entry.key) has no start and stop in its payload")
             }
-            session = (bounds.start, bounds.stop)
+            table = .sleep(start: bounds.start, stop: bounds.stop)
         } else if entry.kind.hasPrefix("daily:") {
-            session = nil
+            table = .day
+        } else if entry.kind.hasPrefix("event:") {
+            let name = String(entry.kind.dropFirst("event:".count))
+            // The time is checked by the server, which reads it as a timestamptz.
+            guard let event = try? JSONDecoder().decode(EventEnvelope.self, from: entry.payload).summary, event.event == name, !name.isEmpty,
+                  !event.at.isEmpty else {
+                throw Refusal(description: "operator event entry \(entry.key) has no event \(name) with its time and detail in its payload")
+            }
+            table = .event(name: name, at: event.at, detail: event.detail)
         } else {
             throw Refusal(description: "outbox entry \(entry.key) is of kind \(entry.kind), which the fleet database does not hold "
-                + "(it takes daily:<kind> and sleep_session); deliver it with another sink (--kinds)")
+                + "(it takes daily:<kind>, sleep_session and event:<name>); deliver it with another sink (--kinds)")
         }
     }
 
@@ -49,10 +69,36 @@ struct FleetRow {
         let stop: Int64
     }
 
-    /// The row's key in its table: device, kind and date, or device and session start.
+    private struct EventEnvelope: Decodable {
+        struct Event: Decodable {
+            let event: String
+            let at: String
+            let detail: String
+        }
+
+        let summary: Event
+    }
+
+    /// For a sleep session, its start and stop (Unix s).
+    var session: (start: Int64, stop: Int64)? {
+        if case let .sleep(start, stop) = table { return (start, stop) }
+        return nil
+    }
+
+    /// Whether it is an operator event.
+    var isEvent: Bool {
+        if case .event = table { return true }
+        return false
+    }
+
+    /// The row's key in its table: device, kind and date; device and session start; or device and
+    /// outbox key (an event occurrence).
     var naturalKey: String {
-        if let session { return "\(entry.device)\u{0}sleep\u{0}\(session.start)" }
-        return "\(entry.device)\u{0}\(entry.kind)\u{0}\(entry.localDate)"
+        switch table {
+        case .day: "\(entry.device)\u{0}\(entry.kind)\u{0}\(entry.localDate)"
+        case let .sleep(start, _): "\(entry.device)\u{0}sleep\u{0}\(start)"
+        case .event: "\(entry.device)\u{0}event\u{0}\(entry.key)"
+        }
     }
 
     /// What `score` reads of the summary (canonical JSON): the one the gateway made when it computed
@@ -72,6 +118,11 @@ struct FleetRow {
     var sleepParameters: [String?] {
         [entry.device, String(session?.start ?? 0), String(session?.stop ?? 0), entry.localDate, String(entry.version),
          entry.contentHash, entry.user, entry.key, payload, scoreInput]
+    }
+
+    var eventParameters: [String?] {
+        guard case let .event(name, at, detail) = table else { return [] }
+        return [entry.device, name, entry.key, entry.localDate, at, detail, entry.user, entry.contentHash, payload]
     }
 
     /// `rows` in pieces of at most `size` rows and about `bytes` of payload (at least one row each):
@@ -94,8 +145,20 @@ struct FleetRow {
 
     /// `($1, $2::date, ...), (...)` for `rows` rows of `casts` (one cast per column, `""` for none).
     static func values(rows: Int, casts: [String]) -> String {
-        (0..<rows).map { row in
-            "(" + casts.enumerated().map { "$\(row * casts.count + $0.offset + 1)\($0.element)" }.joined(separator: ", ") + ")"
+        values(rows: rows, columns: casts.map { "$" + $0 })
+    }
+
+    /// `(..., ...), (...)` for `rows` rows of `columns`, each an expression in which `$` stands for
+    /// its parameter (`$::date`, `lower($)`) or a value without one (`current_user`); the parameters
+    /// are numbered in order, row by row.
+    static func values(rows: Int, columns: [String]) -> String {
+        var next = 0
+        return (0..<rows).map { _ in
+            "(" + columns.map { column in
+                guard column.contains("$") else { return column }
+                next += 1
+                return column.replacingOccurrences(of: "$", with: "$\(next)")
+            }.joined(separator: ", ") + ")"
         }.joined(separator: ", ")
     }
 
@@ -122,6 +185,17 @@ struct FleetRow {
             version = excluded.version, content_hash = excluded.content_hash, user_id = excluded.user_id,
             outbox_key = excluded.outbox_key, payload = excluded.payload, score_input = excluded.score_input, delivered_at = now()
         WHERE t.version < excluded.version
+        RETURNING outbox_key
+        """
+    }
+
+    /// The insert of operator events: each occurrence once (an event never changes); returns the
+    /// keys it wrote.
+    static func eventInsert(rows: Int) -> String {
+        """
+        INSERT INTO fleet_operator_events (device, event, outbox_key, local_date, raised_at, detail, user_id, content_hash, payload)
+        VALUES \(values(rows: rows, casts: ["", "", "", "::date", "::timestamptz", "", "", "", ""]))
+        ON CONFLICT (device, outbox_key) DO NOTHING
         RETURNING outbox_key
         """
     }

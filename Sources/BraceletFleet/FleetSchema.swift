@@ -23,6 +23,12 @@
 ///   `bracelet_scorer` (the nightly `fleet score` job) read what scoring reads (day summaries,
 ///   sleep sessions, devices) and insert and update scores, nothing else; readers read the scores;
 ///   gateways have no right on them.
+/// - Gateway status (migration 6, ``statusMigration``): `fleet_operator_events` holds each operator
+///   event a gateway raised (outbox kind `event:NAME`), once per occurrence; `fleet_device_status`
+///   what each device's gateway last reported of it (last heard, last sync, battery and its change,
+///   backlog, open events: the study page's columns); `fleet_gateway_sinks` each gateway's sinks as
+///   it last reported them. A gateway writes only its assigned devices' events and status and its
+///   own sinks' rows; readers read them; scorers have no right on them.
 ///
 /// Raw slots and beats stay on the gateways: the server holds what scoring and reporting read
 /// (summaries are about 1/100 of a day's slots), and a changed summary arrives as a new version.
@@ -94,6 +100,7 @@ enum FleetSchema {
         ],
         rolesMigration,
         scoresMigration,
+        statusMigration,
     ]
 
     /// Least privilege enforced by the server: a gateway's credentials sit on a box anyone in that
@@ -101,8 +108,6 @@ enum FleetSchema {
     /// cluster-wide (created once), the grants and policies are this database's.
     static let rolesMigration: [String] = {
         let gatewayTables = ["fleet_daily_summaries", "fleet_sleep_sessions", "fleet_devices"]
-        // The device is the gateway's when its assignment names the session's role.
-        let assigned = "device IN (SELECT a.device FROM fleet_assignments a WHERE a.gateway = current_user::text)"
         return [
             """
             CREATE TABLE fleet_gateways (
@@ -140,7 +145,7 @@ enum FleetSchema {
         ] + gatewayTables.flatMap { table in
             [
                 "ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY",
-                "CREATE POLICY gateway_assigned ON \(table) TO \(gatewayGroup) USING (\(assigned)) WITH CHECK (\(assigned))",
+                "CREATE POLICY gateway_assigned ON \(table) TO \(gatewayGroup) USING (\(assignedDevice)) WITH CHECK (\(assignedDevice))",
                 "CREATE POLICY reader_all ON \(table) FOR SELECT TO \(readerGroup) USING (true)",
             ]
         }
@@ -191,6 +196,88 @@ enum FleetSchema {
         "CREATE POLICY scorer_read ON \(table) FOR SELECT TO \(scorerGroup) USING (true)"
     }
 
+    /// A row's device is the session's when its assignment names the session's role: the
+    /// row-level security of every table a gateway writes by device.
+    static let assignedDevice = "device IN (SELECT a.device FROM fleet_assignments a WHERE a.gateway = current_user::text)"
+
+    /// What the study page shows of a gateway, kept in the fleet so that a reader draws the page
+    /// the gateway draws: its operator events (delivered from the outbox like summaries, each
+    /// occurrence once, never changed), each device's status and its sinks' (upserted by its
+    /// delivery, newest wins). A gateway's credentials reach only its own devices' rows and its own
+    /// sinks' row, as for the summaries; readers read everything; the scoring job needs none of it.
+    static let statusMigration: [String] = {
+        let tables = ["fleet_operator_events", "fleet_device_status", "fleet_gateway_sinks"]
+        let ownRole = "gateway = current_user::text"
+        return [
+            """
+            CREATE TABLE fleet_operator_events (
+                device text NOT NULL,
+                event text NOT NULL,
+                outbox_key text NOT NULL,
+                local_date date NOT NULL,
+                raised_at timestamptz NOT NULL,
+                detail text NOT NULL,
+                user_id text,
+                content_hash text NOT NULL,
+                payload text NOT NULL,
+                delivered_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (device, outbox_key)
+            )
+            """,
+            // The newest event of each name of a device, and a study's events of a period.
+            "CREATE INDEX fleet_operator_events_latest ON fleet_operator_events (device, event, raised_at)",
+            "CREATE INDEX fleet_operator_events_raised ON fleet_operator_events (raised_at)",
+            """
+            CREATE TABLE fleet_device_status (
+                device text PRIMARY KEY,
+                gateway text NOT NULL,
+                user_id text,
+                model text,
+                state text NOT NULL,
+                last_heard_at timestamptz,
+                last_sync_at timestamptz,
+                battery integer,
+                battery_change integer,
+                backlog_bytes bigint,
+                open_events text[] NOT NULL DEFAULT '{}',
+                reported_at timestamptz NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE fleet_gateway_sinks (
+                gateway text NOT NULL,
+                sink text NOT NULL,
+                pending integer NOT NULL,
+                delivered integer NOT NULL,
+                dead integer NOT NULL,
+                state text CHECK (state IN ('ok', 'failing', 'paused')),
+                failures_in_a_row integer,
+                last_attempt_at timestamptz,
+                last_success_at timestamptz,
+                last_error text,
+                reported_at timestamptz NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (gateway, sink)
+            )
+            """,
+            // An event is written once and never changed: a gateway inserts and reads its own.
+            "GRANT SELECT, INSERT ON fleet_operator_events TO \(gatewayGroup)",
+            // A gateway's report names all its devices and sinks: it removes its rows of those it no
+            // longer has.
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON fleet_device_status, fleet_gateway_sinks TO \(gatewayGroup)",
+            "GRANT SELECT ON \(tables.joined(separator: ", ")) TO \(readerGroup)",
+        ] + tables.map { "ALTER TABLE \($0) ENABLE ROW LEVEL SECURITY" } + [
+            "CREATE POLICY gateway_assigned ON fleet_operator_events TO \(gatewayGroup) USING (\(assignedDevice)) WITH CHECK (\(assignedDevice))",
+            // The status names the gateway that wrote it: its own role, nobody else's.
+            """
+            CREATE POLICY gateway_assigned ON fleet_device_status TO \(gatewayGroup) USING (\(assignedDevice))
+                WITH CHECK (\(assignedDevice) AND \(ownRole))
+            """,
+            "CREATE POLICY gateway_own ON fleet_gateway_sinks TO \(gatewayGroup) USING (\(ownRole)) WITH CHECK (\(ownRole))",
+        ] + tables.map { "CREATE POLICY reader_all ON \($0) FOR SELECT TO \(readerGroup) USING (true)" }
+    }()
+
     /// The group role every gateway's login role is a member of.
     static let gatewayGroup = "bracelet_gateway"
     /// The group role every read-only login role is a member of.
@@ -200,6 +287,9 @@ enum FleetSchema {
 
     /// The schema version this build writes.
     static var latestVersion: Int { migrations.count }
+
+    /// The first version with the gateways' status (``statusMigration``).
+    static var statusVersion: Int { (migrations.firstIndex(of: statusMigration) ?? migrations.count - 1) + 1 }
 
     /// Brings the schema to ``latestVersion`` in one transaction. Many gateways may start at once:
     /// an advisory lock lets one migrate while the others wait and then find it done.

@@ -5,7 +5,8 @@ import Foundation
 /// Delivers outbox entries into the fleet database on a PostgreSQL server, many per transaction.
 ///
 /// Each summary is upserted by its natural key (device, kind, local date; for a sleep session
-/// device and start) and only when its version is newer than the stored one: an entry sent again
+/// device and start; an operator event by its occurrence, the outbox key, written once) and only
+/// when its version is newer than the stored one: an entry sent again
 /// changes nothing and is reported `already_had`, and an older version arriving late never
 /// overwrites a newer one. So delivery order does not matter, and any number of gateways may write
 /// at once. A batch is one transaction: all of it is stored or none.
@@ -13,7 +14,7 @@ import Foundation
 /// A lost connection, a server restart or failover, too many connections or a full disk are
 /// transient (the forwarder retries with backoff; nothing becomes a dead letter); a refused login,
 /// a missing privilege or a newer schema pause the sink; only an entry the sink cannot read (not
-/// a summary envelope) is refused for good. The connection (and the schema migration) is made on
+/// a summary or operator event envelope) is refused for good. The connection (and the schema migration) is made on
 /// first use and again after it broke.
 ///
 /// Every wait is bounded (``FleetTimeouts``): a server that takes the login and then never answers
@@ -25,7 +26,8 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     public let server: FleetServer
     /// How long statements may take.
     public let timeouts: FleetTimeouts
-    private let lock = NSLock()
+    /// Held for each call on the connection: a delivery's batch or a status report.
+    let lock = NSLock()
     private var connection: PGConnection?
     /// The interrupt of the call under way (under ``lock``).
     private var callInterrupt: PGInterrupt?
@@ -71,7 +73,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// Runs `work` on ``worker`` with a fresh interrupt and suspends until it returns, or until the
     /// calling task is cancelled: then the interrupt ends the wait under way and this returns at
     /// once, leaving the worker to finish (a connect under way ends by its own timeout).
-    private func onWorker<T: Sendable>(_ work: @escaping @Sendable (PGInterrupt?) throws -> T) async throws -> T {
+    func onWorker<T: Sendable>(_ work: @escaping @Sendable (PGInterrupt?) throws -> T) async throws -> T {
         let interrupt = PGInterrupt()
         let resume = ResumeOnce<T>()
         return try await withTaskCancellationHandler {
@@ -147,9 +149,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
 
     /// Upserts `rows` in one transaction and returns the outbox keys that changed the server.
     private func transaction(_ rows: [FleetRow]) throws -> Set<String> {
-        let connection = try connected()
-        do {
-            try connection.execute("BEGIN")
+        try inTransaction { connection in
             // Newest version per natural key only: one statement may not update a row twice. The
             // older versions in the batch are superseded, which is what the server would end with.
             var newest: [String: FleetRow] = [:]
@@ -157,11 +157,16 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             // Sorted keys: two gateways writing the same rows lock them in the same order (no deadlock).
             let ordered = newest.values.sorted { $0.naturalKey < $1.naturalKey }
             var stored = Set<String>()
-            for chunk in FleetRow.chunks(ordered.filter { $0.session == nil }, of: Self.rowsPerStatement, bytes: Self.bytesPerStatement) {
-                stored.formUnion(try connection.execute(FleetRow.dailyUpsert(rows: chunk.count), chunk.flatMap(\.dailyParameters)).values.compactMap { $0.first ?? nil })
-            }
-            for chunk in FleetRow.chunks(ordered.filter { $0.session != nil }, of: Self.rowsPerStatement, bytes: Self.bytesPerStatement) {
-                stored.formUnion(try connection.execute(FleetRow.sleepUpsert(rows: chunk.count), chunk.flatMap(\.sleepParameters)).values.compactMap { $0.first ?? nil })
+            let statements: [(rows: [FleetRow], sql: (Int) -> String, parameters: (FleetRow) -> [String?])] = [
+                (ordered.filter { $0.session == nil && !$0.isEvent }, FleetRow.dailyUpsert, \.dailyParameters),
+                (ordered.filter { $0.session != nil }, FleetRow.sleepUpsert, \.sleepParameters),
+                (ordered.filter(\.isEvent), FleetRow.eventInsert, \.eventParameters),
+            ]
+            for statement in statements {
+                for chunk in FleetRow.chunks(statement.rows, of: Self.rowsPerStatement, bytes: Self.bytesPerStatement) {
+                    let written = try connection.execute(statement.sql(chunk.count), chunk.flatMap(statement.parameters))
+                    stored.formUnion(written.values.compactMap { $0.first ?? nil })
+                }
             }
             var devices: [String: String?] = [:]
             for row in rows where row.entry.user != nil || devices[row.entry.device] == nil {
@@ -169,9 +174,20 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             }
             let deviceList = devices.sorted { $0.key < $1.key }
             try connection.execute(FleetRow.deviceUpsert(rows: deviceList.count), deviceList.flatMap { [$0.key, $0.value] })
-            try connection.execute("COMMIT")
             // Superseded versions in this batch count as stored with the newest.
             return Set(rows.filter { stored.contains(newest[$0.naturalKey]?.entry.key ?? "") }.map(\.entry.key))
+        }
+    }
+
+    /// Runs `body` in one transaction on the open connection: committed when it returns, rolled
+    /// back when it throws (the connection given up when it broke or the failure was transient).
+    func inTransaction<T>(_ body: (PGConnection) throws -> T) throws -> T {
+        let connection = try connected()
+        do {
+            try connection.execute("BEGIN")
+            let result = try body(connection)
+            try connection.execute("COMMIT")
+            return result
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") } else { self.connection = nil }
             if let fleet = error as? FleetError, fleet.isTransient { self.connection = nil }
@@ -182,7 +198,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// The devices among `devices` this sink's role has not been assigned, each with its refusal;
     /// empty for a role row-level security does not restrict (the owner). The server refuses their
     /// rows anyway: asking first gives each its own clear error and lets the other devices' rows go.
-    private func unassigned(among devices: Set<String>, interrupt: PGInterrupt?) throws -> [String: FleetError] {
+    func unassigned(among devices: Set<String>, interrupt: PGInterrupt?) throws -> [String: FleetError] {
         callInterrupt = interrupt
         let connection = try connected()
         guard let gatewayRole else { return [:] }

@@ -2,6 +2,7 @@ import BraceletDecoder
 import BraceletFleet
 import BraceletStore
 import BraceletSync
+import BraceletVitality
 
 /// Where the gateway delivers the outbox, continuously, in its own process: the same forwarders,
 /// retry, pause and dead-letter rules as `bracelet sync --follow`.
@@ -27,9 +28,16 @@ public enum GatewayDelivery: Sendable {
     /// webhook request (default 10 s) or a PostgreSQL statement (default 30 s); a cancelled task
     /// stops the request or statement under way at once.
     ///
+    /// To the fleet database the gateway also reports its status, what its study page shows of its
+    /// devices and sinks (``BraceletVitality/StudyGatewayStatus/gateway(store:at:thresholds:)`` read
+    /// at `now`, the gateway's clock in Unix ms, its events judged open by `thresholds`, the ones it
+    /// raises them by), at most every `statusSeconds` when it changed, every 15 min when it did not
+    /// (``BraceletFleet/FleetStatusReporter``).
+    ///
     /// - Throws: the sink's setup error (bad URL, unwritable file, unreachable fleet database) at
     ///   once; later, only a store failure other than a lock held by another process.
     public func follow(store: Store, policy: RetryPolicy, pollMilliseconds: Int64, timeoutSeconds: Double? = nil,
+                       thresholds: OperatorEvents.Thresholds, now: @escaping @Sendable () -> Int64 = { Store.systemMilliseconds() }, statusSeconds: Double = 60,
                        onEvent: @escaping @Sendable (ForwarderEvent) -> Void) async throws {
         switch self {
         case let .webhook(url, secret):
@@ -41,7 +49,18 @@ public enum GatewayDelivery: Sendable {
         case .postgres(let uri):
             let timeouts = FleetTimeouts(statementSeconds: timeoutSeconds.map { Int($0.rounded(.up)) } ?? 30)
             let sink = PostgresSink(server: try FleetServer(uri: uri), timeouts: timeouts)
-            try await FleetForwarder(store: store, sink: sink, policy: policy, onEvent: onEvent).follow(pollMilliseconds: pollMilliseconds)
+            try await FleetForwarder(store: store, sink: sink, policy: policy, status: Self.statusReporter(store: store, now: now, everySeconds: statusSeconds,
+                                                                                                 thresholds: thresholds),
+                                     onEvent: onEvent).follow(pollMilliseconds: pollMilliseconds)
+        }
+    }
+
+    /// What keeps the status of the gateway of `store` in the fleet: read at `now` (Unix ms, the
+    /// gateway's clock) at most every `everySeconds`, its events open by `thresholds`.
+    static func statusReporter(store: Store, now: @escaping @Sendable () -> Int64, everySeconds: Double,
+                               thresholds: OperatorEvents.Thresholds) -> FleetStatusReporter {
+        FleetStatusReporter(everyMilliseconds: Int64(everySeconds * 1_000)) {
+            try StudyGatewayStatus.gateway(store: store, at: now(), thresholds: thresholds)
         }
     }
 }

@@ -1,9 +1,9 @@
 /// How a sink is doing, from its delivery log: the last attempt, the last success, and how many
 /// attempts failed since. Read by `gateway status` and `/metrics`, so a sink that stalls (every
 /// attempt ends at its timeout), refuses TLS or pauses shows without reading the log.
-public struct SinkHealth: Sendable, Equatable {
+public struct SinkHealth: Sendable, Hashable {
     /// What the last attempt says about the sink.
-    public enum State: String, Sendable {
+    public enum State: String, Sendable, Hashable {
         /// The last attempt was delivered, or refused for the entry alone (a dead letter: the sink works).
         case ok
         /// The last attempt failed and will be retried (no connection, no answer in time, HTTP 5xx).

@@ -15,6 +15,11 @@ public enum ForwarderEvent: Sendable, Equatable {
     case rescheduled(count: Int)
     /// Nothing is due; the forwarder waits `milliseconds`.
     case waiting(milliseconds: Int64, pending: Int)
+    /// The fleet forwarder wrote the gateway's status (its devices' and its sinks') to the fleet.
+    case statusReported(devices: Int, sinks: Int)
+    /// The gateway's status could not be written to the fleet; it is read and written again at the
+    /// next report.
+    case statusNotReported(reason: String)
 }
 
 /// What one forwarder run did.

@@ -3,7 +3,7 @@ import BraceletSummaries
 
 /// One participant's local day on the study page: how much of it the device recorded and was worn,
 /// as the day's summary counted it (its ``BraceletSummaries/DayCoverage``), and whether the day
-/// counts as a whole day, the rule `score` applies (``BraceletSummaries/DayCoverage/isComplete(at:)``).
+/// counts as a whole day, the rule `score` applies (``BraceletSummaries/DayCoverage/status(at:)``).
 public struct StudyDay: Sendable, Hashable {
     /// Where a day stands at the moment the page is made.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -29,13 +29,14 @@ public struct StudyDay: Sendable, Hashable {
     public var dayMinutes: Int?
 
     /// A day with a summary: its coverage says what was recorded and worn and, at `now` (Unix
-    /// seconds), whether the day is over and complete.
+    /// seconds), whether the day is over and complete (``BraceletSummaries/DayCoverage/status(at:)``,
+    /// the rule every table, report and score applies).
     public init(date: LocalDate, coverage: DayCoverage, now: Int64) {
         self.date = date
-        if now < coverage.dayEnd {
-            state = .notOver
-        } else {
-            state = coverage.isComplete(at: now) ? .complete : .incomplete
+        state = switch coverage.status(at: now) {
+        case .notOver: .notOver
+        case .complete: .complete
+        case .partial: .incomplete
         }
         recordedMinutes = coverage.recordedMinutes
         wornMinutes = coverage.wornMinutes

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletStore
 
 /// A study at a glance, what `bracelet report --study` draws: one row per participant device with
 /// one ``StudyDay`` per local date of the page, whether the last seven days score, what the gateway
@@ -16,18 +17,30 @@ public struct StudyOverview: Sendable, Hashable {
     public var source: String
     /// One row per participant device, by user id then device.
     public var participants: [StudyParticipant]
-    /// Deliveries per sink; `nil` when the source does not know them (the fleet database holds
-    /// what was delivered, not the gateways' outboxes).
-    public var sinks: [StudySink]?
+    /// Deliveries and state of each sink: the gateway's own, or from the fleet database each
+    /// gateway's as it last reported them (``StudySink/gateway``, ``StudySink/reportedAt``).
+    public var sinks: [StudySink]
+    /// What it was read from.
+    public var origin: Origin
+
+    /// Where an overview was read.
+    public enum Origin: String, Sendable, Hashable {
+        /// A gateway's database: its enrolments, outbox and delivery log.
+        case gateway
+        /// The fleet database: what gateways delivered, and the status each last reported.
+        case fleet
+    }
 
     /// An overview.
-    public init(from: LocalDate, to: LocalDate, now: Int64, source: String, participants: [StudyParticipant], sinks: [StudySink]?) {
+    public init(from: LocalDate, to: LocalDate, now: Int64, source: String, participants: [StudyParticipant], sinks: [StudySink],
+                origin: Origin = .gateway) {
         self.from = from
         self.to = to
         self.now = now
         self.source = source
         self.participants = participants
         self.sinks = sinks
+        self.origin = origin
     }
 
     /// The dates of the page, oldest first.
@@ -58,7 +71,7 @@ public struct StudyParticipant: Sendable, Hashable {
     /// Whether the last seven days that are over score.
     public var scoring: StudyScoring
     /// What the gateway knows of the device; `nil` when it is not enrolled at the gateway read, or
-    /// the source is the fleet database.
+    /// (from the fleet database) when no gateway reported its status.
     public var health: StudyDeviceHealth?
     /// When a gateway last delivered for the device (Unix ms), from the fleet database.
     public var lastDeliveryAt: Int64?
@@ -109,7 +122,7 @@ public struct StudyDeviceHealth: Sendable, Hashable {
     /// Bytes waiting on the device at its last connection.
     public var backlogBytes: Int?
     /// The operator events whose condition still holds (`not_heard`, `not_worn`, `battery_low`,
-    /// `sync_failing`), by name.
+    /// `sync_failing`, `not_sending`, `link_refused`), by name, sorted.
     public var openEvents: [String]
 
     /// A health record.
@@ -131,7 +144,7 @@ public struct StudyDeviceHealth: Sendable, Hashable {
     }
 }
 
-/// Deliveries of one sink, as `gateway status` counts them.
+/// Deliveries of one sink and how it is doing, as `gateway status` shows them.
 public struct StudySink: Sendable, Hashable {
     /// The sink's name as the delivery log records it.
     public var name: String
@@ -141,17 +154,28 @@ public struct StudySink: Sendable, Hashable {
     public var delivered: Int
     /// Entries this sink refused for good.
     public var dead: Int
+    /// Its state after its last attempt (`ok`, `failing`, `paused`); `nil` before any attempt.
+    public var health: SinkHealth?
+    /// From the fleet database: the gateway (its login role) whose sink this is.
+    public var gateway: String?
+    /// From the fleet database: when that gateway read these values (Unix ms, its clock).
+    public var reportedAt: Int64?
 
-    /// A sink's counts.
-    public init(name: String, pending: Int, delivered: Int, dead: Int) {
+    /// A sink's counts and state.
+    public init(name: String, pending: Int, delivered: Int, dead: Int, health: SinkHealth? = nil, gateway: String? = nil,
+                reportedAt: Int64? = nil) {
         self.name = name
         self.pending = pending
         self.delivered = delivered
         self.dead = dead
+        self.health = health
+        self.gateway = gateway
+        self.reportedAt = reportedAt
     }
 
-    /// Whether the sink needs a look: dead letters, which only an operator can send again.
-    public var needsAttention: Bool { dead > 0 }
+    /// Whether the sink needs a look: dead letters (only an operator can send them again), or its
+    /// last attempt failed or found it set up wrong.
+    public var needsAttention: Bool { dead > 0 || (health.map { $0.state != .ok } ?? false) }
 }
 
 private extension String {

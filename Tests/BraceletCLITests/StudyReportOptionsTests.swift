@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletDecoder
 import Foundation
 import Testing
 @testable import BraceletCLI
@@ -26,6 +27,22 @@ import Testing
             #expect(refusal(["--study"])?.contains("say what to read: --db PATH") == true)
         }
         #expect(refusal(["--study", "--db", "g.db", "--from", "2026-06-01", "--to", "2026-06-14", "--format", "csv"]) == nil)
+        #expect(refusal(["--db", "g.db", "--day", "2026-06-17", "--battery-low", "10"])?.contains("--battery-low goes with --study") == true)
+        #expect(refusal(["--study", "--db", "g.db", "--battery-low", "101"])?.contains("--battery-low must be 0-100") == true)
+        #expect(refusal(["--study", "--postgres-file", "f", "--battery-low", "10"])?.contains("--battery-low goes with --db") == true)
+        #expect(refusal(["--db", "g.db", "--day", "2026-06-17", "--days", "32"])?.contains("--days must be 1-31") == true)
+    }
+
+    /// With --study, --days is the page's length ending on --to; with --from as well it is refused,
+    /// and beyond the longest page too: never ignored.
+    @Test func daysIsTheStudyPagesLength() throws {
+        let to = try #require(LocalDate(iso: "2026-06-14"))
+        let command = try ReportCommand.parse(["--study", "--db", "g.db", "--to", "2026-06-14", "--days", "3"])
+        #expect(command.study.dates(today: to, days: command.days) == (try #require(LocalDate(iso: "2026-06-12")), to))
+        #expect(command.study.dates(today: to, days: nil).first == to.adding(days: -13), "14 days by default")
+        #expect(refusal(["--study", "--db", "g.db", "--from", "2026-06-01", "--days", "3"])?.contains("give --from or --days") == true)
+        #expect(refusal(["--study", "--db", "g.db", "--days", "367"])?.contains("--days must be 1-366 with --study") == true)
+        #expect(refusal(["--study", "--db", "g.db", "--days", "0"])?.contains("--days must be 1-366 with --study") == true)
     }
 
     /// A password on the command line is refused before anything connects: every user of the host

@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletStore
 import BraceletSummaries
 import BraceletVitality
 import Foundation
@@ -8,7 +9,9 @@ import Testing
 /// A two-participant overview of `days` days ending 2026-03-10, made at 2026-03-10 12:00 UTC: P-1's
 /// days are whole, worn a little less each day, the first one recorded, never worn, and the last not
 /// over; P-2 has an incomplete day, a missing one, a low battery held open and a window that does not score.
-func studyFixture(days: Int = 7) throws -> StudyOverview {
+/// Its sinks: a webhook that works but made dead letters, a JSON Lines file failing. From the fleet
+/// (`origin`), the sinks are gateway gw_ward3's, reported at 11:30.
+func studyFixture(days: Int = 7, origin: StudyOverview.Origin = .gateway) throws -> StudyOverview {
     let to = try #require(LocalDate(iso: "2026-03-10"))
     let from = to.adding(days: -(days - 1))
     let now = Int64(to.dayNumber) * 86_400 + 12 * 3_600
@@ -30,7 +33,22 @@ func studyFixture(days: Int = 7) throws -> StudyOverview {
     return StudyOverview(from: from, to: to, now: now, source: "gateway database g.db", participants: [
         StudyParticipant(user: "P-1", device: "SN000001", model: "V2", days: first, scoring: window),
         StudyParticipant(user: "P-2", device: "SN000002", model: "V1", days: second, scoring: window, health: health),
-    ], sinks: [StudySink(name: "webhook https://example.org/in", pending: 3, delivered: 40, dead: 2)])
+    ].map { participant in
+        var row = participant
+        if origin == .fleet { row.lastDeliveryAt = (now - 5_400) * 1_000 }
+        return row
+    }, sinks: [
+        StudySink(name: "webhook https://example.org/in", pending: 3, delivered: 40, dead: 2,
+                  health: SinkHealth(sink: "webhook https://example.org/in", state: .ok, lastAttemptAt: (now - 60) * 1_000,
+                                     lastSuccessAt: (now - 60) * 1_000, failuresInARow: 0, lastError: nil)),
+        StudySink(name: "jsonl /data/out.jsonl", pending: 3, delivered: 12, dead: 0,
+                  health: SinkHealth(sink: "jsonl /data/out.jsonl", state: .failing, lastAttemptAt: (now - 30) * 1_000,
+                                     lastSuccessAt: (now - 9_000) * 1_000, failuresInARow: 4, lastError: "No space left on device <disk>")),
+    ].map { sink in
+        var reported = sink
+        if origin == .fleet { (reported.gateway, reported.reportedAt) = ("gw_ward3", (now - 1_800) * 1_000) }
+        return reported
+    }, origin: origin)
 }
 
 @Suite struct StudyPageTests {
@@ -87,8 +105,13 @@ func studyFixture(days: Int = 7) throws -> StudyOverview {
         #expect(overview.needingAttention == 2 && overview.onTrack == 0)
         #expect(page.contains("<p class=\"count good\" id=\"on-track\"><b>0</b> on track</p>"))
         #expect(page.contains("<p class=\"count attn\" id=\"attention\"><b>2</b> need attention</p>"))
-        #expect(page.contains("<tr class=\"sink\"><td>webhook https://example.org/in</td><td class=\"n\">3</td><td class=\"n\">40</td>"))
-        #expect(page.contains("! 2 dead letter(s): requeue them"))
+        // Each sink with its state: the webhook works (its dead letters want a requeue), the file fails.
+        #expect(page.contains("<tr class=\"sink\" data-state=\"ok\"><td>webhook https://example.org/in</td><td class=\"n\">3</td>"
+                              + "<td class=\"n\">40</td><td class=\"n\">2</td><td>ok</td><td><span class=\"attn\">! 2 dead letter(s): requeue them</span></td></tr>"))
+        #expect(page.contains("<tr class=\"sink\" data-state=\"failing\"><td>jsonl /data/out.jsonl</td><td class=\"n\">3</td><td class=\"n\">12</td>"
+                              + "<td class=\"n\">0</td><td class=\"attn\">failing</td><td><span class=\"attn\">! 4 failed attempt(s) in a row</span>: "
+                              + "No space left on device &lt;disk&gt;</td></tr>"))
+        #expect(!page.contains("<th>Gateway</th>") && !page.contains("<th>Reported</th>"))
         #expect(page.contains("<li><b>P-2</b> SN000002: battery low; silent; last 7 days not scorable (2026-03-03 to 2026-03-09: "
                               + "sleep duration on 0 of 4 days; steps on 0 of 4 days; HRV or resting heart rate on 0 of 4 days); no data on 2026-03-09</li>"))
         #expect(page.contains("<time datetime=\"2026-03-10T11:00:00.000Z\">1 h ago</time>"))
@@ -98,6 +121,25 @@ func studyFixture(days: Int = 7) throws -> StudyOverview {
         #expect(page.contains("<td colspan=\"5\" class=\"meta\">not enrolled at this gateway</td>"))
         for forbidden in ["<script", "src=", "href=", "url(", "@import"] { #expect(!page.contains(forbidden)) }
         #expect(page.contains("@page { size: A4 landscape; margin: 8mm; }"))
+    }
+
+    /// From the fleet: the same columns as a gateway's page, the sinks under the gateway that
+    /// reported them with when, and a device without a gateway's status shows its last delivery.
+    @Test func theFleetsPageHasTheGatewaysColumnsAndSaysWhoReportedWhen() throws {
+        let gateway = StudyPage(overview: try studyFixture()).html()
+        let fleet = StudyPage(overview: try studyFixture(origin: .fleet)).html()
+        func rows(_ page: String) -> [String] { page.components(separatedBy: "<tr class=\"participant").dropFirst().map { String($0.prefix { $0 != "\n" }) } }
+        #expect(rows(fleet).count == 2)
+        #expect(rows(fleet)[1] == rows(gateway)[1], "the row with a status is the gateway's")
+        #expect(rows(fleet)[0].contains("<td colspan=\"5\" class=\"meta\">no status from a gateway; last delivery "
+                                        + "<time datetime=\"2026-03-10T10:30:00.000Z\">1 h ago</time></td>"))
+        #expect(fleet.contains("<tr><th>Gateway</th><th>Sink</th><th>Pending</th><th>Delivered</th><th>Dead</th><th>State</th><th>Health</th><th>Reported</th></tr>"))
+        #expect(fleet.contains("<tr class=\"sink\" data-state=\"failing\"><td>gw_ward3</td><td>jsonl /data/out.jsonl</td>"))
+        #expect(fleet.contains("<td><time datetime=\"2026-03-10T11:30:00.000Z\">30 min ago</time></td></tr>"))
+        #expect(fleet.contains("as each gateway last reported them"))
+        var silent = try studyFixture(origin: .fleet)
+        silent.sinks = []
+        #expect(StudyPage(overview: silent).html().contains("No gateway has reported its status to this fleet database yet."))
     }
 
     /// A page longer than two weeks continues in tables of earlier days, the latest first with the

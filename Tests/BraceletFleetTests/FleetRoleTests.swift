@@ -1,5 +1,6 @@
 import BraceletStore
 import BraceletSync
+import BraceletVitality
 import Foundation
 import Testing
 @testable import BraceletFleet
@@ -17,17 +18,11 @@ final class RoleFleet {
         owner = try FleetServer(uri: cluster.url)
         let admin = try FleetAdmin(server: owner)
         #expect(try admin.migrate() == (0, FleetSchema.latestVersion))
-        gatewayA = try RoleFleet.server(cluster, try admin.addGateway("gw_a"))
-        gatewayB = try RoleFleet.server(cluster, try admin.addGateway("gw_b"))
-        reader = try RoleFleet.server(cluster, try admin.addReader("rd"))
+        gatewayA = try cluster.server(as: try admin.addGateway("gw_a"))
+        gatewayB = try cluster.server(as: try admin.addGateway("gw_b"))
+        reader = try cluster.server(as: try admin.addReader("rd"))
         #expect(try admin.assign(device: "A1", gateway: "gw_a") == nil)
         #expect(try admin.assign(device: "B1", gateway: "gw_b") == nil)
-    }
-
-    /// The cluster's URL with another role's credentials.
-    static func server(_ cluster: TestCluster, _ credentials: FleetAdmin.Credentials) throws -> FleetServer {
-        let hostAndDatabase = cluster.url.split(separator: "@", maxSplits: 1)[1]
-        return try FleetServer(uri: "postgresql://\(credentials.role):\(credentials.password)@\(hostAndDatabase)")
     }
 }
 
@@ -137,6 +132,91 @@ struct FleetRoleTests {
             #expect(refusal(reader, sql) == "42501", "not refused: \(sql)")
         }
         #expect(try FleetReader(server: fleet.reader).status().map(\.device) == ["A1"])
+    }
+
+    /// The gateways' status and operator events, with one gateway's credentials: it writes and reads
+    /// only its own devices' events and status and its own sinks' row (a device not assigned to it
+    /// is left out of its report), changes nothing of another gateway's and cannot name another
+    /// gateway; a reader reads every gateway's and writes nothing; a scorer has no right on them.
+    @Test func aGatewayWritesOnlyItsOwnEventsStatusAndSinks() async throws {
+        let fleet = try RoleFleet()
+        func status(_ device: String, battery: Int, at: Int64) -> StudyGatewayStatus {
+            let health = StudyDeviceHealth(state: "synced", lastHeardAt: at - 60_000, lastSyncAt: at - 120_000, battery: battery,
+                                           batteryChange: -3, backlogBytes: 512, openEvents: battery <= 15 ? ["battery_low"] : [])
+            return StudyGatewayStatus(at: at, devices: [StudyDeviceStatus(device: device, user: "P-\(device)", model: "V2", health: health),
+                                                        StudyDeviceStatus(device: "X9", user: nil, model: nil, health: health)],
+                                      sinks: [StudySink(name: "postgres \(device)", pending: 1, delivered: 9, dead: 0)])
+        }
+        for (device, server) in [("A1", fleet.gatewayA), ("B1", fleet.gatewayB)] {
+            let gateway = try GatewayDatabase()
+            #expect(try gateway.store.enqueueOperatorEvent(key: "event:\(device):battery_low:2026-03-01", name: "battery_low", device: device,
+                                                           localDate: "2026-03-01", at: 1_772_366_400_000, detail: "battery at 12 %: charge the bracelet"))
+            #expect(PostgresSink(server: server).deliver(batch: try gateway.store.outboxEntries()) == [.delivered(httpStatus: nil)])
+            #expect(try await PostgresSink(server: server).report(status(device, battery: 12, at: 1_772_366_400_000)) == 1, "X9 is left out")
+        }
+        // An older report arriving late changes nothing; a newer one replaces it.
+        #expect(try await PostgresSink(server: fleet.gatewayA).report(status("A1", battery: 90, at: 1_772_366_000_000)) == 1)
+        #expect(try await PostgresSink(server: fleet.gatewayA).report(status("A1", battery: 14, at: 1_772_366_500_000)) == 1)
+        let owner = try PGConnection(server: fleet.owner)
+        #expect(try owner.execute("SELECT device, gateway, battery, open_events::text FROM fleet_device_status ORDER BY device").values
+                == [["A1", "gw_a", "14", "{battery_low}"], ["B1", "gw_b", "12", "{battery_low}"]])
+        // A report is the gateway's whole set of sinks: the one it no longer names goes, the other gateway's stay.
+        var moved = status("A1", battery: 14, at: 1_772_366_600_000)
+        moved.sinks = [StudySink(name: "postgres A1 moved", pending: 0, delivered: 10, dead: 0)]
+        #expect(try await PostgresSink(server: fleet.gatewayA).report(moved) == 1)
+        #expect(try owner.execute("SELECT gateway, sink FROM fleet_gateway_sinks ORDER BY 1, 2").values
+                == [["gw_a", "postgres A1 moved"], ["gw_b", "postgres B1"]])
+        let before = try ["fleet_operator_events", "fleet_device_status", "fleet_gateway_sinks"].map {
+            try owner.execute("SELECT * FROM \($0) ORDER BY 1, 2").values
+        }
+
+        let hostile = try PGConnection(server: fleet.gatewayB)
+        for table in ["fleet_operator_events", "fleet_device_status"] {
+            #expect(try hostile.execute("SELECT DISTINCT device FROM \(table)").values == [["B1"]], "\(table) leaked A1")
+        }
+        #expect(try hostile.execute("SELECT DISTINCT gateway FROM fleet_gateway_sinks").values == [["gw_b"]])
+        for sql in ["UPDATE fleet_device_status SET battery = 100 WHERE device = 'A1'",
+                    "UPDATE fleet_gateway_sinks SET dead = 0, state = 'ok' WHERE gateway = 'gw_a'",
+                    "DELETE FROM fleet_device_status WHERE device = 'A1'", "DELETE FROM fleet_gateway_sinks WHERE gateway = 'gw_a'"] {
+            #expect(try hostile.execute(sql).affected == 0, "\(sql)")
+        }
+        let refused = [
+            "INSERT INTO fleet_operator_events (device, event, outbox_key, local_date, raised_at, detail, content_hash, payload) "
+                + "VALUES ('A1', 'not_heard', 'event:A1:not_heard:1', '2026-03-02', now(), 'x', 'x', '{}')",
+            "UPDATE fleet_operator_events SET detail = 'x' WHERE device = 'B1'",
+            "DELETE FROM fleet_operator_events WHERE device = 'B1'",
+            "INSERT INTO fleet_device_status (device, gateway, state, reported_at) VALUES ('A1', 'gw_b', 'synced', now())",
+            "INSERT INTO fleet_device_status (device, gateway, state, reported_at) VALUES ('A1', 'gw_b', 'synced', now() + interval '1 day') "
+                + "ON CONFLICT (device) DO UPDATE SET battery = 100",
+            "UPDATE fleet_device_status SET gateway = 'gw_a' WHERE device = 'B1'",
+            "INSERT INTO fleet_gateway_sinks (gateway, sink, pending, delivered, dead, reported_at) VALUES ('gw_a', 'x', 0, 0, 0, now())",
+            "UPDATE fleet_gateway_sinks SET gateway = 'gw_a'",
+            "TRUNCATE fleet_device_status",
+            "ALTER TABLE fleet_operator_events DISABLE ROW LEVEL SECURITY",
+        ]
+        for sql in refused {
+            #expect(refusal(hostile, sql) == "42501", "not refused: \(sql)")
+        }
+        #expect(try ["fleet_operator_events", "fleet_device_status", "fleet_gateway_sinks"].map {
+            try owner.execute("SELECT * FROM \($0) ORDER BY 1, 2").values
+        } == before, "nothing of the other gateway changed")
+
+        // A reader reads every gateway's and writes nothing; a scorer has no right on them.
+        let reader = try PGConnection(server: fleet.reader)
+        #expect(try reader.execute("SELECT device, event FROM fleet_operator_events ORDER BY device").values == [["A1", "battery_low"], ["B1", "battery_low"]])
+        #expect(try reader.execute("SELECT gateway, sink FROM fleet_gateway_sinks ORDER BY gateway").values == [["gw_a", "postgres A1 moved"], ["gw_b", "postgres B1"]])
+        let scorer = try PGConnection(server: try fleet.cluster.server(as: try FleetAdmin(server: fleet.owner).addScorer("sc_status")))
+        for (table, column) in [("fleet_operator_events", "detail"), ("fleet_device_status", "state"), ("fleet_gateway_sinks", "sink")] {
+            #expect(refusal(reader, "UPDATE \(table) SET \(column) = \(column)") == "42501", "reader: \(table)")
+            #expect(refusal(reader, "DELETE FROM \(table)") == "42501", "reader: \(table)")
+            #expect(refusal(scorer, "SELECT count(*) FROM \(table)") == "42501", "scorer: \(table)")
+        }
+        // A device the gateway no longer reports (its enrolment removed) leaves the fleet's status; its events stay.
+        var none = status("A1", battery: 14, at: 1_772_366_700_000)
+        none.devices = []
+        #expect(try await PostgresSink(server: fleet.gatewayA).report(none) == 0)
+        #expect(try owner.execute("SELECT device FROM fleet_device_status").values == [["B1"]])
+        #expect(try owner.execute("SELECT count(*) FROM fleet_operator_events WHERE device = 'A1'").values == [["1"]])
     }
 
     /// A device the gateway was never given is refused with its own error; the gateway's other

@@ -192,7 +192,7 @@ struct FleetScoreTests {
     @Test func readersReadTheScoresAndOnlyScorersWriteThem() throws {
         let fleet = try RoleFleet()
         let admin = try FleetAdmin(server: fleet.owner)
-        let scorer = try RoleFleet.server(fleet.cluster, try admin.addScorer("sc"))
+        let scorer = try fleet.cluster.server(as: try admin.addScorer("sc"))
         for (device, server) in [("A1", fleet.gatewayA), ("B1", fleet.gatewayB)] {
             let store = try GatewayDatabase()
             let document = try wornDays(from: "2026-03-01", days: 8, resting: device == "A1" ? 58 : 66, walkMinutes: 30, stepsPerMinute: 100)

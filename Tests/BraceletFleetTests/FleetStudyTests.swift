@@ -18,8 +18,8 @@ struct FleetStudyTests {
         let owner = try FleetServer(uri: cluster.url)
         let admin = try FleetAdmin(server: owner)
         _ = try admin.migrate()
-        let gatewayRole = try RoleFleet.server(cluster, try admin.addGateway("gw_study"))
-        let reader = try RoleFleet.server(cluster, try admin.addReader("rd_study"))
+        let gatewayRole = try cluster.server(as: try admin.addGateway("gw_study"))
+        let reader = try cluster.server(as: try admin.addReader("rd_study"))
         let gateway = try GatewayDatabase()
         // Nine days from 2026-03-01; B off the wrist from 06:00 to 18:00 on 2026-03-05, C silent from 2026-03-05 to 2026-03-08.
         let march1 = Int64(try #require(LocalDate(iso: "2026-03-01")).dayNumber) * 86_400, day = Int64(86_400)
@@ -45,7 +45,8 @@ struct FleetStudyTests {
         let overview = try fleetReader.studyOverview(from: from, to: to, now: now, source: "test", batch: 2)
         #expect(overview.participants.map(\.device) == devices.map(\.serial))
         #expect(overview.participants.map(\.user) == devices.map(\.user))
-        #expect(overview.sinks == nil && overview.participants.allSatisfy { $0.health == nil && $0.lastDeliveryAt != nil })
+        // Delivered without a gateway's status (a batch, not a gateway's delivery): no health, no sinks.
+        #expect(overview.origin == .fleet && overview.sinks.isEmpty && overview.participants.allSatisfy { $0.health == nil && $0.lastDeliveryAt != nil })
         for participant in overview.participants {
             // The days: each delivered summary's coverage, as summarize --postgres prints it.
             let summaries = try fleetReader.days(of: .device(participant.device), fromDate: from.description, toDate: to.description)

@@ -1,3 +1,4 @@
+import BraceletFleet
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -39,6 +40,12 @@ final class TestCluster {
     var password: String {
         let userInfo = url.split(separator: "@")[0].dropFirst("postgresql://".count)
         return String(userInfo.split(separator: ":")[1])
+    }
+
+    /// This cluster's fleet database with another role's credentials.
+    func server(as credentials: FleetAdmin.Credentials) throws -> FleetServer {
+        let hostAndDatabase = url.split(separator: "@", maxSplits: 1)[1]
+        return try FleetServer(uri: "postgresql://\(credentials.role):\(credentials.password)@\(hostAndDatabase)")
     }
 
     /// Stops the server at once (like a crash), keeping its data.

@@ -190,4 +190,32 @@ private let june15 = Int64(1_781_474_400)
                          event: "not_worn", detail: "not worn on 2026-06-16")
         })
     }
+
+    /// Each event stays open by its own rule, judged from the occurrence its key names: not_sending
+    /// until the sensor sends again, link_refused until a sync completes, battery_low by the
+    /// gateway's own threshold, and clock_corrected never (it is done when written), whatever the
+    /// battery says.
+    @Test func eachOpenEventClosesByItsOwnRule() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Store(path: folder + "/g.db")
+        var e = GatewayEnrolment(endpoint: "unix:/tmp/none", user: "P-1", timeZone: "UTC", age: 40)
+        (e.serial, e.enrolledAt, e.lastSyncAt, e.lastHeardAt, e.battery, e.lastSampleAt) = ("SN1", 1_000, 5_000, 5_000, 12, 7_000)
+        let latest = [("clock_corrected", "4000"), ("not_sending", "7000"), ("link_refused", "5000"), ("battery_low", "2026-06-01")].map {
+            (key: "event:SN1:\($0.0):\($0.1)", kind: "event:\($0.0)", device: "SN1", createdAt: Int64(9_000))
+        }
+        func open(batteryLow: Int = 15) throws -> [String] {
+            var thresholds = OperatorEvents.Thresholds()
+            thresholds.batteryLowPercent = batteryLow
+            return try OperatorEvents.open(for: e, latest: latest, store: store, zone: TimeZone(identifier: "UTC")!, now: 10, thresholds: thresholds)
+        }
+        #expect(try open() == ["battery_low", "link_refused", "not_sending"])
+        #expect(try open(batteryLow: 10) == ["link_refused", "not_sending"], "12 % is not low for a gateway run with --battery-low 10")
+        e.lastSampleAt = 8_000
+        #expect(try open() == ["battery_low", "link_refused"], "a value arrived since")
+        e.lastSyncAt = 8_500
+        #expect(try open() == ["battery_low"], "a sync completed since")
+        e.battery = 80
+        #expect(try open().isEmpty)
+    }
 }

@@ -57,50 +57,81 @@ private func attribute(_ name: String, in text: String) -> String? {
     return String(text[start.upperBound...].prefix { $0 != "\"" })
 }
 
-@Suite(.serialized) struct StudyReportTests {
-    /// Three simulated bracelets through a real gateway: one charged slowly at the morning shower
-    /// (off the wrist half of that day), one that falls silent, one with a low battery. The study
-    /// page and its CSV (`report --study`, the built binary) say for each device and day what
-    /// `summarize --db` says of that day's coverage, `score --db --end` of its last seven days, and
-    /// `gateway status --json` of its last sync, last heard, battery and backlog; made at the
-    /// gateway's own time the same page marks today not over, the silent bracelet and the low
-    /// battery as open operator events, and counts who needs attention.
-    @Test func theStudyPageSaysWhatSummarizeScoreAndGatewayStatusSay() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+/// The study page's three simulated bracelets through a real gateway: one charged slowly at the
+/// morning shower (off the wrist half of 2026-06-15), one that falls silent, one with a low battery.
+/// ``run()`` syncs each twice at 2026-06-17 10:00 local, stops the silent one, and runs the gateway
+/// again 30 hours later until the other two synced again and the silent one raised `not_heard`.
+/// Every property is set once in `init`, so it may be run on a thread of its own.
+final class StudyScenario: @unchecked Sendable {
+    let folder: String
+    let db: String
+    let store: Store
+    let clock: SharedClock
+    let halfWorn: ServedBracelet
+    let silent: ServedBracelet
+    let weak: ServedBracelet
+
+    init() throws {
+        folder = try temporaryFolder()
         // 2026-06-17 10:00 local, then 2026-06-18 16:00: 30 hours later, the silent one not heard since.
         let first = june15 + 2 * 86_400 + 10 * 3_600, second = june15 + 3 * 86_400 + 16 * 3_600
-        let clock = SharedClock(reading: first)
+        clock = SharedClock(reading: first)
         // Below 45 % at the first morning, charged at 0.1 %/min: 13 hours off the wrist on 2026-06-15.
         let slowCharge = BatteryBehaviour(initialPercent: 30, drainPercentPerHour: 0.55, chargeBelowPercent: 45, chargePercentPerMinute: 0.1)
         let low = BatteryBehaviour(initialPercent: 12, drainPercentPerHour: 0, chargeBelowPercent: 0, chargePercentPerMinute: 1)
-        let halfWorn = try PhysiologyModel.simulatedHistory(model: .v2, serial: "GWSR0001", days: 4, seed: 11, endingAt: second + 3_600,
-                                                            battery: slowCharge)
-        let silent = try PhysiologyModel.simulatedHistory(model: .v1, serial: "GWSR0002", days: 3, seed: 12, endingAt: second + 3_600)
-        let weak = try PhysiologyModel.simulatedHistory(model: .v2, serial: "GWSR0003", days: 6, seed: 13, endingAt: second + 3_600, battery: low)
-        let noon15 = june15 + 12 * 3_600
-        #expect(!halfWorn.isWorn(at: noon15) && halfWorn.isWorn(at: june15 + 3 * 3_600) && halfWorn.isWorn(at: june15 + 22 * 3_600),
-                "GWSR0001 is off the wrist (charging) at noon on 2026-06-15 and worn that night and evening")
-        let a = try ServedBracelet(directory: folder, history: halfWorn, clock: { clock.current.nowSeconds() })
-        let b = try ServedBracelet(directory: folder, history: silent, clock: { clock.current.nowSeconds() })
-        let c = try ServedBracelet(directory: folder, history: weak, clock: { clock.current.nowSeconds() })
-        defer { a.stop(); c.stop() }
-        let db = folder + "/g.db"
-        let store = try Store(path: db)
-        for (served, user) in [(a, "P-01"), (b, "P-02"), (c, "P-03")] {
+        let clock = self.clock
+        halfWorn = try ServedBracelet(directory: folder, history: try PhysiologyModel.simulatedHistory(
+            model: .v2, serial: "GWSR0001", days: 4, seed: 11, endingAt: second + 3_600, battery: slowCharge), clock: { clock.current.nowSeconds() })
+        silent = try ServedBracelet(directory: folder, history: try PhysiologyModel.simulatedHistory(
+            model: .v1, serial: "GWSR0002", days: 3, seed: 12, endingAt: second + 3_600), clock: { clock.current.nowSeconds() })
+        weak = try ServedBracelet(directory: folder, history: try PhysiologyModel.simulatedHistory(
+            model: .v2, serial: "GWSR0003", days: 6, seed: 13, endingAt: second + 3_600, battery: low), clock: { clock.current.nowSeconds() })
+        db = folder + "/g.db"
+        store = try Store(path: db)
+        for (served, user) in [(halfWorn, "P-01"), (silent, "P-02"), (weak, "P-03")] {
             _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + served.path, user: user, timeZone: "Europe/Amsterdam", age: 40))
         }
+    }
+
+    /// The two gateway runs.
+    func run() {
+        let (a, b, c) = (halfWorn, silent, weak)
         var gateway = RunningGateway(store: store, clock: clock.current, intervalSeconds: 1)
         #expect(gateway.wait { [a, b, c].allSatisfy { gateway.completedSyncs("unix:" + $0.path) >= 2 } }, "every bracelet synced twice")
         gateway.stop()
         b.stop()
-        clock.set(reading: second)
+        clock.set(reading: june15 + 3 * 86_400 + 16 * 3_600)
         gateway = RunningGateway(store: store, clock: clock.current, intervalSeconds: 1)
         #expect(gateway.wait {
             [a, c].allSatisfy { gateway.completedSyncs("unix:" + $0.path) >= 2 }
-                && ((try? writtenEvents(store))?.contains { $0.event == "not_heard" && $0.device == "GWSR0002" } ?? false)
+                && ((try? writtenEvents(self.store))?.contains { $0.event == "not_heard" && $0.device == "GWSR0002" } ?? false)
         }, "the two in range synced again, and the silent one raised not_heard")
         gateway.stop()
+    }
+
+    /// Stops the bracelets still served and removes the folder.
+    func end() {
+        halfWorn.stop()
+        weak.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+@Suite(.serialized) struct StudyReportTests {
+    /// Three simulated bracelets through a real gateway (``StudyScenario``). The study page and its
+    /// CSV (`report --study`, the built binary) say for each device and day what `summarize --db`
+    /// says of that day's coverage, `score --db --end` of its last seven days, and `gateway status
+    /// --json` of its last sync, last heard, battery and backlog; made at the gateway's own time the
+    /// same page marks today not over, the silent bracelet and the low battery as open operator
+    /// events, and counts who needs attention.
+    @Test func theStudyPageSaysWhatSummarizeScoreAndGatewayStatusSay() throws {
+        let scenario = try StudyScenario()
+        defer { scenario.end() }
+        scenario.run()
+        let (folder, db, store, clock) = (scenario.folder, scenario.db, scenario.store, scenario.clock)
+        #expect(!scenario.halfWorn.history.isWorn(at: june15 + 12 * 3_600) && scenario.halfWorn.history.isWorn(at: june15 + 3 * 3_600)
+                && scenario.halfWorn.history.isWorn(at: june15 + 22 * 3_600),
+                "GWSR0001 is off the wrist (charging) at noon on 2026-06-15 and worn that night and evening")
 
         // The page and the CSV from the built binary, now (every day of June is over).
         let csvRun = try bracelet(["report", "--study", "--db", db, "--from", "2026-06-12", "--to", "2026-06-18", "--format", "csv"])
@@ -180,10 +211,18 @@ private func attribute(_ name: String, in text: String) -> String? {
         #expect(events == ["GWSR0001": "", "GWSR0002": "not_heard", "GWSR0003": "battery_low"])
         #expect(html.contains("data-events=\"not_heard\">silent</td>") && html.contains("data-events=\"battery_low\">battery low</td>"))
         #expect(lines.first { $0["device"] == "GWSR0001" }?["user"] == "P-01")
+        // The gateway's own --battery-low decides: at 10 % the battery at 12 % is not low; --days 3 is the page's length.
+        let lower = try bracelet(["report", "--study", "--db", db, "--to", "2026-06-18", "--days", "3", "--battery-low", "10", "--format", "csv"])
+        #expect(lower.status == 0, "\(lower.err)")
+        let lowerLines = csvLines(lower.out)
+        #expect(lowerLines.count == 3 * 3 && Set(lowerLines.compactMap { $0["date"] }) == ["2026-06-16", "2026-06-17", "2026-06-18"])
+        #expect(Dictionary(lowerLines.map { ($0["device"] ?? "", $0["open_events"] ?? "") }, uniquingKeysWith: { a, _ in a })
+                == ["GWSR0001": "", "GWSR0002": "not_heard", "GWSR0003": ""])
 
         // At the gateway's own time: 2026-06-18 is not over yet, and who needs attention says why.
         let overview = try StudyOverview.gateway(store: store, from: try #require(LocalDate(iso: "2026-06-12")),
-                                                 to: try #require(LocalDate(iso: "2026-06-18")), now: clock.current.nowSeconds(), source: "test")
+                                                 to: try #require(LocalDate(iso: "2026-06-18")), now: clock.current.nowSeconds(), source: "test",
+                                                 thresholds: OperatorEvents.Thresholds())
         #expect(overview.participants.map(\.device) == ["GWSR0001", "GWSR0002", "GWSR0003"])
         #expect(overview.participants.allSatisfy { $0.days.last?.state == .notOver })
         #expect(overview.participants.allSatisfy { $0.scoring.end.description == "2026-06-17" }, "the window ends on the last day that is over")
@@ -192,6 +231,18 @@ private func attribute(_ name: String, in text: String) -> String? {
         #expect(reasons["GWSR0003"] == ["battery low"])
         #expect(reasons["GWSR0001"]?.contains("last 7 days not scorable") == true)
         #expect(overview.onTrack == 0 && overview.needingAttention == 3)
-        #expect(overview.sinks?.map(\.pending) == [try store.outboxCounts().pending])
+        #expect(overview.sinks.map(\.pending) == [try store.outboxCounts().pending])
+    }
+
+    /// A standard sensor's row names the sensor (its Device Information maker and model), never a
+    /// bracelet model: the model column comes from the device's sensor first.
+    @Test func aStrapsRowNamesTheSensor() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Store(path: folder + "/g.db")
+        try store.recordSensor(device: "HRS00001", name: "Polar H10")
+        let day = try #require(LocalDate(iso: "2026-06-12"))
+        let overview = try StudyOverview.gateway(store: store, from: day, to: day, now: june15, source: "test", thresholds: OperatorEvents.Thresholds())
+        #expect(overview.participants.map(\.device) == ["HRS00001"] && overview.participants.map(\.model) == ["Polar H10"])
     }
 }

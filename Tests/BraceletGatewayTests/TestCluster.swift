@@ -1,0 +1,1 @@
+../BraceletFleetTests/TestCluster.swift
