@@ -95,7 +95,15 @@ public final class IngestPipeline: @unchecked Sendable {
     ///
     /// - Throws: ``StoreError`` when the database refuses the write (nothing of `files` is stored).
     public func storeDeferringSummaries(_ files: [VerifiedFile]) throws -> IngestReport {
-        try queue.sync { try self.stage(files) }
+        try queue.sync { try self.stage(files, records: [:]) }
+    }
+
+    /// ``storeDeferringSummaries(_:)`` with the participant records of the files' devices already
+    /// reconciled (``reconciledRecord(device:)``), for a caller that stores one device's data in
+    /// many pieces: its record, and the zone its days are cut in, are worked out once, not again
+    /// for every piece. A device without a record in `records` is reconciled here.
+    public func storeDeferringSummaries(_ files: [VerifiedFile], records: [String: ParticipantRecord]) throws -> IngestReport {
+        try queue.sync { try self.stage(files, records: records) }
     }
 
     /// Recomputes every day recorded as pending, whether this pipeline stored its rows or an earlier
@@ -118,9 +126,16 @@ public final class IngestPipeline: @unchecked Sendable {
     /// The participant record of `device`, created or completed from ``given`` as an ingest of its
     /// data would (a stream needs the wearer's zone before its first rows are stored).
     public func participantRecord(device: String) throws -> ParticipantRecord {
+        try reconciledRecord(device: device).record
+    }
+
+    /// ``participantRecord(device:)`` with what reconciling it filled into the record (the report's
+    /// ``IngestReport/recordChanges``).
+    public func reconciledRecord(device: String) throws -> (record: ParticipantRecord, report: IngestReport) {
         try queue.sync {
             var report = IngestReport()
-            return try self.reconcile(device: device, report: &report)
+            let record = try self.reconcile(device: device, report: &report)
+            return (record, report)
         }
     }
 
@@ -152,9 +167,9 @@ public final class IngestPipeline: @unchecked Sendable {
     /// with the last piece, so a file cut short by a crash is stored again whole (its stored rows are
     /// found present) and never counts as committed before all of it is. The devices' participant
     /// records are reconciled with ``given`` before any row is stored.
-    private func stage(_ files: [VerifiedFile]) throws -> IngestReport {
+    private func stage(_ files: [VerifiedFile], records known: [String: ParticipantRecord]) throws -> IngestReport {
         var report = IngestReport()
-        let records = try reconcile(files, report: &report)
+        let records = known.merging(try reconcile(files.filter { known[$0.serial] == nil }, report: &report)) { given, _ in given }
         for file in files {
             _ = try storeRows(of: file, record: records[file.serial], report: &report) { piece in
                 try store.transaction {
