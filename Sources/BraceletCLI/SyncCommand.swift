@@ -212,7 +212,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: db) else {
+        guard try databaseExists(db) else {
             throw ValidationError("no database at \(db) (check the path): \(DatabaseFiller.deviceData.advice(db))")
         }
         let store = try Store(path: db)

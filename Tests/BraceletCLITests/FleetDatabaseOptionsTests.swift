@@ -21,12 +21,35 @@ import Testing
         #expect(server.hasPassword)
     }
 
+    /// A secret file that cannot give a line says what was wrong with it (a folder, an empty file),
+    /// never the system's text of an unrelated errno ("Success").
+    @Test func aSecretFileThatGivesNoLineSaysWhy() throws {
+        let folder = try scratchFolder()
+        let inside = folder + "/secrets"
+        try FileManager.default.createDirectory(atPath: inside, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let empty = folder + "/empty"
+        try Data().write(to: URL(fileURLWithPath: empty))
+        chmod(empty, 0o600)
+        let blank = folder + "/blank"
+        try Data("\n  \nsecond line\n".utf8).write(to: URL(fileURLWithPath: blank))
+        chmod(blank, 0o600)
+        for (path, message) in [(inside, "\(inside) is a folder, not a --secret-file: name a file inside it"),
+                                (empty, "--secret-file \(empty) is empty: put the secret on its first line"),
+                                (blank, "--secret-file \(blank) holds nothing on its first line: put the secret on its first line")] {
+            let error = #expect(throws: CLIError.self) { try SinkSecrets.privateFirstLine(path, option: "--secret-file", what: "a secret") }
+            #expect(error?.description == message, "\(error?.description ?? "")")
+            #expect(error?.description.contains("Success") == false)
+        }
+        let missing = #expect(throws: CLIError.self) { try SinkSecrets.privateFirstLine(folder + "/none", option: "--secret-file", what: "a secret") }
+        #expect(missing?.description == "no --secret-file at \(folder)/none: check the path")
+    }
+
     @Test func oneSourceOfTheURLAtATime() throws {
         let both = try FleetDatabaseOptions.parse(["--postgres", "postgresql://db/fleet", "--postgres-file", "/nonexistent"])
         #expect(throws: ValidationError.self) { try both.server() }
         let missing = try FleetDatabaseOptions.parse(["--postgres-file", "/nonexistent/fleet.url"])
         let error = #expect(throws: CLIError.self) { try missing.server() }
-        #expect(error?.description.contains("cannot read --postgres-file /nonexistent/fleet.url") == true)
+        #expect(error?.description.contains("no --postgres-file at /nonexistent/fleet.url: check the path") == true)
     }
 }
 
