@@ -4,28 +4,6 @@ import Testing
 /// A fleet database URL with a password on the command line is refused by every command that takes
 /// `--postgres`, with the same message and before anything connects or changes: none warns and goes on.
 @Suite struct FleetURLPasswordTests {
-    /// Runs `bracelet` for at most `seconds` (a command that went on would run a gateway); its
-    /// status (nil when it had to be ended) and standard error.
-    static func run(_ arguments: [String], seconds: Double = 30) throws -> (status: Int32?, err: String) {
-        let process = Process()
-        process.executableURL = try braceletBinary()
-        process.arguments = arguments
-        let err = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        try process.run()
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        var timedOut = false
-        if ended.wait(timeout: .now() + seconds) == .timedOut {
-            timedOut = true
-            process.terminate()
-            process.waitUntilExit()
-        }
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        return (timedOut ? nil : process.terminationStatus, String(decoding: errors, as: UTF8.self))
-    }
-
     @Test func everyCommandRefusesAPasswordInPostgres() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -44,7 +22,7 @@ import Testing
             ["gateway", "run", "--db", db, "--postgres", url],
         ]
         for arguments in commands {
-            let result = try Self.run(arguments)
+            let result = try runBounded(braceletBinary(), arguments)
             #expect(result.status == 64, "\(arguments): \(result.err)")
             #expect(result.err.contains("the password in --postgres is visible to every user of this host (ps, /proc): give the URL in "
                                         + "$BRACELET_POSTGRES_URL or --postgres-file FILE (mode 0600)"), "\(arguments): \(result.err)")

@@ -8,24 +8,13 @@ import Testing
 @Suite struct PermissionAdviceTests {
     /// Runs `bracelet` as a user who may not enter `locked`: as root, the user nobody (root reads
     /// everything); otherwise this user, with `locked` made unreadable.
-    static func asOutsider(_ arguments: [String], locked: String) throws -> (status: Int32, err: String) {
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try braceletBinary().path] + arguments
-        } else {
-            chmod(locked, 0)
-            process.executableURL = try braceletBinary()
-            process.arguments = arguments
-        }
-        let err = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        try process.run()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if getuid() != 0 { chmod(locked, 0o700) }
-        return (process.terminationStatus, String(decoding: errors, as: UTF8.self))
+    static func asOutsider(_ arguments: [String], locked: String) throws -> (status: Int32?, err: String) {
+        if getuid() != 0 { chmod(locked, 0) }
+        defer { if getuid() != 0 { chmod(locked, 0o700) } }
+        return getuid() == 0
+            ? try runBounded(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                             ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try braceletBinary().path] + arguments)
+            : try runBounded(braceletBinary(), arguments)
     }
 
     @Test func aDatabaseOrSecretThisUserMayNotReadNamesTheServiceUser() throws {
