@@ -47,7 +47,7 @@ public final class IngestPipeline: @unchecked Sendable {
     /// Called on the pipeline's queue after each committed ingest (a live session's progress).
     public let onIngested: (@Sendable (IngestReport) -> Void)?
     /// Called on the pipeline's queue as pending days are recomputed: ``WorkProgress/recomputing(done:total:)``
-    /// before the first transaction and after each.
+    /// before the first day and after each day stored.
     public let onProgress: (@Sendable (WorkProgress) -> Void)?
     private let queue = SerialWorkQueue(label: "bracelet.ingest")
 
@@ -202,14 +202,21 @@ public final class IngestPipeline: @unchecked Sendable {
             var merged = RecomputeReport()
             for start in stride(from: 0, to: dates.count, by: Self.daysPerRecomputeTransaction) {
                 let group = Array(dates[start..<min(start + Self.daysPerRecomputeTransaction, dates.count)])
+                let before = done
                 let part = try store.transaction {
-                    let part = try recomputer.recompute(dates: group, store: store)
+                    // Day by day as each is stored, not only once the transaction's days are all done.
+                    let part = try recomputer.recompute(dates: group, store: store) { days in
+                        done = min(done + days, before + group.count)
+                        self.onProgress?(.recomputing(done: done, total: total))
+                    }
                     try store.clearPendingRecompute(device: device, dates: group)
                     return part
                 }
                 merged.merge(part)
-                done += group.count
-                onProgress?(.recomputing(done: done, total: total))
+                if done != before + group.count {
+                    done = before + group.count
+                    onProgress?(.recomputing(done: done, total: total))
+                }
             }
             report.recomputed.append((device, merged))
         }
