@@ -160,9 +160,9 @@ if Context.environment["BRACELET_FUZZ"] != nil {
 // the dynamic loader then resolves symbols across 39 libraries instead of 54, so each command starts
 // about 10 ms sooner and 6 MB smaller, which counts on a gateway that runs many short commands.
 // Every Swift module is compiled against the static runtime's module maps (they name the extra
-// libraries static Foundation needs); static Foundation links libcurl by name, hence
-// libcurl4-openssl-dev in tools/install-system-packages.sh. Debug and test builds stay dynamic so
-// they link fast, and the fuzz build keeps its sanitizer runtime.
+// libraries static Foundation needs). No module imports FoundationNetworking, so the binary links
+// no libcurl: the webhook goes through bracelet's own HTTP client over OpenSSL (BraceletSync).
+// Debug and test builds stay dynamic so they link fast, and the fuzz build keeps its sanitizer runtime.
 if Context.environment["BRACELET_FUZZ"] == nil {
     for target in package.targets where target.type == .regular || target.type == .executable {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]

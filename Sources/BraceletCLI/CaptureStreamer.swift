@@ -24,6 +24,9 @@ struct CaptureStreamer {
 
     /// Whether the zone a device without one gets has been taken (see ``zoneFrom(_:)``).
     private var zoneDecided = false
+    /// Each device's participant record, reconciled once when its first piece is stored: the zone
+    /// its days are cut in is worked out once per ingest, not again for every piece.
+    private var records: [String: ParticipantRecord] = [:]
     private var pipeline: IngestPipeline?
     /// What the stored pieces added up to (the recompute's report gets it at the end).
     private var stored: (slots: Int, slotsPresent: Int, beats: Int, beatsPresent: Int) = (0, 0, 0, 0)
@@ -186,7 +189,13 @@ struct CaptureStreamer {
     private mutating func store(_ file: VerifiedFile) throws {
         try collect()
         let pipeline = makePipeline(), database = self.database
-        storing = Background { try participantCall(database) { try pipeline.storeDeferringSummaries([file]) } }
+        if records[file.serial] == nil {
+            let (record, report) = try participantCall(database) { try pipeline.reconciledRecord(device: file.serial) }
+            records[file.serial] = record
+            recordChanges += report.recordChanges
+        }
+        let records = self.records
+        storing = Background { try participantCall(database) { try pipeline.storeDeferringSummaries([file], records: records) } }
     }
 
     /// Waits for the piece being stored, if any, and counts what it stored.

@@ -9,7 +9,7 @@ import Foundation
 /// or `passfile=` in the URL).
 struct FleetDatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The fleet database URL (default: $BRACELET_POSTGRES_URL). A password here is visible to every user (ps): prefer the variable or --postgres-file.",
+        "The fleet database URL (default: $BRACELET_POSTGRES_URL). Every user reads it in ps, so one with a password is refused: give that in the variable or --postgres-file.",
         valueName: "url"))
     var postgres: String?
 

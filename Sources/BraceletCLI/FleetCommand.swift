@@ -59,8 +59,10 @@ struct FleetStatusCommand: ParsableCommand, LoggingCommand {
 }
 
 /// The fleet server of `--postgres`, `--postgres-file`, `$BRACELET_POSTGRES_URL` or the systemd
-/// credential `postgres-url`, checked; a password given on the command line is warned about, since
-/// any user of the host can read it.
+/// credential `postgres-url`, checked: the one check of every command that takes the URL. A
+/// password in `--postgres` is refused before anything connects, by every such command alike: any
+/// user of the host reads a command line (ps, /proc), and a command that only warned had already
+/// shown it to them.
 func fleetServer(_ option: String?, file: String? = nil) throws -> FleetServer {
     guard let (uri, origin) = try postgresURL(option: option, file: file).map({ ($0.uri, $0.origin) }) else {
         throw CLIError("give the fleet database with --postgres-file FILE, $BRACELET_POSTGRES_URL or the systemd credential "
@@ -73,8 +75,8 @@ func fleetServer(_ option: String?, file: String? = nil) throws -> FleetServer {
     let server: FleetServer
     do { server = try FleetServer(uri: uri) } catch { throw CLIError("\(error)") }
     if origin == .option && server.hasPassword {
-        Log.warning("warning: the password in --postgres is visible to every user of this host (ps, /proc): "
-            + "give the URL in $BRACELET_POSTGRES_URL or --postgres-file, or the password in a libpq passfile")
+        throw CLIError("the password in --postgres is visible to every user of this host (ps, /proc): give the URL in "
+            + "$BRACELET_POSTGRES_URL or --postgres-file FILE (mode 0600), or the password in a libpq passfile (~/.pgpass)", exitCode: 64)
     }
     return server
 }

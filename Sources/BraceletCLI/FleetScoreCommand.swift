@@ -50,10 +50,7 @@ struct FleetScoreCommand: ParsableCommand, LoggingCommand {
             throw ValidationError("give --age N (every device) or --ages FILE (by device or participant), or both: the fleet database holds no ages")
         }
         if let age, !ReferenceRanges.supportedAges.contains(age) { throw ValidationError("--age \(age) is outside 18-120") }
-        guard VitalityWindowBuilder.allowedLengths.contains(window.days) else { throw ValidationError("--days \(window.days) is outside 7-30") }
-        if let minDays = window.minDays, !(1...window.days).contains(minDays) {
-            throw ValidationError("--min-days \(minDays) must be between 1 and --days \(window.days)")
-        }
+        // The window's length and minimum days: ScoreWindowOptions.validate(), as for score.
     }
 
     func run() throws {

@@ -123,7 +123,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     func run() async throws {
         let delivery = try delivery()
         if let warning = secretOptions.commandLineWarning { Log.warning("gateway: " + warning) }
-        // The fleet URL checked before anything starts (and a password on the command line warned about).
+        // The fleet URL checked before anything starts (a password on the command line refused).
         if case .postgres = delivery { _ = try fleetServer(postgres, file: postgresFile) }
         let store = try openStore(db, mustExist: false)
         let lock: ForwarderLock?

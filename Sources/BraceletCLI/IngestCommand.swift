@@ -62,7 +62,7 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         let reporter = progress.reporter("ingest")
         defer { reporter.finish() }
-        let existed = FileManager.default.fileExists(atPath: db)
+        let existed = try databaseExists(db)
         reporter.begin("opening \(db)")
         let store = try openStore(db, mustExist: false)
         // Each capture is streamed into the store a bounded piece at a time, each piece its own

@@ -35,7 +35,7 @@ struct RecomputeCommand: ParsableCommand, LoggingCommand {
 
     func run() throws {
         // Recomputing writes: the database must exist, but is opened for writing (and checked).
-        guard FileManager.default.fileExists(atPath: db) else {
+        guard try databaseExists(db) else {
             throw CLIError("no database at \(db): \(DatabaseFiller.deviceData.advice(db))")
         }
         // The progress is cleared before each device's result line (standard output) and begun anew.

@@ -145,7 +145,7 @@ enum DatabaseFiller {
 /// the command only reads, so the file is opened read-only and never given a schema; when there is
 /// no file, the message says how `filler` makes one.
 func openStore(_ path: String, mustExist: Bool, filler: DatabaseFiller = .deviceData) throws -> Store {
-    if mustExist, !FileManager.default.fileExists(atPath: path) {
+    if mustExist, try !databaseExists(path) {
         throw CLIError("no database at \(path): \(filler.advice(path))")
     }
     do {
@@ -154,7 +154,21 @@ func openStore(_ path: String, mustExist: Bool, filler: DatabaseFiller = .device
         if !mustExist, let outside = try store.requireIntactForDelivery() { logOutsideWrites(outside, path: path) }
         Log.debug("database \(path) open \(mustExist ? "read-only" : "for writing, its structure checked")")
         return store
+    } catch let error as StoreError {
+        // Its message names the database already.
+        if case .permissionDenied = error { throw CLIError(error.description, cause: error) }
+        throw CLIError("cannot open \(path): \(error)", cause: error)
     } catch { throw CLIError("cannot open \(path): \(error)", cause: error) }
+}
+
+/// Whether a database file is at `path`: false only when nothing is there. A path this user may
+/// not reach (the gateway's folder is its service user's) is refused with that advice: to
+/// `FileManager.fileExists` it does not exist, and the command would offer to make a new database.
+func databaseExists(_ path: String) throws -> Bool {
+    do { return try InputFile.checkRegularOrMissing(path: path, what: "database") } catch {
+        if case .permissionDenied = error { throw CLIError(StoreError.permissionDenied(path: path).description) }
+        throw CLIError(error.description)
+    }
 }
 
 /// Says what another program did to the database file and what bracelet did about it: a warning

@@ -16,10 +16,12 @@ struct ScoreWindowOptions: ParsableArguments {
     @Flag(name: .customLong("include-incomplete"), help: "Also use days that are not over or not fully recorded.")
     var includeIncomplete = false
 
+    /// Refuses a window no input could have (`score` and `fleet score` alike), before anything is read.
     func validate() throws {
         if let end, LocalDate(iso: end) == nil {
             throw ValidationError("--end \(end) is not a date written YYYY-MM-DD")
         }
+        do { try builder.validate() } catch { throw ValidationError(error.description) }
     }
 
     /// The window builder of these options.

@@ -14,25 +14,26 @@ import BraceletTransport
 /// `site` when the thermometer says where it measured. Rule: no key stands for a value not sent.
 enum SensorSampleLine {
     /// The line of `sample` (newline included), or `nil` for a value printed otherwise (heart
-    /// rate: ``HeartRateSampleLine``) or not at all (battery).
+    /// rate: ``HeartRateSampleLine``) or not at all (battery). Written with the canonical writer's
+    /// primitives (``BraceletDecoder/CanonicalJSON``), as ``HeartRateSampleLine`` is: numbers,
+    /// strings and times have one spelling in every JSON the program writes.
     static func string(_ sample: SensorSample, table: Bool) -> String? {
-        let time = UTCTime.iso8601(unixMilliseconds: sample.receivedAtMilliseconds)
+        let ms = sample.receivedAtMilliseconds
         switch sample.measurement {
-        case .plxContinuous(let m): return spo2(m.normal, spot: false, time: time, table: table)
-        case .plxSpotCheck(let m): return spo2(m.reading, spot: true, time: time, table: table)
+        case .plxContinuous(let m): return spo2(m.normal, spot: false, unixMilliseconds: ms, table: table)
+        case .plxSpotCheck(let m): return spo2(m.reading, spot: true, unixMilliseconds: ms, table: table)
         case .temperature(let m):
             guard let celsius = m.celsius else { return nil }
             let value = (celsius * 100).rounded() / 100
-            if table { return "\(time)  \(value) °C" + (m.type.map { "  \($0)" } ?? "") + "\n" }
+            if table { return "\(UTCTime.iso8601(unixMilliseconds: ms))  \(value) °C" + (m.type.map { "  \($0)" } ?? "") + "\n" }
             var line: [UInt8] = []
             CanonicalJSON.appendLiteral("{\"kind\":\"temp\",\"t\":\"", to: &line)
-            line += Array(time.utf8)
+            UTCTime.appendISO8601(unixMilliseconds: ms, to: &line)
             CanonicalJSON.appendLiteral("\",\"celsius\":", to: &line)
-            line += Array(value.description.utf8)
+            CanonicalJSON.appendDescription(value, to: &line)
             if let site = m.type {
-                CanonicalJSON.appendLiteral(",\"site\":\"", to: &line)
-                line += Array(site.description.utf8)
-                CanonicalJSON.appendLiteral("\"", to: &line)
+                CanonicalJSON.appendLiteral(",\"site\":", to: &line)
+                CanonicalJSON.appendString(site.description, to: &line)
             }
             CanonicalJSON.appendLiteral("}\n", to: &line)
             return String(decoding: line, as: UTF8.self)
@@ -41,14 +42,15 @@ enum SensorSampleLine {
         }
     }
 
-    private static func spo2(_ reading: SpO2PulseRate, spot: Bool, time: String, table: Bool) -> String {
+    private static func spo2(_ reading: SpO2PulseRate, spot: Bool, unixMilliseconds ms: Int64, table: Bool) -> String {
         let spo2 = reading.spo2.value.map { Int64($0.rounded()) }, pr = reading.pulseRate.value.map { Int64($0.rounded()) }
         if table {
-            return "\(time)  SpO2 \(spo2.map { "\($0) %" } ?? "-")  pulse \(pr.map { "\($0) bpm" } ?? "-")" + (spot ? "  spot-check" : "") + "\n"
+            return "\(UTCTime.iso8601(unixMilliseconds: ms))  SpO2 \(spo2.map { "\($0) %" } ?? "-")  pulse \(pr.map { "\($0) bpm" } ?? "-")"
+                + (spot ? "  spot-check" : "") + "\n"
         }
         var line: [UInt8] = []
         CanonicalJSON.appendLiteral("{\"kind\":\"spo2\",\"t\":\"", to: &line)
-        line += Array(time.utf8)
+        UTCTime.appendISO8601(unixMilliseconds: ms, to: &line)
         CanonicalJSON.appendLiteral("\"", to: &line)
         if let spo2 {
             CanonicalJSON.appendLiteral(",\"spo2\":", to: &line)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraceletProtocol
 import Foundation
 
 /// `--secret` and `--secret-file`: the webhook secret of `sync` and `gateway run`.
@@ -80,11 +81,17 @@ enum SinkSecrets {
         let path = folder + "/" + credential
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         // systemd made the copy private to the service; its mode is systemd's, not the operator's.
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("cannot read the systemd credential \(credential) (\(path)): \(String(cString: strerror(errno)))")
-        }
-        guard let line = firstLine(data) else { return nil }
+        guard let line = firstLine(try read(path, what: "systemd credential \(credential)")) else { return nil }
         return (line, .credential(credential))
+    }
+
+    /// The longest secret file read: a secret or a URL is a line, far below this.
+    static let fileLimit = 64 << 10
+
+    /// The bytes of `path`, or a message that says what was wrong: missing, not a regular file,
+    /// too large, permission denied (with the service user's `sudo -u`), or the system's reason.
+    private static func read(_ path: String, what: String) throws -> [UInt8] {
+        do { return try InputFile.read(path: path, what: what, limit: fileLimit) } catch { throw CLIError(error.description) }
     }
 
     /// The first line of `path` (without surrounding spaces), which only its owner may read.
@@ -93,21 +100,24 @@ enum SinkSecrets {
     ///   `what`), or its first line is empty.
     static func privateFirstLine(_ path: String, option: String, what: String) throws -> String {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw CLIError("cannot read \(option) \(path): \(String(cString: strerror(errno)))") }
+        guard stat(path, &info) == 0 else {
+            throw CLIError(InputFile.openError(path: path, what: option, errno: errno).description)
+        }
         guard info.st_mode & 0o077 == 0 else {
-            throw CLIError(String(format: "%@ %@ has mode %03o: it holds %@, so make it private (chmod 600 %@)",
-                                  option, path, Int(info.st_mode & 0o777), what, path))
+            throw CLIError("\(option) \(path) has mode " + String(Int(info.st_mode & 0o777), radix: 8)
+                           + ": it holds \(what), so make it private (chmod 600 \(path))")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("cannot read \(option) \(path): \(String(cString: strerror(errno)))")
+        let bytes = try read(path, what: option)
+        guard let line = firstLine(bytes) else {
+            throw CLIError("\(option) \(path) " + (bytes.isEmpty ? "is empty" : "holds nothing on its first line")
+                           + ": put \(what == "a password" ? "the URL" : "the secret") on its first line")
         }
-        guard let line = firstLine(data) else { throw CLIError("\(option) \(path) holds nothing on its first line") }
         return line
     }
 
-    /// The first line of `data` without surrounding whitespace, `nil` when empty.
-    private static func firstLine(_ data: Data) -> String? {
-        let text = String(decoding: data, as: UTF8.self)
+    /// The first line of `bytes` without surrounding whitespace, `nil` when empty.
+    private static func firstLine(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
         let line = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         return line.isEmpty ? nil : line
     }

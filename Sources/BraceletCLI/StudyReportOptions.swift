@@ -103,10 +103,6 @@ struct StudyReportOptions: ParsableArguments {
                                                  thresholds: thresholds)
         } else {
             let server = try fleet.server()
-            if fleet.postgres != nil, server.hasPassword {
-                throw CLIError("the password in --postgres would be visible to every user of this host (ps, /proc): give the URL "
-                               + "in $BRACELET_POSTGRES_URL or --postgres-file, or the password in a libpq passfile")
-            }
             let reader = try fleetCall { try FleetReader(server: server) }
             overview = try fleetCall { try reader.studyOverview(from: first, to: last, now: now, source: "fleet database \(server)") }
         }

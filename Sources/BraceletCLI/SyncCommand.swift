@@ -212,7 +212,9 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     }
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: db) else {
+        // The URL's one check (a password on the command line refused), before the outbox is touched.
+        if postgres != nil { _ = try fleetServer(postgres, file: postgresFile) }
+        guard try databaseExists(db) else {
             throw ValidationError("no database at \(db) (check the path): \(DatabaseFiller.deviceData.advice(db))")
         }
         let store = try Store(path: db)

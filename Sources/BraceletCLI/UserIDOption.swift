@@ -14,12 +14,13 @@ struct UserIDPolicyOptions: ParsableArguments {
     /// data without ``allowPersonalUserID``; with it, a warning says where such an id goes.
     func check(_ id: String?, option: String) throws {
         guard let id else { return }
+        let kind: String?
         do throws(UserIDError) {
-            try UserID.check(id, allowingPersonalData: allowPersonalUserID)
+            kind = try UserID.check(id, allowingPersonalData: allowPersonalUserID)
         } catch {
             throw ValidationError("\(option): \(error)")
         }
-        if let kind = UserID.personalData(in: id) {
+        if let kind {
             Log.warning("warning: \(option) \(id) looks like \(kind) and is sent with every delivery (--allow-personal-user-id)")
         }
     }

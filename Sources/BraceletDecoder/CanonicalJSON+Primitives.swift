@@ -48,6 +48,14 @@ extension CanonicalJSON {
         return writeLiteral("null", to: p)
     }
 
+    /// Appends `value` as its `description` (`36.5`, `36.0`), or `null` when it is missing: the
+    /// array form of ``writeDescription(_:to:)``, the number form of JSON Lines records. `value`
+    /// must be finite.
+    @inlinable
+    public static func appendDescription(_ value: Double?, to out: inout [UInt8]) {
+        if let value { TextBytes.append(value, to: &out) } else { appendNull(to: &out) }
+    }
+
     /// Appends `value` in canonical number form, the text ``format(_:codingPath:)`` gives (shortest
     /// round-trip digits without a trailing `.0`, `0` for either zero) without a `String` per
     /// number; `null` when it is missing. Throws for NaN and the infinities, naming `key` under

@@ -47,7 +47,7 @@ public final class IngestPipeline: @unchecked Sendable {
     /// Called on the pipeline's queue after each committed ingest (a live session's progress).
     public let onIngested: (@Sendable (IngestReport) -> Void)?
     /// Called on the pipeline's queue as pending days are recomputed: ``WorkProgress/recomputing(done:total:)``
-    /// before the first transaction and after each.
+    /// before the first day and after each day stored.
     public let onProgress: (@Sendable (WorkProgress) -> Void)?
     private let queue = SerialWorkQueue(label: "bracelet.ingest")
 
@@ -95,7 +95,15 @@ public final class IngestPipeline: @unchecked Sendable {
     ///
     /// - Throws: ``StoreError`` when the database refuses the write (nothing of `files` is stored).
     public func storeDeferringSummaries(_ files: [VerifiedFile]) throws -> IngestReport {
-        try queue.sync { try self.stage(files) }
+        try queue.sync { try self.stage(files, records: [:]) }
+    }
+
+    /// ``storeDeferringSummaries(_:)`` with the participant records of the files' devices already
+    /// reconciled (``reconciledRecord(device:)``), for a caller that stores one device's data in
+    /// many pieces: its record, and the zone its days are cut in, are worked out once, not again
+    /// for every piece. A device without a record in `records` is reconciled here.
+    public func storeDeferringSummaries(_ files: [VerifiedFile], records: [String: ParticipantRecord]) throws -> IngestReport {
+        try queue.sync { try self.stage(files, records: records) }
     }
 
     /// Recomputes every day recorded as pending, whether this pipeline stored its rows or an earlier
@@ -118,9 +126,16 @@ public final class IngestPipeline: @unchecked Sendable {
     /// The participant record of `device`, created or completed from ``given`` as an ingest of its
     /// data would (a stream needs the wearer's zone before its first rows are stored).
     public func participantRecord(device: String) throws -> ParticipantRecord {
+        try reconciledRecord(device: device).record
+    }
+
+    /// ``participantRecord(device:)`` with what reconciling it filled into the record (the report's
+    /// ``IngestReport/recordChanges``).
+    public func reconciledRecord(device: String) throws -> (record: ParticipantRecord, report: IngestReport) {
         try queue.sync {
             var report = IngestReport()
-            return try self.reconcile(device: device, report: &report)
+            let record = try self.reconcile(device: device, report: &report)
+            return (record, report)
         }
     }
 
@@ -152,9 +167,9 @@ public final class IngestPipeline: @unchecked Sendable {
     /// with the last piece, so a file cut short by a crash is stored again whole (its stored rows are
     /// found present) and never counts as committed before all of it is. The devices' participant
     /// records are reconciled with ``given`` before any row is stored.
-    private func stage(_ files: [VerifiedFile]) throws -> IngestReport {
+    private func stage(_ files: [VerifiedFile], records known: [String: ParticipantRecord]) throws -> IngestReport {
         var report = IngestReport()
-        let records = try reconcile(files, report: &report)
+        let records = known.merging(try reconcile(files.filter { known[$0.serial] == nil }, report: &report)) { given, _ in given }
         for file in files {
             _ = try storeRows(of: file, record: records[file.serial], report: &report) { piece in
                 try store.transaction {
@@ -187,14 +202,21 @@ public final class IngestPipeline: @unchecked Sendable {
             var merged = RecomputeReport()
             for start in stride(from: 0, to: dates.count, by: Self.daysPerRecomputeTransaction) {
                 let group = Array(dates[start..<min(start + Self.daysPerRecomputeTransaction, dates.count)])
+                let before = done
                 let part = try store.transaction {
-                    let part = try recomputer.recompute(dates: group, store: store)
+                    // Day by day as each is stored, not only once the transaction's days are all done.
+                    let part = try recomputer.recompute(dates: group, store: store) { days in
+                        done = min(done + days, before + group.count)
+                        self.onProgress?(.recomputing(done: done, total: total))
+                    }
                     try store.clearPendingRecompute(device: device, dates: group)
                     return part
                 }
                 merged.merge(part)
-                done += group.count
-                onProgress?(.recomputing(done: done, total: total))
+                if done != before + group.count {
+                    done = before + group.count
+                    onProgress?(.recomputing(done: done, total: total))
+                }
             }
             report.recomputed.append((device, merged))
         }

@@ -93,7 +93,7 @@ public enum InputFile {
         guard stat(path, &st) == 0 else {
             let code = errno
             if code == ENOENT { return false }
-            throw .unreadable(path: path, what: what, reason: errorText(code))
+            throw openError(path: path, what: what, errno: code)
         }
         if let kind = nonRegularKind(st.st_mode) { throw .notRegularFile(path: path, what: what, kind: kind) }
         return true
@@ -113,9 +113,20 @@ public enum InputFile {
         }
     }
 
-    static func openError(path: String, what: String, errno code: Int32) -> InputFileError {
-        code == ENOENT ? .missing(path: path, what: what) : .unreadable(path: path, what: what, reason: errorText(code))
+    /// The error of an `open` or `stat` of `path` that failed with `code`.
+    package static func openError(path: String, what: String, errno code: Int32) -> InputFileError {
+        switch code {
+        case ENOENT: .missing(path: path, what: what)
+        case EACCES, EPERM: .permissionDenied(path: path, what: what)
+        default: .unreadable(path: path, what: what, reason: errorText(code))
+        }
     }
+
+    /// What to do when this user may not read or write a file bracelet needs: the gateway's
+    /// database and secrets belong to its service user (folder `/var/lib/bracelet`, mode 0700), so
+    /// a command run by a person gets permission denied there.
+    public static let permissionAdvice = "run the command as the user the file belongs to; the gateway's database and secret "
+        + "files belong to its service user: sudo -u bracelet bracelet ..."
 
     static func errorText(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "errno \(code)" }
@@ -131,7 +142,9 @@ public enum InputFileError: Error, Sendable, Hashable, CustomStringConvertible {
     case notRegularFile(path: String, what: String, kind: String)
     /// The file is larger than any genuine input of its kind.
     case tooLarge(path: String, what: String, size: Int, limit: Int)
-    /// The system refused to open or read it (permission, I/O error).
+    /// This user may not read it, or may not reach its folder (EACCES, EPERM).
+    case permissionDenied(path: String, what: String)
+    /// The system refused to open or read it (an I/O error).
     case unreadable(path: String, what: String, reason: String)
 
     /// What was wrong and what to do.
@@ -144,6 +157,8 @@ public enum InputFileError: Error, Sendable, Hashable, CustomStringConvertible {
                 + (kind == "a folder" ? "name a file inside it" : "name a regular file (save what a pipe or device produces to a file first)")
         case let .tooLarge(path, what, size, limit):
             "\(path) has \(size >> 20) MiB, more than any \(what) bracelet reads (\(limit >> 20) MiB): check that it is the right file, or split it"
+        case let .permissionDenied(path, what):
+            "cannot read the \(what) \(path): permission denied; " + InputFile.permissionAdvice
         case let .unreadable(path, what, reason):
             "cannot read the \(what) \(path): \(reason); check its permissions"
         }

@@ -1,10 +1,14 @@
+import BraceletProtocol
+
 /// Everything that can go wrong while opening or using the bracelet database.
 ///
 /// Each case says what was wrong and what to do about it. Cases that come straight from SQLite keep
 /// the SQLite result code and message so a bug report carries the original facts.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The database file could not be opened or created (missing folder, no permission, ...).
+    /// The database file could not be opened or created (missing folder, ...).
     case cannotOpen(path: String, reason: String)
+    /// This user may not open the database file or reach its folder (EACCES, EPERM).
+    case permissionDenied(path: String)
     /// Another process holds a write lock longer than the busy timeout.
     case locked(path: String, detail: String)
     /// The file exists but is not an SQLite database (SQLITE_NOTADB).
@@ -43,6 +47,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .cannotOpen(path, reason):
             "cannot open database \(path): \(reason). Check that the folder exists and that you may write to it."
+        case let .permissionDenied(path):
+            "cannot open database \(path): permission denied; " + InputFile.permissionAdvice
         case let .locked(path, detail):
             "database \(path) is locked by another process (\(detail)). Wait for the other bracelet command to finish, or stop it, then retry."
         case let .notADatabase(path):

@@ -18,12 +18,17 @@ public enum UserID {
     }
 
     /// Checks `id`: the personal data it looks like (unless `allowingPersonalData`), then its form.
+    /// Returns the kind of personal data an allowed id looks like (``personalData(in:)``, worked
+    /// out once here), for the warning that it travels with every delivery; `nil` when none.
     ///
     /// - Throws: ``UserIDError/personalData(_:kind:)`` or ``UserIDError/malformed(_:)``, each saying
     ///   what to give instead.
-    public static func check(_ id: String, allowingPersonalData: Bool = false) throws(UserIDError) {
-        if !allowingPersonalData, let kind = personalData(in: id) { throw .personalData(id, kind: kind) }
+    @discardableResult
+    public static func check(_ id: String, allowingPersonalData: Bool = false) throws(UserIDError) -> String? {
+        let kind = personalData(in: id)
+        if !allowingPersonalData, let kind { throw .personalData(id, kind: kind) }
         guard isWellFormed(id) else { throw .malformed(id) }
+        return kind
     }
 
     /// The kind of personal data `id` looks like (`an e-mail address`, ...), `nil` when none.

@@ -46,6 +46,16 @@ struct DayCalendar: Sendable {
         return Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
     }
 
+    /// The Unix time at which the clocks of the zone show `clockSeconds` after midnight on `day`,
+    /// with the offset in force then: local 06:00 is 5 h after the start of a 23-hour day (spring
+    /// forward) and 7 h after the start of a 25-hour one. A clock time a DST change skips reads as
+    /// the same time after the change; the result stays within the day.
+    func time(atClock clockSeconds: Int64, on day: LocalDay) -> Int64 {
+        let wall = Int64(day.dayNumber) * 86_400 + clockSeconds
+        let guess = wall - Int64(offset(at: wall))
+        return min(max(wall - Int64(offset(at: guess)), day.start), day.end)
+    }
+
     /// The day containing `time`.
     mutating func day(containing time: Int64) -> LocalDay {
         day(number: dayNumber(of: time))

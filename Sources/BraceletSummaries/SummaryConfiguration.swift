@@ -95,7 +95,8 @@ public struct SummaryConfiguration: Sendable, Equatable {
     }
 
     /// Resolves a time zone given as an IANA identifier (`Europe/Amsterdam`), `UTC`, or a fixed
-    /// offset (`+02:00`, `-0530`, `+2`, also as `UTC+02:00` or Foundation's `GMT+0200`).
+    /// offset (`+02:00`, `-0530`, `+2`, also as `UTC+02:00` or Foundation's `GMT+0200`). Letter
+    /// case does not matter (`utc`, `europe/amsterdam`): no two zones differ only by it.
     /// ``name(of:)`` is its inverse: the name a zone is shown and stored by, which this reads back
     /// as the same zone.
     ///
@@ -103,22 +104,33 @@ public struct SummaryConfiguration: Sendable, Equatable {
     ///   description suggests the nearest names (``timeZoneSuggestions(for:)``).
     public static func timeZone(named text: String) throws(SummaryConfigurationError) -> TimeZone {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let offsetText = trimmed.hasPrefix("GMT") || trimmed.hasPrefix("UTC") ? String(trimmed.dropFirst(3)) : trimmed
+        let upper = trimmed.uppercased()
+        if upper == "UTC" || upper == "GMT", let zone = TimeZone(identifier: "UTC") { return zone }
+        let offsetText = upper.hasPrefix("GMT") || upper.hasPrefix("UTC") ? String(trimmed.dropFirst(3)) : trimmed
         if let offset = Self.parseOffset(offsetText), let zone = TimeZone(secondsFromGMT: offset) {
             return zone
         }
-        if trimmed.contains("/") || trimmed == "UTC" || trimmed == "GMT", let zone = TimeZone(identifier: trimmed) {
-            return zone
+        if trimmed.contains("/") {
+            if let zone = TimeZone(identifier: trimmed) { return zone }
+            let lower = trimmed.lowercased()
+            if let known = TimeZone.knownTimeZoneIdentifiers.first(where: { $0.lowercased() == lower }), let zone = TimeZone(identifier: known) {
+                return zone
+            }
         }
         throw .unknownTimeZone(text)
     }
 
-    /// The name `zone` is shown, stored and delivered by: its IANA identifier, and `UTC` for the
-    /// zone without offset. Foundation calls that zone `GMT` whether it was asked for `UTC` or
-    /// `GMT`; a person who gave `--tz UTC` reads back `UTC`, and ``timeZone(named:)`` reads it as
-    /// the same zone.
+    /// The name `zone` is shown, stored and delivered by: its IANA identifier, `UTC` for the zone
+    /// without offset, and `UTC-04:00` for a fixed offset. Foundation calls these `GMT` and
+    /// `GMT-0400` whatever they were asked as; a person who gave `--tz UTC` or `--tz -04:00` reads
+    /// back UTC and its offset, and ``timeZone(named:)`` reads each name as the same zone.
     public static func name(of zone: TimeZone) -> String {
-        zone.identifier == "GMT" ? "UTC" : zone.identifier
+        let identifier = zone.identifier
+        guard identifier.hasPrefix("GMT") else { return identifier }
+        let seconds = zone.secondsFromGMT()
+        guard seconds != 0 else { return "UTC" }
+        let minutes = abs(seconds) / 60
+        return "UTC" + (seconds < 0 ? "-" : "+") + String(format: "%02d:%02d", minutes / 60, minutes % 60)
     }
 
     /// The zone names nearest to `text` (at most three, closest first; none farther than a third

@@ -3,7 +3,7 @@ import Foundation
 
 /// The JSON document of `bracelet summarize`: one object per local day and the sleep sessions.
 public struct SummaryDocument: Sendable, Equatable, Codable {
-    /// The time zone the days were cut in (IANA identifier or `GMT+0200`-style fixed offset).
+    /// The time zone the days were cut in (IANA identifier, `UTC`, or a fixed offset as `UTC+02:00`; documents stored before it was named so say `GMT+0200`).
     public var timeZone: String
     /// One summary per local day, oldest first.
     public var days: [DailySummary]

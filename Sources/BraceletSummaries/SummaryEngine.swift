@@ -239,7 +239,7 @@ public struct SummaryEngine: Sendable {
         while next < newBeats.count {
             let number = calendar.dayNumber(of: newBeats[next].timeMs >= 0 ? newBeats[next].timeMs / 1000 : (newBeats[next].timeMs - 999) / 1000)
             let day = calendar.day(number: number)
-            if newBeats[next].timeMs < (day.start + Self.nightWindowSeconds) * 1000, nightWindow(of: day, samples: sortedBucket(number)) != nil {
+            if newBeats[next].timeMs < nightWindowStop(of: day) * 1000, nightWindow(of: day, samples: sortedBucket(number)) != nil {
                 dirtyDays.insert(number)
             }
             next = max(next + 1, newBeats.partitioningIndex { $0.timeMs >= day.end * 1000 })
@@ -473,14 +473,21 @@ public struct SummaryEngine: Sendable {
         summaries[dayNumber] = summarizer.summarize(day: day, samples: samples, mainSleep: mainInput, nightHRV: nightHRV, now: now)
     }
 
-    /// How long a day's night window is, from local midnight: 00:00 to 06:00.
-    static let nightWindowSeconds: Int64 = 6 * 3600
+    /// Where a day's night window ends, as the local clock shows it: 00:00 to 06:00.
+    static let nightWindowEndClock: Int64 = 6 * 3600
+
+    /// The end of `day`'s night window: local 06:00 with the offset in force then, so the window
+    /// is 5 h long on a spring-forward night and 7 h on a fall-back one (a fixed 6 h would end it
+    /// at 07:00 or 05:00 local on those nights).
+    func nightWindowStop(of day: LocalDay) -> Int64 {
+        calendar.time(atClock: Self.nightWindowEndClock, on: day)
+    }
 
     /// The night window of `day` (local 00:00 to 06:00, or the day's end if sooner) when a device
     /// that does not stage sleep (a standard sensor: no sample of the window carries a sleep stage)
     /// was worn in it with a heart rate; `nil` otherwise. `samples` are the day's, sorted.
     func nightWindow(of day: LocalDay, samples: [Slot]) -> SessionWindow? {
-        let stop = min(day.end, day.start + Self.nightWindowSeconds)
+        let stop = nightWindowStop(of: day)
         var worn = false
         for s in samples {
             guard s.start < stop else { break }

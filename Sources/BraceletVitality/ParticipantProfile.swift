@@ -79,8 +79,8 @@ public struct ParticipantProfile: Sendable, Equatable {
         minQuality = try number(.minQuality)
     }
 
-    /// A zone as the record stores it: what `--tz` takes, or a Foundation identifier (a fixed
-    /// offset is stored as `GMT-0400`).
+    /// A zone as the record stores it: what `--tz` takes (a fixed offset is stored as `UTC-04:00`,
+    /// by records written before as `GMT-0400`), or a Foundation identifier.
     static func zone(named text: String) -> TimeZone? {
         (try? SummaryConfiguration.timeZone(named: text)) ?? TimeZone(identifier: text)
     }

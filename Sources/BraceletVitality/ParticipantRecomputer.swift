@@ -22,7 +22,7 @@ public struct ParticipantRecomputer: Sendable {
     ///
     /// - Throws: ``ParticipantError`` when a day's settings cannot be used (no zone, a damaged
     ///   value), before anything is written; ``BraceletStore/StoreError`` or the engine's error.
-    public func recompute(dates: [String], store: Store) throws -> RecomputeReport {
+    public func recompute(dates: [String], store: Store, daysDone: ((Int) -> Void)? = nil) throws -> RecomputeReport {
         var groups: [(configuration: SummaryConfiguration, age: Int?, dates: [String])] = []
         var index: [String: Int] = [:]
         for date in Set(dates).sorted() {
@@ -38,7 +38,7 @@ public struct ParticipantRecomputer: Sendable {
         var report = RecomputeReport()
         for group in groups {
             let part = try SummaryRecomputer(configuration: group.configuration, age: group.age, now: now)
-                .recompute(device: record.device, dates: group.dates, store: store)
+                .recompute(device: record.device, dates: group.dates, store: store, daysDone: daysDone)
             report.merge(part)
         }
         report.dates.sort()

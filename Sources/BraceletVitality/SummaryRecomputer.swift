@@ -88,8 +88,11 @@ public struct SummaryRecomputer: Sendable {
         return results.withLock { $0.map { $0! } }
     }
 
-    /// Recomputes `dates` (YYYY-MM-DD, local) of `device` and stores what changed.
-    public func recompute(device: String, dates: [String], store: Store) throws -> RecomputeReport {
+    /// Recomputes `dates` (YYYY-MM-DD, local) of `device` and stores what changed. `daysDone` is
+    /// told how many more of the dates are done as each day is stored (and, at the end of a run,
+    /// the days of the run that held nothing to store), so a long recompute shows its progress day
+    /// by day.
+    public func recompute(device: String, dates: [String], store: Store, daysDone: ((Int) -> Void)? = nil) throws -> RecomputeReport {
         var report = RecomputeReport()
         let days = Set(dates).sorted().compactMap { date in
             LocalDates.unixSecondsRange(of: date, in: configuration.timeZone).map { (date: date, range: $0) }
@@ -123,13 +126,16 @@ public struct SummaryRecomputer: Sendable {
             let computed = Self.inParallel(work) { run in
                 Result { try summarise(run.dates, device: device, slots: run.slots, beats: run.beats) }
             }
+            let runDays = work.map(\.dates.count)
             work = []
-            for result in computed {
+            for (result, count) in zip(computed, runDays) {
                 let run = try result.get()
                 report.diagnostics += run.diagnostics
                 for day in run.days {
                     try save(day, of: run.engine, device: device, into: store, report: &report)
+                    daysDone?(1)
                 }
+                if count > run.days.count { daysDone?(count - run.days.count) }
             }
         }
         return report

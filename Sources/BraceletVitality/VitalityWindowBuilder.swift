@@ -67,12 +67,19 @@ public struct VitalityWindowBuilder: Sendable, Hashable {
         return taken.reversed()
     }
 
+    /// Checks the window's length and its minimum days, the one check of them: ``build(from:age:)``
+    /// makes it first, and a command makes it while reading its options, before any day is read.
+    public func validate() throws(VitalityWindowError) {
+        guard Self.allowedLengths.contains(length) else { throw .lengthOutOfRange(length) }
+        let minimumDays = self.minimumDays ?? Self.defaultMinimumDays(length: length)
+        guard (1...length).contains(minimumDays) else { throw .minimumDaysOutOfRange(minimumDays: minimumDays, length: length) }
+    }
+
     /// Builds the window. `age` goes into the averaged metrics.
     public func build(from days: [DatedVitalityMetrics], age: Int) throws(VitalityWindowError) -> VitalityWindow {
-        guard Self.allowedLengths.contains(length) else { throw .lengthOutOfRange(length) }
+        try validate()
         let defaultMinimum = Self.defaultMinimumDays(length: length)
         let minimumDays = self.minimumDays ?? defaultMinimum
-        guard (1...length).contains(minimumDays) else { throw .minimumDaysOutOfRange(minimumDays: minimumDays, length: length) }
         var seen = Set<LocalDate>()
         for day in days {
             guard seen.insert(day.date).inserted else { throw .duplicateDate(day.date) }

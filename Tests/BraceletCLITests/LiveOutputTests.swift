@@ -1,5 +1,6 @@
 import ArgumentParser
 import BraceletProtocol
+import BraceletTransport
 import Foundation
 import Testing
 @testable import BraceletCLI
@@ -23,6 +24,25 @@ import Testing
         let plain = try HeartRateMeasurement(value: [0x00, 72])
         #expect(HeartRateSampleLine.string(plain, unixMilliseconds: t) == "{\"kind\":\"hr\",\"t\":\"2026-06-19T03:55:02.000Z\",\"bpm\":72,\"rr_ms\":[]}\n")
         #expect(ListenCommand.tableLine(m, unixMilliseconds: t) == "2026-06-19T03:55:02.000Z  300 bpm  rr 500,1000 ms  no skin contact  1000 kJ\n")
+    }
+
+    /// An oximeter's and a thermometer's lines: the fixed key order, a key left out for a value
+    /// not sent, a whole temperature keeping its `.0`, and each line one JSON object.
+    @Test func sensorLinesAreJSONInTheFixedKeyOrder() throws {
+        let temp = SensorSample(receivedAtMilliseconds: t + 3_000, measurement: .temperature(TemperatureMeasurement(
+            value: .number(mantissa: 371, exponent: -1), type: .tympanum)))
+        #expect(SensorSampleLine.string(temp, table: false) == "{\"kind\":\"temp\",\"t\":\"2026-06-19T03:55:05.000Z\",\"celsius\":37.1,\"site\":\"tympanum\"}\n")
+        let whole = SensorSample(receivedAtMilliseconds: t, measurement: .temperature(TemperatureMeasurement(
+            value: .number(mantissa: 37, exponent: 0), type: .gastrointestinalTract)))
+        #expect(SensorSampleLine.string(whole, table: false) == "{\"kind\":\"temp\",\"t\":\"2026-06-19T03:55:02.000Z\",\"celsius\":37.0,\"site\":\"gastro-intestinal tract\"}\n")
+        let plx = SensorSample(receivedAtMilliseconds: t, measurement: .plxContinuous(PLXContinuousMeasurement(
+            normal: SpO2PulseRate(spo2: .number(mantissa: 97, exponent: 0), pulseRate: .notANumber))))
+        #expect(SensorSampleLine.string(plx, table: false) == "{\"kind\":\"spo2\",\"t\":\"2026-06-19T03:55:02.000Z\",\"spo2\":97}\n")
+        #expect(SensorSampleLine.string(plx, table: true) == "2026-06-19T03:55:02.000Z  SpO2 97 %  pulse -\n")
+        for sample in [temp, whole, plx] {
+            let line = try #require(SensorSampleLine.string(sample, table: false))
+            #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any])
+        }
     }
 
     @Test func anInterruptedListenExitsWith128PlusTheSignalUnlessItsSyncHadCompleted() {

@@ -36,6 +36,20 @@ import Testing
         #expect(shown.out.contains("  tz: UTC\n"), "\(shown.out)")
     }
 
+    /// `--tz utc` is UTC whatever its letter case, and a fixed offset is shown as `UTC-04:00`, not as
+    /// Foundation's `GMT-0400`.
+    @Test func lowerCaseUTCAndFixedOffsetsAreShownAsUTC() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let db = folder + "/p.db"
+        #expect(try bracelet(["person", "set", "--db", db, "--device", "SN000002", "--tz", "utc", "--age", "40"]).status == 0)
+        #expect(try bracelet(["person", "set", "--db", db, "--device", "SN000003", "--tz=-04:00", "--age", "40"]).status == 0)
+        let shown = try bracelet(["person", "show", "--db", db])
+        #expect(shown.out.contains("  tz: UTC\n") && shown.out.contains("  tz: UTC-04:00\n") && !shown.out.contains("GMT"), "\(shown.out)")
+        // The name shown is taken back as the same zone: no conflict with the record.
+        #expect(try bracelet(["person", "set", "--db", db, "--device", "SN000003", "--tz", "UTC-04:00"]).status == 0)
+    }
+
     /// A missing gateway database and an empty one point to `gateway enroll`, not to `ingest`.
     @Test func anEmptyGatewayPointsToGatewayEnroll() throws {
         let folder = try temporaryFolder()

@@ -37,6 +37,28 @@ func bracelet(_ arguments: [String]) throws -> (status: Int32, out: String, err:
     return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors, as: UTF8.self))
 }
 
+/// Runs `executable` for at most `seconds` (a command that went on where it should have stopped
+/// would run a gateway); its status (nil when it had to be ended) and standard error.
+func runBounded(_ executable: URL, _ arguments: [String], seconds: Double = 30) throws -> (status: Int32?, err: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let err = Pipe()
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = err
+    let ended = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in ended.signal() }
+    try process.run()
+    var timedOut = false
+    if ended.wait(timeout: .now() + seconds) == .timedOut {
+        timedOut = true
+        process.terminate()
+        process.waitUntilExit()
+    }
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    return (timedOut ? nil : process.terminationStatus, String(decoding: errors, as: UTF8.self))
+}
+
 /// A bound Unix datagram socket standing in for systemd's notify socket.
 final class NotifySocket {
     let path: String

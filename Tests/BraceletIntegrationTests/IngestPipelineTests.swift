@@ -6,6 +6,7 @@ import BraceletProtocol
 import BraceletStore
 import BraceletSummaries
 import BraceletTransport
+import Synchronization
 
 private func withDatabase<T>(_ body: (Store) throws -> T) throws -> T {
     let path = Bundled.temporaryDatabase()
@@ -124,4 +125,24 @@ private func withDatabase<T>(_ body: (Store) async throws -> T) async throws -> 
     try beats.forEachBatch(beats: 5_000) { _, beats in beatBatches.append(beats) }
     #expect(beatBatches.count == (beatsFile.beats.count + 4_095) / 4_096)  // whole decoder batches of 2 048 up to 5 000
     #expect(Array(beatBatches.joined()) == beatsFile.beats)
+}
+
+/// A recompute reports its progress day by day, not only once a transaction's days are all done:
+/// the days of a capture stored without their summaries count up one at a time to the total.
+@Test func aRecomputeReportsEachDayAsItIsStored() throws {
+    try withDatabase { store in
+        let replayed = try Bundled.replay("v2-three-days.btsnoop")
+        let zone = try SummaryConfiguration.timeZone(named: "America/New_York")
+        let given = IngestPipeline(store: store, configuration: try SummaryConfiguration(age: 35, timeZone: zone), age: 35).given
+        _ = try IngestPipeline(store: store, given: given).storeDeferringSummaries(VerifiedFile.files(of: replayed))
+        let pending = try store.pendingRecompute().reduce(0) { $0 + $1.dates.count }
+        #expect(pending >= 3 && pending < 56)  // one transaction (56 days): every update before the last is a day's
+        let seen = Mutex<[Int]>([])
+        let report = try IngestPipeline(store: store, given: given, onProgress: { progress in
+            if case let .recomputing(done, total) = progress, total == pending { seen.withLock { $0.append(done) } }
+        }).recomputePending()
+        #expect(seen.withLock { $0 } == Array(0...pending))
+        // A pending date may hold nothing to store (the capture's last, partial day); it still counts as done.
+        #expect((1...pending).contains(report.recomputed.first?.report.dates.count ?? 0))
+    }
 }

@@ -32,7 +32,9 @@ import Testing
     }
 
     @Test func aTeamThatMustMayAllowPersonalDataButNeverAMalformedId() throws {
-        try UserID.check("alice@example.org", allowingPersonalData: true)
+        // What an allowed id looks like comes back, for the warning that it travels with every delivery.
+        #expect(try UserID.check("alice@example.org", allowingPersonalData: true) == "an e-mail address")
+        #expect(try UserID.check("P-0042", allowingPersonalData: true) == nil)
         try UserID.check("06-12345678", allowingPersonalData: true)
         // A leading + or a space is no character of an id: refused whatever the team allows.
         #expect(throws: UserIDError.malformed("+31612345678")) { try UserID.check("+31612345678", allowingPersonalData: true) }

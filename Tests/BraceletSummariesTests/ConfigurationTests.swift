@@ -76,6 +76,24 @@ import Testing
         #expect(try SummaryConfiguration.timeZone(named: SummaryConfiguration.name(of: offset)).secondsFromGMT() == 7_200)
     }
 
+    /// Letter case does not make another zone: `utc` is UTC, `europe/amsterdam` Amsterdam. A fixed
+    /// offset is named `UTC-04:00` (Foundation says `GMT-0400`), which reads back as the same zone,
+    /// as the older `GMT-0400` still does.
+    @Test func lowerCaseNamesAndFixedOffsetsAsUTC() throws {
+        for text in ["utc", "Utc", "gmt", " UTC "] {
+            #expect(SummaryConfiguration.name(of: try SummaryConfiguration.timeZone(named: text)) == "UTC", "\(text)")
+        }
+        #expect(try SummaryConfiguration.timeZone(named: "europe/amsterdam").identifier == "Europe/Amsterdam")
+        #expect(try SummaryConfiguration.timeZone(named: "utc+05:30").secondsFromGMT() == 19_800)
+        for (text, name, seconds) in [("-04:00", "UTC-04:00", -14_400), ("+0530", "UTC+05:30", 19_800), ("+14", "UTC+14:00", 50_400),
+                                      ("GMT-0400", "UTC-04:00", -14_400), ("UTC-09:30", "UTC-09:30", -34_200)] {
+            let zone = try SummaryConfiguration.timeZone(named: text)
+            #expect(SummaryConfiguration.name(of: zone) == name, "\(text)")
+            #expect(try SummaryConfiguration.timeZone(named: name) == zone && zone.secondsFromGMT() == seconds, "\(text)")
+        }
+        #expect(throws: SummaryConfigurationError.unknownTimeZone("utc+15")) { try SummaryConfiguration.timeZone(named: "utc+15") }
+    }
+
     /// A misspelt zone gets the nearest names, whole or by their city; nothing near gets none.
     @Test func aMisspeltZoneGetsDidYouMean() {
         #expect(SummaryConfiguration.timeZoneSuggestions(for: "Europe/Amsterdm") == ["Europe/Amsterdam"])

@@ -45,6 +45,26 @@ import Testing
         #expect(try engine(awake, beats: Self.beats(from: at(0, 0), to: at(6, 0))).day("2026-01-15")?.sleepHRV == nil)
     }
 
+    /// On the DST nights of Europe/Amsterdam the window still ends at 06:00 on the local clock:
+    /// 5 hours after midnight when the clocks go forward (2026-03-29), 7 when they go back
+    /// (2026-10-25), never a fixed 6 hours that would end it at 07:00 or 05:00 local.
+    @Test func theNightEndsAtLocalSixOnDSTNights() throws {
+        let amsterdam = try DaylightSavingTests.amsterdam()
+        for (date, midnight, sixLocal, hours) in [("2026-03-29", Int64(1_774_738_800), Int64(1_774_756_800), 5),  // 23:00Z .. 04:00Z
+                                                  ("2026-10-25", Int64(1_792_879_200), Int64(1_792_904_400), 7)] { // 22:00Z .. 05:00Z
+            #expect(sixLocal - midnight == Int64(hours) * 3600)
+            let e = try engine(Self.strap(from: midnight, to: midnight + 9 * 3600),
+                               beats: Self.beats(from: midnight, to: midnight + 9 * 3600), configuration: amsterdam)
+            let day = try #require(e.day(date))
+            #expect(day.dayStart == midnight)
+            let number = try #require(LocalDate(iso: date)).dayNumber
+            let window = try #require(e.result(ofDay: number)?.nightWindow)
+            #expect(window.start == midnight && window.stop == sixLocal, "\(date): \(window)")
+            // Every 5-minute window of the night is in the HRV, and none after 06:00 local.
+            #expect(day.sleepHRV?.validWindows == hours * 12, "\(date)")
+        }
+    }
+
     @Test func beatsArrivingLaterRecomputeTheNight() throws {
         var e = try engine(Self.strap(from: at(0, 0), to: at(6, 0)))
         #expect(e.day("2026-01-15")?.sleepHRV?.validWindows == 0)

@@ -42,7 +42,10 @@ public final class Database {
         self.readOnly = readOnly
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         if path != ":memory:" {
-            do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch { throw StoreError.invalidInput(error.description) }
+            do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch {
+                if case .permissionDenied = error { throw StoreError.permissionDenied(path: path) }
+                throw StoreError.invalidInput(error.description)
+            }
             if !readOnly { try Database.createFileIfMissing(path) }
         }
         var db: OpaquePointer?
@@ -50,7 +53,9 @@ public final class Database {
         let rc = sqlite3_open_v2(path, &db, flags, PageChecksums.vfsName)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let code = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
+            if code == EACCES || code == EPERM { throw StoreError.permissionDenied(path: path) }
             throw StoreError.cannotOpen(path: path, reason: message)
         }
         handle = db
@@ -104,6 +109,7 @@ public final class Database {
         if fd < 0 {
             let code = errno
             if code == EEXIST { return }
+            if code == EACCES || code == EPERM { throw StoreError.permissionDenied(path: path) }
             throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
         }
         close(fd)
