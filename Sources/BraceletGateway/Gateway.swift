@@ -274,7 +274,7 @@ public final class Gateway: @unchecked Sendable {
             let clock = settings.clock
             configuration.now = { clock.nowSeconds() }
             let nowSeconds = clock.nowSeconds()
-            configuration.timeZoneOffsetMinutes = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(nowSeconds))) / 60
+            configuration.timeZoneOffsetMinutes = Int(ZonedTime.offset(at: nowSeconds, in: zone) / 60)
             let offset = configuration.timeZoneOffsetMinutes
             configuration.readDeviceState = true
             configuration.liveHeartRate = false
@@ -435,7 +435,7 @@ public final class Gateway: @unchecked Sendable {
         var ended: [(enrolment: GatewayEnrolment, serial: String, date: String)] = []
         for e in enrolled where e.sensor != nil {
             guard let serial = e.serial, let device = try? DeviceSettings(enrolment: e) else { continue }
-            let today = OperatorEvents.localDate(now, zone: device.timeZone(serial: serial, store: store))
+            let today = ZonedTime.date(ofUnix: now, in: device.timeZone(serial: serial, store: store))
             let seen = lock.withLock { () -> Int? in
                 defer { sensorDays[e.endpoint] = today.dayNumber }
                 return sensorDays[e.endpoint]

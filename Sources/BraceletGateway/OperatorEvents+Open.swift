@@ -32,7 +32,7 @@ extension OperatorEvents {
                 holds = e.battery.map { $0 <= thresholds.batteryLowPercent } ?? false
             case "not_worn":
                 guard let serial = e.serial, let day = LocalDate(iso: occurrence) else { holds = false; break }
-                let after = utcStart(of: day.adding(days: 1), zone: zone)
+                let after = ZonedTime.start(of: day.adding(days: 1), in: zone)
                 holds = try store.wornSlotCount(device: serial, from: after, to: max(after, now)).worn == 0
             default:
                 holds = e.battery.map { $0 <= thresholds.batteryLowPercent } ?? false

@@ -67,8 +67,7 @@ public enum LiveSync {
         onProgress?(.connecting(attempt: 1))
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if let onProgress {
-                let elapsed = origin.duration(to: clock.now).components
-                backlog.apply(event, at: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                backlog.apply(event, at: origin.duration(to: clock.now).inSeconds)
                 switch event {
                 case .reconnecting: onProgress(.connecting(attempt: connections + 1))
                 case .connected:

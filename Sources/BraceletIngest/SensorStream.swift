@@ -80,7 +80,7 @@ public final class SensorStream {
         let now = sample.receivedAtMilliseconds
         if rows.slots.count + rows.beats.count > before, oldestPendingMs == nil { oldestPendingMs = now }
         if case .battery = sample.measurement, oldestPendingMs == nil { report(stored: 0) }
-        let day = dayNumber(now)
+        let day = ZonedTime.dayNumber(ofUnix: now.floorDivided(by: 1_000).quotient, in: timeZone)
         let newDay = lastRecomputeDay.map { day > $0 } ?? false
         if let oldest = oldestPendingMs, now - oldest >= settings.flushSeconds * 1_000 || newDay { flush() }
         if lastRecomputeMs == nil { (lastRecomputeMs, lastRecomputeDay) = (now, day) }
@@ -121,12 +121,5 @@ public final class SensorStream {
     private func report(stored: Int) {
         onProgress(Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored,
                             lastSampleMs: rows.lastSampleMs, battery: rows.battery, dropped: rows.dropped))
-    }
-
-    /// The local day (days since 1970-01-01 in the wearer's zone) of Unix time `ms`.
-    private func dayNumber(_ ms: Int64) -> Int {
-        let seconds = ms / 1_000
-        let local = seconds + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
-        return Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
     }
 }
