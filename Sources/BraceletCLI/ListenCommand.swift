@@ -195,12 +195,16 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             } else {
                 events.handle(event)
             }
-        }, onProgress: { reporter.update($0) })
+        }, onProgress: { reporter.update($0) }, onSensorProblem: { problem in Log.warning("warning: listen: \(problem)") })
         reporter.finish()
         for warning in outcome.eraseRecordErrors { Log.warning("warning: \(warning)") }
         if let failure = outcome.recomputeError, let pipeline {
             Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(failure). "
                        + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
+        }
+        if let failure = outcome.sensorError {
+            Log.error("bracelet listen: \(failure); what was stored is kept, the rest of the stream is lost: check the disk and the database")
+            throw ExitCode(1)
         }
         if let error = outcome.error {
             Log.error("bracelet listen: \(error)")

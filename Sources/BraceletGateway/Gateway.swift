@@ -288,7 +288,9 @@ public final class Gateway: @unchecked Sendable {
             var stream = SensorStream.Settings()
             stream.recomputeSeconds = settings.sensorSummarySeconds
             var connections = 0
-            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream, onEvent: { [self] event in
+            let knownSensor = enrolment.sensor != nil ? enrolment.serial : nil
+            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream,
+                                      knownSensor: knownSensor, onEvent: { [self] event in
                 if case .connected = event { connections += 1 }
                 // A sensor's identity is its serial, or its address: its record gets the enrolled
                 // settings before its first values are stored, as a bracelet's does.
@@ -329,27 +331,29 @@ public final class Gateway: @unchecked Sendable {
                 }
             }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, onSensorProgress: { [self] progress in
                 kept(progress, endpoint: endpoint)
-            })
+            }, onSensorProblem: { [onEvent] problem in onEvent(.problem("\(endpoint): \(problem)")) })
             outcome = result
             attempt.heard = connections > 0
             attempt.completed = result.completed
             attempt.serial = result.report?.serial
-            if let progress = result.sensorProgress {
+            if result.sensor != nil {
                 // A sensor's session ends when its link does: one that kept values did its work.
-                sensorKept = progress.totalStored
-                attempt.completed = progress.totalStored > 0 && result.sensorError == nil
+                sensorKept = result.sensorSamplesKept
+                attempt.completed = result.sensorSamplesKept > 0 && result.sensorError == nil
             }
             attempt.battery = result.deviceState?.batteryPercent
             attempt.wearing = result.deviceState?.wearing
             attempt.backlogBytes = result.backlogBytes
             // Only a session that got as far as reading the clock went on to set it.
             if stateReadAt != nil { attempt.offsetMinutes = offset }
+            // A session that ended before the device said what it is (out of range, refused) leaves
+            // what the enrolment knows: a known sensor stays one, so it is not backed off like a bracelet.
+            isSensor = isSensor || result.sensor != nil
             attempt.error = result.sensorError ?? result.error.map { "\($0)" } ?? result.recomputeError
             if attempt.error == nil, !attempt.completed {
-                attempt.error = result.report?.sensor == nil ? "stopped before the end of the sync" : "kept no values before the session ended"
+                attempt.error = isSensor ? "kept no values before the session ended" : "stopped before the end of the sync"
             }
-            if result.report?.sensor != nil, attempt.completed { attempt.error = nil }
-            isSensor = result.report?.sensor != nil
+            if isSensor, attempt.completed { attempt.error = nil }
             for warning in result.eraseRecordErrors { onEvent(.problem("\(endpoint): \(warning)")) }
         } catch {
             attempt.error = "\(error)"
@@ -369,7 +373,7 @@ public final class Gateway: @unchecked Sendable {
             e.lastAttemptAt = attempt.at
             if attempt.completed { e.lastSyncAt = attempt.at; e.failures = 0 } else { e.failures += 1 }
             if attempt.heard { e.lastHeardAt = attempt.at }
-            if isSensor, e.sensor == nil { e.sensor = outcome?.report?.sensor.map { $0.profiles.map(\.rawValue).joined(separator: "+") } }
+            if isSensor, e.sensor == nil { e.sensor = outcome?.sensor.map { $0.profiles.map(\.rawValue).joined(separator: "+") } }
             e.offsetMinutes = attempt.offsetMinutes ?? e.offsetMinutes
             e.serial = attempt.serial.flatMap { $0.isEmpty ? nil : $0 } ?? e.serial
             // The stored enrolment no longer holds them (DeviceSettings.apply); neither does this copy.
@@ -388,8 +392,9 @@ public final class Gateway: @unchecked Sendable {
             enrolments[index] = e
             return e
         }
-        if let sensorKept {
-            onEvent(.sensorSessionEnded(endpoint: endpoint, serial: attempt.serial, samples: sensorKept, error: attempt.error,
+        if isSensor {
+            // A sensor's session is told as one (what it kept), also when it ended before its first value.
+            onEvent(.sensorSessionEnded(endpoint: endpoint, serial: attempt.serial ?? serialRead, samples: sensorKept ?? 0, error: attempt.error,
                                         seconds: started.duration(to: .now).inSeconds))
         } else {
             onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,

@@ -21,7 +21,7 @@ final class ServedSensor: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(directory: String, profile: StandardHealthProfile, serial: String?) throws {
-        let history = try PhysiologyModel.simulatedHistory(model: .v2, serial: serial ?? "NOSERIAL", days: 1, seed: 11,
+        let history = try PhysiologyModel.simulatedHistory(model: .v2, serial: serial.flatMap { $0.utf8.count <= 8 && $0.allSatisfy { $0.isASCII && !$0.isWhitespace } ? $0 : nil } ?? "NOSERIAL", days: 1, seed: 11,
                                                            endingAt: Int64(Date().timeIntervalSince1970) + 3_600)
         path = directory + "/\(profile).sock"
         let gatt = SimulatedGATTServer(sensor: profile, for: SimulatedFirmware(history: history, beatWindows: []), serial: serial)
@@ -125,10 +125,12 @@ extension GatewaySensorTests {
         settings.reloadSeconds = 0.2
         settings.sensorRetrySeconds = 1
         settings.events.sensorSilentSeconds = 2
-        let gateway = Gateway(store: store, settings: settings)
+        let seen = Mutex<[GatewayEvent]>([])
+        let gateway = Gateway(store: store, settings: settings) { event in seen.withLock { $0.append(event) } }
         let finished = DispatchSemaphore(value: 0)
         Thread { gateway.run(); finished.signal() }.start()
         defer { gateway.stop(); finished.wait() }
+        func starts() -> Int { seen.withLock { $0.filter { if case .syncStarted = $0 { true } else { false } }.count } }
         func wait(_ what: String, seconds: Double = 30, until condition: () throws -> Bool) throws {
             let deadline = Date().addingTimeInterval(seconds)
             while try !condition() {
@@ -142,7 +144,14 @@ extension GatewaySensorTests {
         #expect(try store.devices().map(\.serial) == [endpoint])
 
         strap.stop()
+        let startsBefore = starts()
         try wait("not_sending") { try store.operatorEvents(limit: 10).contains { $0.kind == "event:not_sending" } }
+        // While it is away its connects fail before it says what it is: it stays a sensor, tried again
+        // within seconds (1, 2, 4 s...), never backed off like a bracelet (a minute, doubling to an hour).
+        try wait("tried again while away", seconds: 15) { starts() >= startsBefore + 3 }
+        #expect(seen.withLock { $0.contains { if case .backingOff = $0 { true } else { false } } } == false)
+        let ended = seen.withLock { $0.filter { if case .syncEnded = $0 { true } else { false } } }
+        #expect(ended.isEmpty, "told as a bracelet's sync: \(ended)")
         let kept = try #require(try store.enrolments().first?.samplesKept)
         #expect(try store.operatorEvents(limit: 10).filter { $0.kind == "event:not_sending" }.count == 1)
 
@@ -151,5 +160,36 @@ extension GatewaySensorTests {
         try wait("kept again after it came back", seconds: 40) { try store.enrolments().first.map { $0.samplesKept >= kept + 3 } ?? false }
         // The interval (an hour) did not hold it back, and one silence made one event.
         #expect(try store.operatorEvents(limit: 10).filter { $0.kind == "event:not_sending" }.count == 1)
+    }
+}
+
+extension GatewaySensorTests {
+    /// A strap whose Serial Number holds control characters (an escape sequence, a newline) is not
+    /// named by it anywhere: its rows, its enrolment and its status are kept under its address, as a
+    /// strap without a serial is.
+    @Test func aStrapsSerialWithControlCharactersNamesNothing() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strap = try ServedSensor(directory: folder, profile: .heartRate, serial: "HR\u{1B}[2J\nforged")
+        defer { strap.stop() }
+        let endpoint = "unix:" + strap.path
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: endpoint, timeZone: "UTC"))
+        var settings = Gateway.Settings()
+        settings.reloadSeconds = 0.2
+        let seen = Mutex<[GatewayEvent]>([])
+        let gateway = Gateway(store: store, settings: settings) { event in seen.withLock { $0.append(event) } }
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        let deadline = Date().addingTimeInterval(30)
+        while try store.enrolments().first.map({ $0.samplesKept < 3 }) ?? true {
+            guard Date() < deadline else { Issue.record("no values kept within 30 s"); return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try store.devices().map(\.serial) == [endpoint])
+        #expect(try store.enrolments().first?.serial == endpoint)
+        let said = seen.withLock { $0.map { "\($0)" }.joined(separator: "\n") }
+        #expect(!said.contains("\u{1B}") && !said.contains("\nforged"))
     }
 }
