@@ -48,7 +48,8 @@ final class ServedSensor: @unchecked Sendable {
 }
 
 @Suite(.serialized) struct GatewaySensorTests {
-    /// A strap enrolled in a running `bracelet gateway run` (a real process, over unix:) for 70 s:
+    /// A strap enrolled in a running `bracelet gateway run` (a real process, over unix:), watched
+    /// until the far end shows it (at most 150 s; the run is 70 s):
     /// at least 50 seconds with a value kept, `samples_kept`, `battery` and `serial` in `gateway
     /// status --json`, and today's daily entry in the JSON Lines sink with its averageBPM within 2
     /// of the mean of what the strap sent.
@@ -68,9 +69,22 @@ final class ServedSensor: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try await Task.sleep(nanoseconds: 70_000_000_000)
-        // Status while it runs: the strap is being listened to.
-        let status = try bracelet(["gateway", "status", "--db", db, "--json"])
+        // What the far end holds: status (while it runs: the strap is being listened to) and the sink.
+        func kept(_ status: (status: Int32, out: String, err: String)) -> Int? {
+            let devices = (try? JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any])?["devices"] as? [[String: Any]]
+            return devices?.first?["samples_kept"] as? Int
+        }
+        func dailyEntries() -> [[String: Any]] {
+            let text = (try? String(contentsOfFile: jsonl, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["kind"] as? String == "daily:daily" && $0["device"] as? String == "HRSIM001" }
+        }
+        var status = try bracelet(["gateway", "status", "--db", db, "--json"])
+        let deadline = Date().addingTimeInterval(150)
+        while (kept(status) ?? 0) < 50 || dailyEntries().count < 3, process.isRunning, Date() < deadline {
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+            status = try bracelet(["gateway", "status", "--db", db, "--json"])
+        }
         kill(process.processIdentifier, SIGTERM)
         for _ in 0..<200 where process.isRunning { try await Task.sleep(nanoseconds: 100_000_000) }
         #expect(!process.isRunning && process.terminationStatus == 0)
@@ -96,11 +110,8 @@ final class ServedSensor: @unchecked Sendable {
         // The sink: today's daily entry, its latest version, against the mean of what was sent.
         let sent = strap.heartRates.filter { $0.contactDetected != false }.map { Double($0.bpm) }
         let streamMean = sent.reduce(0, +) / Double(max(1, sent.count))
-        let entries = try String(contentsOfFile: jsonl, encoding: .utf8).split(separator: "\n").compactMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
         let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
-        let daily = entries.filter { $0["kind"] as? String == "daily:daily" && $0["device"] as? String == "HRSIM001" }
+        let daily = dailyEntries()
         // Today's, unless the run crossed midnight (UTC): then the day that holds most of it.
         let latest = try #require(daily.filter { $0["local_date"] as? String == today }.max { ($0["version"] as? Int ?? 0) < ($1["version"] as? Int ?? 0) }
             ?? daily.last, "no daily entry; log: \(logText)")
