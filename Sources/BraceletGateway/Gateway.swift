@@ -33,13 +33,19 @@ import Synchronization
 /// midnight the day that ended is recomputed for every sensor (its last version says the day is
 /// over), and `not_sending` fires when an enrolled sensor has sent nothing for
 /// ``OperatorEvents/Thresholds/sensorSilentSeconds``. The same code serves `unix:` and radio sensors.
+/// Sensors are counted apart from the bracelets' link limit (``Settings/maxSensorLinks``), from the
+/// moment a session finds the device is one: straps in range never starve bracelet syncs.
 public final class Gateway: @unchecked Sendable {
     /// How the gateway schedules and what it watches for.
     public struct Settings: Sendable {
         /// A bracelet is synced again once its last sync is this old (seconds, gateway clock).
         public var intervalSeconds: Int64 = 900
-        /// Syncs at the same time, at most.
+        /// Bracelet syncs at the same time, at most. Standard sensors are counted apart
+        /// (``maxSensorLinks``): a sensor's session lasts as long as its link, so straps in range
+        /// would otherwise hold every link and no bracelet would be synced again.
         public var maxLinks = 3
+        /// Standard sensors kept subscribed at the same time, at most (beside ``maxLinks``).
+        public var maxSensorLinks = 4
         /// First wait after a failed sync (seconds, gateway clock); doubles per failure.
         public var retryBaseSeconds: Int64 = 60
         /// Longest wait after failed syncs (seconds, gateway clock).
@@ -84,6 +90,8 @@ public final class Gateway: @unchecked Sendable {
     private var wakeRequested = false
     private var enrolments: [GatewayEnrolment] = []
     private var active: Set<String> = []
+    /// The endpoints of `active` known to be standard sensors (counted against ``Settings/maxSensorLinks``).
+    private var activeSensors: Set<String> = []
     private var retryAt: [String: Int64] = [:]
     private var pipelines: [String: IngestPipeline] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType)] = [:]
@@ -230,11 +238,17 @@ public final class Gateway: @unchecked Sendable {
                     next = min(next ?? dueAt, dueAt)
                     continue
                 }
-                guard active.count < settings.maxLinks else { continue }
+                // A device not known to be a sensor yet counts as a bracelet until it says it is one.
+                if e.sensor != nil {
+                    guard activeSensors.count < settings.maxSensorLinks else { continue }
+                } else {
+                    guard active.count - activeSensors.count < settings.maxLinks else { continue }
+                }
                 if e.endpoint.hasPrefix("ble:") {
                     guard let seen = heard[e.endpoint], seen.at.duration(to: .now) <= .milliseconds(Int(settings.heardWindowSeconds * 1_000)) else { continue }
                 }
                 active.insert(e.endpoint)
+                if e.sensor != nil { activeSensors.insert(e.endpoint) }
                 picked.append(e)
             }
             return (picked, next)
@@ -292,6 +306,10 @@ public final class Gateway: @unchecked Sendable {
             let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream,
                                       knownSensor: knownSensor, onEvent: { [self] event in
                 if case .connected = event { connections += 1 }
+                // Found to be a sensor: it no longer holds a bracelet's link.
+                if case .standardSensor = event {
+                    lock.withLock { if activeSensors.insert(endpoint).inserted { wakeScheduleLocked() } }
+                }
                 // A sensor's identity is its serial, or its address: its record gets the enrolled
                 // settings before its first values are stored, as a bracelet's does.
                 if case .standardSensor(let info) = event, !settingsMoved {
@@ -366,6 +384,7 @@ public final class Gateway: @unchecked Sendable {
         }
         let updated: GatewayEnrolment? = lock.withLock {
             active.remove(endpoint)
+            activeSensors.remove(endpoint)
             // A link is free and this bracelet's next due time changed.
             wakeScheduleLocked()
             guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return nil }

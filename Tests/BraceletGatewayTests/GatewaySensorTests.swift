@@ -204,3 +204,41 @@ extension GatewaySensorTests {
         #expect(!said.contains("\u{1B}") && !said.contains("\nforged"))
     }
 }
+
+extension GatewaySensorTests {
+    /// A strap kept subscribed does not hold a bracelet's link: with `maxLinks` 1 and the strap
+    /// streaming, a bracelet enrolled beside it is synced while the strap stays subscribed.
+    @Test func aStreamingStrapDoesNotStarveABracelet() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strap = try ServedSensor(directory: folder, profile: .heartRate, serial: "HRLINK01")
+        let bracelet = try ServedBracelet(directory: folder, serial: "GWLINK01", model: .v2, slowMilliseconds: nil)
+        defer { strap.stop(); bracelet.stop() }
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + strap.path, timeZone: "UTC"))
+        var settings = Gateway.Settings()
+        settings.maxLinks = 1
+        settings.reloadSeconds = 0.2
+        settings.intervalSeconds = 3_600
+        let gateway = Gateway(store: store, settings: settings)
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        func wait(_ what: String, seconds: Double, until condition: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while try !condition() {
+                guard Date() < deadline else { Issue.record("\(what) did not happen within \(seconds) s"); throw CancellationError() }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        func row(_ path: String) throws -> GatewayEnrolment? { try store.enrolments().first { $0.endpoint == "unix:" + path } }
+        try wait("the strap streams", seconds: 30) { try row(strap.path).map { $0.samplesKept >= 2 } ?? false }
+
+        _ = try store.enrol(GatewayEnrolment(endpoint: "unix:" + bracelet.path, timeZone: "UTC"))
+        try wait("the bracelet synced beside the strap", seconds: 90) { try row(bracelet.path)?.lastSyncAt != nil }
+        #expect(try row(bracelet.path)?.serial == "GWLINK01")
+        #expect(gateway.activeEndpoints.contains("unix:" + strap.path), "the strap stayed subscribed")
+        let before = try #require(try row(strap.path)?.samplesKept)
+        try wait("the strap keeps streaming", seconds: 30) { (try row(strap.path)?.samplesKept ?? 0) > before }
+    }
+}
