@@ -347,8 +347,8 @@ public final class Gateway: @unchecked Sendable {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
                     }
                 }
-            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, onSensorProgress: { [self] progress in
-                kept(progress, endpoint: endpoint)
+            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, onSensorProgress: { [self, zone] progress in
+                kept(progress, endpoint: endpoint, zone: zone)
             }, onSensorProblem: { [onEvent] problem in onEvent(.problem("\(endpoint): \(problem)")) })
             outcome = result
             attempt.heard = connections > 0
@@ -428,8 +428,9 @@ public final class Gateway: @unchecked Sendable {
     }
 
     /// Records what a sensor's stream kept (``SensorStream``): in the enrolment row (status), in
-    /// this process's copy (the schedule), in the metrics.
-    private func kept(_ progress: SensorStream.Progress, endpoint: String) {
+    /// this process's copy (the schedule), in the metrics; and the local day of its latest value,
+    /// whose previous day the stream itself recomputed when that value came (``endSensorDays()``).
+    private func kept(_ progress: SensorStream.Progress, endpoint: String, zone: TimeZone) {
         let profiles = progress.sensor.profiles.map(\.rawValue).joined(separator: "+")
         do {
             try store.recordSensorProgress(endpoint: endpoint, stored: progress.samplesStored, lastSampleAt: progress.lastSampleMs,
@@ -439,6 +440,10 @@ public final class Gateway: @unchecked Sendable {
         }
         metrics.recordSensorSamples(progress.samplesStored)
         lock.withLock {
+            if let last = progress.lastSampleMs {
+                let day = ZonedTime.dayNumber(ofUnix: last.floorDivided(by: 1_000).quotient, in: zone)
+                sensorDays[endpoint] = max(sensorDays[endpoint] ?? day, day)
+            }
             guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return }
             enrolments[index].sensor = profiles
             enrolments[index].serial = progress.device
@@ -451,20 +456,23 @@ public final class Gateway: @unchecked Sendable {
 
     /// Recomputes, for every enrolled sensor whose local day changed since the last look, the day
     /// that ended: its last version then says the day is over, also for a sensor out of range at
-    /// midnight (a streaming one recomputes it itself at its first value of the new day). The
-    /// recomputes run on a thread of their own: a day of a sensor's seconds takes seconds, which the
-    /// schedule (and a watchdog) must not wait for.
+    /// midnight. A sensor subscribed now is left to its stream, which recomputes the day at its
+    /// first value of the new day and moves the sensor's day on (``kept(_:endpoint:zone:)``): one
+    /// recompute of the day, not two. One that sends nothing until its session ends gets it here
+    /// after the session. The recomputes run on a thread of their own: a day of a sensor's seconds
+    /// takes seconds, which the schedule (and a watchdog) must not wait for.
     private func endSensorDays() {
         let now = settings.clock.nowMilliseconds() / 1_000
         var ended: [(enrolment: GatewayEnrolment, serial: String, date: String)] = []
         for e in enrolled where e.sensor != nil {
             guard let serial = e.serial, let device = try? DeviceSettings(enrolment: e) else { continue }
             let today = ZonedTime.date(ofUnix: now, in: device.timeZone(serial: serial, store: store))
-            let seen = lock.withLock { () -> Int? in
+            let seen = lock.withLock { () -> Int?? in
+                guard !active.contains(e.endpoint) else { return .none }
                 defer { sensorDays[e.endpoint] = today.dayNumber }
-                return sensorDays[e.endpoint]
+                return .some(sensorDays[e.endpoint])
             }
-            guard let seen, seen < today.dayNumber else { continue }
+            guard case let .some(seen?) = seen, seen < today.dayNumber else { continue }
             ended.append((e, serial, LocalDate(dayNumber: today.dayNumber - 1).description))
         }
         guard !ended.isEmpty else { return }

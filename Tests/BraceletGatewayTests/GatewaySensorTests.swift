@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletGateway
 import BraceletProtocol
 import BraceletSimulator
@@ -240,5 +241,50 @@ extension GatewaySensorTests {
         #expect(gateway.activeEndpoints.contains("unix:" + strap.path), "the strap stayed subscribed")
         let before = try #require(try row(strap.path)?.samplesKept)
         try wait("the strap keeps streaming", seconds: 30) { (try row(strap.path)?.samplesKept ?? 0) > before }
+    }
+}
+
+extension GatewaySensorTests {
+    /// Midnight while a strap streams: the day that ended is recomputed once (by its stream, at its
+    /// first value of the new day), not a second time by the gateway's day-end turn. The wearer's
+    /// zone is a fixed offset whose midnight comes 40 to 100 s from now (real time: a summary is
+    /// never computed from values later than now).
+    @Test func aStreamingStrapsDayIsRecomputedOnceAtItsEnd() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strap = try ServedSensor(directory: folder, profile: .heartRate, serial: "HRMIDN01")
+        defer { strap.stop() }
+        let endpoint = "unix:" + strap.path
+        let now = Int64(Date().timeIntervalSince1970)
+        var minutes = (86_400 - 40 - now % 86_400) / 60  // local midnight at now + 40 ..< 100 s
+        if minutes > 14 * 60 { minutes -= 1_440 }
+        let midnight = now + (86_400 - (now + minutes * 60) % 86_400)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let zone = (minutes < 0 ? "-" : "+") + two(abs(minutes) / 60) + ":" + two(abs(minutes) % 60)
+        let store = try Store(path: folder + "/g.db")
+        _ = try store.enrol(GatewayEnrolment(endpoint: endpoint, timeZone: zone))
+        var settings = Gateway.Settings()
+        settings.reloadSeconds = 0.2
+        let runs = Mutex<[Int64]>([])  // when (Unix ms) each recompute with pending days began
+        let gateway = Gateway(store: store, settings: settings) { event in
+            if case .progress(_, .recomputing(done: 0, total: let total)) = event, total > 0 {
+                runs.withLock { $0.append(Int64(Date().timeIntervalSince1970 * 1_000)) }
+            }
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Thread { gateway.run(); finished.signal() }.start()
+        defer { gateway.stop(); finished.wait() }
+        let deadline = Date().addingTimeInterval(150)
+        while Date().timeIntervalSince1970 < Double(midnight + 15) {
+            guard Date() < deadline else { Issue.record("midnight did not come"); return }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(try store.enrolments().first.map { $0.samplesKept >= 30 } == true)
+        let afterMidnight = runs.withLock { $0 }.filter { $0 >= midnight * 1_000 }
+        #expect(afterMidnight.count == 1, "recomputes after midnight at \(afterMidnight.map { $0 - midnight * 1_000 }) ms")
+        let local = try #require(TimeZone(secondsFromGMT: Int(minutes) * 60))
+        let yesterday = ZonedTime.date(ofUnix: midnight - 1, in: local).description
+        let dates = try store.summaryDates(device: "HRMIDN01")
+        #expect(dates.contains(yesterday), "stored days: \(dates), zone \(zone)")
     }
 }
