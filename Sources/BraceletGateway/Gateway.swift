@@ -347,7 +347,12 @@ public final class Gateway: @unchecked Sendable {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
                     }
                 }
-            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, onSensorProgress: { [self, zone] progress in
+            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, recordSensorProgress: { [store] progress in
+                // In the transaction that stores the rows: the enrolment's count is durable with them.
+                try store.recordSensorProgress(endpoint: endpoint, stored: progress.samplesStored, lastSampleAt: progress.lastSampleMs,
+                                               battery: progress.battery, serial: progress.device,
+                                               sensor: progress.sensor.profiles.map(\.rawValue).joined(separator: "+"))
+            }, onSensorProgress: { [self, zone] progress in
                 kept(progress, endpoint: endpoint, zone: zone)
             }, onSensorProblem: { [onEvent] problem in onEvent(.problem("\(endpoint): \(problem)")) })
             outcome = result
@@ -427,17 +432,11 @@ public final class Gateway: @unchecked Sendable {
         events.afterSync(updated, zone: zone, completed: attempt.completed, failuresCount: !isSensor, onEvent: note)
     }
 
-    /// Records what a sensor's stream kept (``SensorStream``): in the enrolment row (status), in
-    /// this process's copy (the schedule), in the metrics; and the local day of its latest value,
+    /// Records what a sensor's stream kept (``SensorStream``; the enrolment row was written with the
+    /// rows): in this process's copy (the schedule), in the metrics; and the local day of its latest value,
     /// whose previous day the stream itself recomputed when that value came (``endSensorDays()``).
     private func kept(_ progress: SensorStream.Progress, endpoint: String, zone: TimeZone) {
         let profiles = progress.sensor.profiles.map(\.rawValue).joined(separator: "+")
-        do {
-            try store.recordSensorProgress(endpoint: endpoint, stored: progress.samplesStored, lastSampleAt: progress.lastSampleMs,
-                                           battery: progress.battery, serial: progress.device, sensor: profiles)
-        } catch {
-            onEvent(.problem("\(endpoint): cannot record what its stream kept: \(error)"))
-        }
         metrics.recordSensorSamples(progress.samplesStored)
         lock.withLock {
             if let last = progress.lastSampleMs {

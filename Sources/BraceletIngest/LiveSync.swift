@@ -52,13 +52,16 @@ public enum LiveSync {
     /// recompute's progress through the pipeline's own ``IngestPipeline/onProgress``.
     /// `sensor` sets how a standard sensor's stream is written and summarised; `onSensorProgress`
     /// sees what its stream kept after each write, and `onSensorProblem` a failure to keep it when it
-    /// starts and ends (``SensorStream/Problem``), both from the stream's queue. `knownSensor` is
+    /// starts and ends (``SensorStream/Problem``), both from the stream's queue; `recordSensorProgress`
+    /// writes what the caller keeps of each write inside the transaction that stores it
+    /// (``SensorStream``'s `record`). `knownSensor` is
     /// the device a caller knows the endpoint to be a standard sensor of: a session that ends before
     /// the sensor says so recomputes that device's pending days only, not the whole store's.
     public static func run(connector: BraceletConnector, sink: TransferSink, configuration: SessionConfiguration,
                            sensor: SensorStream.Settings = SensorStream.Settings(), knownSensor: String? = nil,
                            onEvent: @escaping (SessionEvent) -> Void = { _ in },
                            onProgress: ((WorkProgress) -> Void)? = nil,
+                           recordSensorProgress: (@Sendable (SensorStream.Progress) throws -> Void)? = nil,
                            onSensorProgress: @escaping @Sendable (SensorStream.Progress) -> Void = { _ in },
                            onSensorProblem: @escaping @Sendable (SensorStream.Problem) -> Void = { _ in }) -> Outcome {
         var outcome = Outcome()
@@ -100,7 +103,8 @@ public enum LiveSync {
                 let device = info.identity(address: connector.label)
                 sensorDevices.insert(device)
                 do {
-                    stream = try SensorStream(pipeline: pipeline, device: device, sensor: info, settings: sensor, onProgress: { progress in
+                    stream = try SensorStream(pipeline: pipeline, device: device, sensor: info, settings: sensor,
+                                              record: recordSensorProgress, onProgress: { progress in
                         kept.withLock { $0 = (progress, $0.total + progress.samplesStored) }
                         onSensorProgress(progress)
                     }, onProblem: onSensorProblem)

@@ -85,6 +85,7 @@ public final class SensorStream: @unchecked Sendable {
     private let timeZone: TimeZone
     private let onProgress: @Sendable (Progress) -> Void
     private let onProblem: @Sendable (Problem) -> Void
+    private let record: (@Sendable (Progress) throws -> Void)?
     // The reader's (the session's thread).
     private var rows: SensorRows
     private var oldestPendingMs: Int64?
@@ -98,10 +99,15 @@ public final class SensorStream: @unchecked Sendable {
     private var totalStored = 0
 
     /// A stream of `sensor`, kept as `device`, through `pipeline`: its participant record is made
-    /// (or completed) now, and its zone places the device's time stamps and its days.
+    /// (or completed) now, and its zone places the device's time stamps and its days. `record`
+    /// writes what the caller keeps of each write (the gateway's enrolment row) inside the
+    /// transaction that stores the rows: one fsync per write, and a killed process never holds
+    /// rows its record does not count, nor the reverse. `onProgress` follows each committed write.
     public init(pipeline: IngestPipeline, device: String, sensor: StandardSensorInfo, settings: Settings = Settings(),
+                record: (@Sendable (Progress) throws -> Void)? = nil,
                 onProgress: @escaping @Sendable (Progress) -> Void = { _ in },
                 onProblem: @escaping @Sendable (Problem) -> Void = { _ in }) throws {
+        self.record = record
         self.pipeline = pipeline
         self.device = device
         self.sensor = sensor
@@ -172,10 +178,18 @@ public final class SensorStream: @unchecked Sendable {
     private func write(_ taken: (slots: [Slot], beats: [Beat]), lastSampleMs: Int64?, battery: Int?, dropped: Int) {
         if !taken.slots.isEmpty || !taken.beats.isEmpty { unsaved.append(taken) }
         var stored = 0
+        func progress(_ stored: Int) -> Progress {
+            Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored + stored,
+                     lastSampleMs: lastSampleMs, battery: battery, dropped: dropped)
+        }
         if !unsaved.isEmpty {
             let file = VerifiedFile(serial: device, model: nil, slots: unsaved.flatMap(\.slots), beats: unsaved.flatMap(\.beats))
             do {
-                stored = try pipeline.storeDeferringSummaries([file]).slotsInserted
+                if let record {
+                    stored = try pipeline.storeDeferringSummaries([file]) { report in try record(progress(report.slotsInserted)) }.slotsInserted
+                } else {
+                    stored = try pipeline.storeDeferringSummaries([file]).slotsInserted
+                }
                 totalStored += stored
                 unsaved = []
                 if storeFailure != nil {
@@ -189,6 +203,11 @@ public final class SensorStream: @unchecked Sendable {
                 }
                 storeFailure = "\(error)"
                 return
+            }
+        } else if let record {
+            // Nothing to store (a battery level): what the caller records of it, on its own.
+            do { try pipeline.store.transaction { try record(progress(0)) } } catch {
+                if storeFailure == nil { onProblem(.cannotStore(device: device, reason: "\(error)", waiting: 0)) }
             }
         }
         onProgress(Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored,

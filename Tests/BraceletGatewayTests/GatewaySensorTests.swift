@@ -288,3 +288,47 @@ extension GatewaySensorTests {
         #expect(dates.contains(yesterday), "stored days: \(dates), zone \(zone)")
     }
 }
+
+extension GatewaySensorTests {
+    /// `gateway run` killed with SIGKILL while a strap streams: every second with a value the status
+    /// said was kept is in the database, and the enrolment's count is exactly the rows stored (the
+    /// count is written in the transaction that stores them: one fsync per write, never apart).
+    @Test func aKilledGatewayKeepsWhatItSaidItKept() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strap = try ServedSensor(directory: folder, profile: .heartRate, serial: "HRKILL01")
+        defer { strap.stop() }
+        let db = folder + "/g.db"
+        #expect(try bracelet(["gateway", "enroll", "--db", db, "--via", "unix:" + strap.path, "--tz", "UTC", "--age", "40"]).status == 0)
+        let process = Process()
+        process.executableURL = try braceletBinary()
+        process.arguments = ["gateway", "run", "--db", db, "--jsonl", folder + "/out.jsonl", "--interval", "10"]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        func kept() throws -> Int {
+            let out = try bracelet(["gateway", "status", "--db", db, "--json"]).out
+            let devices = (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])?["devices"] as? [[String: Any]]
+            return devices?.first?["samples_kept"] as? Int ?? 0
+        }
+        var said = 0
+        let deadline = Date().addingTimeInterval(60)
+        while said < 12, Date() < deadline {
+            try await Task.sleep(nanoseconds: 500_000_000)
+            said = try kept()
+        }
+        #expect(said >= 12, "the strap's values were not kept within 60 s")
+        // Mid-stream, a write or two after the one the status saw.
+        try await Task.sleep(nanoseconds: 2_700_000_000)
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(nanoseconds: 50_000_000) }
+        #expect(!process.isRunning)
+
+        let store = try Store(path: db)
+        let rows = try store.slots(device: "HRKILL01", from: 0, to: .max / 2).count
+        let counted = try #require(try store.enrolments().first?.samplesKept)
+        #expect(counted >= said)
+        #expect(rows == counted, "\(rows) seconds stored, \(counted) counted by the enrolment")
+    }
+}
