@@ -143,13 +143,6 @@ extension GatewaySensorTests {
         Thread { gateway.run(); finished.signal() }.start()
         defer { gateway.stop(); finished.wait() }
         func starts() -> Int { seen.withLock { $0.filter { if case .syncStarted = $0 { true } else { false } }.count } }
-        func wait(_ what: String, seconds: Double = 30, until condition: () throws -> Bool) throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            while try !condition() {
-                guard Date() < deadline else { Issue.record("\(what) did not happen"); throw CancellationError() }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }
         // Without a Serial Number it is kept under its address (the endpoint here).
         try wait("values kept") { try store.enrolments().first.map { $0.samplesKept >= 5 } ?? false }
         #expect(try store.enrolments().first?.serial == endpoint)
@@ -225,13 +218,6 @@ extension GatewaySensorTests {
         let finished = DispatchSemaphore(value: 0)
         Thread { gateway.run(); finished.signal() }.start()
         defer { gateway.stop(); finished.wait() }
-        func wait(_ what: String, seconds: Double, until condition: () throws -> Bool) throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            while try !condition() {
-                guard Date() < deadline else { Issue.record("\(what) did not happen within \(seconds) s"); throw CancellationError() }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }
         func row(_ path: String) throws -> GatewayEnrolment? { try store.enrolments().first { $0.endpoint == "unix:" + path } }
         try wait("the strap streams", seconds: 30) { try row(strap.path).map { $0.samplesKept >= 2 } ?? false }
 
@@ -330,5 +316,14 @@ extension GatewaySensorTests {
         let counted = try #require(try store.enrolments().first?.samplesKept)
         #expect(counted >= said)
         #expect(rows == counted, "\(rows) seconds stored, \(counted) counted by the enrolment")
+    }
+}
+
+/// Waits (polling every 0.1 s) until `condition` holds; records an issue and throws after `seconds`.
+func wait(_ what: String, seconds: Double = 30, until condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try !condition() {
+        guard Date() < deadline else { Issue.record("\(what) did not happen within \(seconds) s"); throw CancellationError() }
+        Thread.sleep(forTimeInterval: 0.1)
     }
 }
