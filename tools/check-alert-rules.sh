@@ -51,10 +51,13 @@ for _ in $(seq 100); do [ -S sim.sock ] && break; sleep 0.1; done
 "$bin" gateway enroll --db g.db --via unix:sim.sock --user P-0001 --tz UTC --age 40 >/dev/null
 "$bin" gateway run --db g.db --jsonl out.jsonl --metrics "127.0.0.1:$port" --quiet &
 for _ in $(seq 120); do
-  curl -sf "http://127.0.0.1:$port/metrics" >metrics.txt 2>/dev/null && grep -q '^bracelet_last_sync_timestamp_seconds{' metrics.txt && break
+  # A sink's health series appear with its first attempt, which follows the first sync.
+  curl -sf "http://127.0.0.1:$port/metrics" >metrics.txt 2>/dev/null && grep -q '^bracelet_last_sync_timestamp_seconds{' metrics.txt \
+    && grep -q '^bracelet_sink_failing{' metrics.txt && break
   sleep 0.5
 done
 grep -q '^bracelet_last_sync_timestamp_seconds{' metrics.txt || fail "the gateway did not sync the simulated bracelet within 60 s"
+grep -q '^bracelet_sink_failing{' metrics.txt || fail "the gateway synced but tried no delivery to its JSON Lines sink within 60 s"
 served=$(grep -o '^bracelet_[a-z_]*' metrics.txt | sort -u)
 used=$(grep -o 'bracelet_[a-z_]*' "$OLDPWD/$rules" | sort -u)
 missing=$(comm -23 <(echo "$used") <(echo "$served"))

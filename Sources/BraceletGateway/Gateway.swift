@@ -306,9 +306,10 @@ public final class Gateway: @unchecked Sendable {
             let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream,
                                       knownSensor: knownSensor, onEvent: { [self] event in
                 if case .connected = event { connections += 1 }
-                // Found to be a sensor: it no longer holds a bracelet's link.
-                if case .standardSensor = event {
+                if case .standardSensor(let info) = event {
+                    // Found to be a sensor: it no longer holds a bracelet's link.
                     lock.withLock { if activeSensors.insert(endpoint).inserted { wakeScheduleLocked() } }
+                    onEvent(.sensorStreaming(endpoint: endpoint, device: info.identity(address: connector.label), sensor: info))
                 }
                 // A sensor's identity is its serial, or its address: its record gets the enrolled
                 // settings before its first values are stored, as a bracelet's does.

@@ -77,9 +77,11 @@ func threadArenaHeaps(pid: Int32) throws -> [String] {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
-        // After the backfill is committed and summarised, listen stays for live samples.
+        // After the backfill is committed and summarised, listen stays for live samples. Until then
+        // the file may not exist, hold no schema yet, or be locked by the backfill's load: each is
+        // "not yet", not a failure.
         let deadline = Date().addingTimeInterval(60)
-        while try !FileManager.default.fileExists(atPath: db) || Store(path: db, readOnly: true).outboxCounts().pending == 0 {
+        while ((try? Store(path: db, readOnly: true).outboxCounts().pending) ?? 0) == 0 {
             guard Date() < deadline, process.isRunning else {
                 Issue.record("listen did not store and summarise the backfill within 60 s")
                 return
