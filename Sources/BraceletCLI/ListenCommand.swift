@@ -220,7 +220,11 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             throw ExitCode(1)
         }
         guard outcome.recomputeError == nil, let report = outcome.report else { throw ExitCode(1) }
-        if !quiet {
+        if !quiet, let sensor = outcome.sensor {
+            let kept = db == nil ? "nothing kept (no --db)" : "\(outcome.sensorSamplesKept) second(s) with a value kept"
+            Log.info("listen: done: \(sensor.identity(address: connector.label)): \(report.sensorSamples) value(s) received, \(kept), "
+                       + "\(report.connections) connection(s)")
+        } else if !quiet {
             Log.info("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
                        + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
         }
