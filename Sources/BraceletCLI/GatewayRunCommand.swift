@@ -26,6 +26,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
             reachable (radio bracelets: when heard advertising on --adapter; --via endpoints: tried on \
             the schedule), up to --max-links at the same time. A standard sensor (a heart-rate strap, a \
             pulse oximeter, a thermometer) has no memory, so it is kept subscribed while it is in range \
+            (up to 4 sensors, counted apart from --max-links, so that straps never hold up bracelets) \
             and connected again as soon as it can be: its values are stored every few seconds, today's \
             summary is recomputed every --interval seconds (at most every 5 minutes) and at the day's \
             end, and not_sending fires when it has sent nothing for --not-sending-minutes. A failed sync is retried after a wait \
@@ -63,7 +64,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     @Option(help: "Sync a bracelet again once its last sync is this old (seconds).")
     var interval: Int = 900
 
-    @Option(help: "Bracelets synced at the same time, at most.")
+    @Option(help: "Bracelets synced at the same time, at most (standard sensors kept subscribed are counted apart, up to 4).")
     var maxLinks: Int = 3
 
     @Option(help: "Serve Prometheus metrics on this loopback address (127.0.0.1:PORT).")

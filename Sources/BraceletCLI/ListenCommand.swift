@@ -202,7 +202,7 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             } else {
                 events.handle(event)
             }
-        }, onProgress: { reporter.update($0) }) }
+        }, onProgress: { reporter.update($0) }, onSensorProblem: { problem in Log.warning("warning: listen: \(problem)") }) }
         let outcome = try exitAfterSync ? pipeline.map { try $0.store.loading(sync) } ?? sync() : sync()
         reporter.finish()
         for warning in outcome.eraseRecordErrors { Log.warning("warning: \(warning)") }
@@ -210,13 +210,21 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             Log.error("bracelet listen: the stored files are kept, but recomputing their days failed: \(failure). "
                        + "They stay pending: the next `bracelet listen --db \(pipeline.store.path)` recomputes them.")
         }
+        if let failure = outcome.sensorError {
+            Log.error("bracelet listen: \(failure); what was stored is kept, the rest of the stream is lost: check the disk and the database")
+            throw ExitCode(1)
+        }
         if let error = outcome.error {
             Log.error("bracelet listen: \(error)")
             if case .cannotConnect = error { throw ExitCode(2) }
             throw ExitCode(1)
         }
         guard outcome.recomputeError == nil, let report = outcome.report else { throw ExitCode(1) }
-        if !quiet {
+        if !quiet, let sensor = outcome.sensor {
+            let kept = db == nil ? "nothing kept (no --db)" : "\(outcome.sensorSamplesKept) second(s) with a value kept"
+            Log.info("listen: done: \(sensor.identity(address: connector.label)): \(report.sensorSamples) value(s) received, \(kept), "
+                       + "\(report.connections) connection(s)")
+        } else if !quiet {
             Log.info("listen: done: \(report.committed.count) file(s) committed, \(report.erasedFiles) erased, "
                        + "\(report.connections) connection(s), \(report.packetsLost) packet(s) re-requested")
         }

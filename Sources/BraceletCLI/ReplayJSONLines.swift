@@ -313,12 +313,3 @@ struct DatePrefix {
         return p + 11
     }
 }
-
-extension Int64 {
-    /// Quotient rounded towards minus infinity and the remainder that goes with it (0 ..< divisor).
-    @inline(__always)
-    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let q = self >= 0 ? self / divisor : (self - (divisor - 1)) / divisor
-        return (q, self - q * divisor)
-    }
-}

@@ -10,8 +10,8 @@ public enum UTCTime {
 
     /// Appends the text of ``iso8601(unixSeconds:milliseconds:)`` as bytes.
     public static func appendISO8601(unixSeconds: Int64, milliseconds: Int? = nil, to bytes: inout [UInt8]) {
-        let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
-        let second = Int(unixSeconds - days * 86_400)
+        let (days, secondOfDay) = unixSeconds.floorDivided(by: 86_400)
+        let second = Int(secondOfDay)
         let date = LocalDate(dayNumber: Int(days))
         let (y, m, d) = (date.year, date.month, date.day)
         func two(_ v: Int) { bytes.append(UInt8(48 + v / 10)); bytes.append(UInt8(48 + v % 10)) }
@@ -28,13 +28,13 @@ public enum UTCTime {
 
     /// Appends the text of ``iso8601(unixMilliseconds:)`` as bytes.
     public static func appendISO8601(unixMilliseconds ms: Int64, to bytes: inout [UInt8]) {
-        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-        appendISO8601(unixSeconds: seconds, milliseconds: Int(ms - seconds * 1000), to: &bytes)
+        let (seconds, milliseconds) = ms.floorDivided(by: 1_000)
+        appendISO8601(unixSeconds: seconds, milliseconds: Int(milliseconds), to: &bytes)
     }
 
     /// ISO-8601 with milliseconds for Unix milliseconds.
     public static func iso8601(unixMilliseconds ms: Int64) -> String {
-        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-        return iso8601(unixSeconds: seconds, milliseconds: Int(ms - seconds * 1000))
+        let (seconds, milliseconds) = ms.floorDivided(by: 1_000)
+        return iso8601(unixSeconds: seconds, milliseconds: Int(milliseconds))
     }
 }

@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletStore
 import BraceletSummaries
 import Foundation
@@ -57,7 +58,7 @@ public struct ExportClock: Sendable, Equatable {
 
     /// Seconds east of UTC at `time` (Unix seconds).
     public func offsetSeconds(at time: Int64) -> Int {
-        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))
+        Int(ZonedTime.offset(at: time, in: timeZone))
     }
 
     /// RFC 3339 local time with the offset in force at `time`, e.g. `2026-03-08T03:00:00-04:00`

@@ -33,13 +33,19 @@ import Synchronization
 /// midnight the day that ended is recomputed for every sensor (its last version says the day is
 /// over), and `not_sending` fires when an enrolled sensor has sent nothing for
 /// ``OperatorEvents/Thresholds/sensorSilentSeconds``. The same code serves `unix:` and radio sensors.
+/// Sensors are counted apart from the bracelets' link limit (``Settings/maxSensorLinks``), from the
+/// moment a session finds the device is one: straps in range never starve bracelet syncs.
 public final class Gateway: @unchecked Sendable {
     /// How the gateway schedules and what it watches for.
     public struct Settings: Sendable {
         /// A bracelet is synced again once its last sync is this old (seconds, gateway clock).
         public var intervalSeconds: Int64 = 900
-        /// Syncs at the same time, at most.
+        /// Bracelet syncs at the same time, at most. Standard sensors are counted apart
+        /// (``maxSensorLinks``): a sensor's session lasts as long as its link, so straps in range
+        /// would otherwise hold every link and no bracelet would be synced again.
         public var maxLinks = 3
+        /// Standard sensors kept subscribed at the same time, at most (beside ``maxLinks``).
+        public var maxSensorLinks = 4
         /// First wait after a failed sync (seconds, gateway clock); doubles per failure.
         public var retryBaseSeconds: Int64 = 60
         /// Longest wait after failed syncs (seconds, gateway clock).
@@ -84,6 +90,8 @@ public final class Gateway: @unchecked Sendable {
     private var wakeRequested = false
     private var enrolments: [GatewayEnrolment] = []
     private var active: Set<String> = []
+    /// The endpoints of `active` known to be standard sensors (counted against ``Settings/maxSensorLinks``).
+    private var activeSensors: Set<String> = []
     private var retryAt: [String: Int64] = [:]
     private var pipelines: [String: IngestPipeline] = [:]
     private var heard: [String: (at: ContinuousClock.Instant, addressType: LEAddressType)] = [:]
@@ -230,11 +238,17 @@ public final class Gateway: @unchecked Sendable {
                     next = min(next ?? dueAt, dueAt)
                     continue
                 }
-                guard active.count < settings.maxLinks else { continue }
+                // A device not known to be a sensor yet counts as a bracelet until it says it is one.
+                if e.sensor != nil {
+                    guard activeSensors.count < settings.maxSensorLinks else { continue }
+                } else {
+                    guard active.count - activeSensors.count < settings.maxLinks else { continue }
+                }
                 if e.endpoint.hasPrefix("ble:") {
                     guard let seen = heard[e.endpoint], seen.at.duration(to: .now) <= .milliseconds(Int(settings.heardWindowSeconds * 1_000)) else { continue }
                 }
                 active.insert(e.endpoint)
+                if e.sensor != nil { activeSensors.insert(e.endpoint) }
                 picked.append(e)
             }
             return (picked, next)
@@ -274,7 +288,7 @@ public final class Gateway: @unchecked Sendable {
             let clock = settings.clock
             configuration.now = { clock.nowSeconds() }
             let nowSeconds = clock.nowSeconds()
-            configuration.timeZoneOffsetMinutes = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(nowSeconds))) / 60
+            configuration.timeZoneOffsetMinutes = Int(ZonedTime.offset(at: nowSeconds, in: zone) / 60)
             let offset = configuration.timeZoneOffsetMinutes
             configuration.readDeviceState = true
             configuration.liveHeartRate = false
@@ -288,13 +302,17 @@ public final class Gateway: @unchecked Sendable {
             var stream = SensorStream.Settings()
             stream.recomputeSeconds = settings.sensorSummarySeconds
             var connections = 0
-            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream, onEvent: { [self] event in
+            let knownSensor = enrolment.sensor != nil ? enrolment.serial : nil
+            let result = LiveSync.run(connector: connector, sink: pipeline, configuration: configuration, sensor: stream,
+                                      knownSensor: knownSensor, onEvent: { [self] event in
                 if case .connected = event { connections += 1 }
-                // A sensor's identity is its serial, or its address: its record gets the enrolled
-                // settings before its first values are stored, as a bracelet's does.
                 if case .standardSensor(let info) = event {
+                    // Found to be a sensor: it no longer holds a bracelet's link.
+                    lock.withLock { if activeSensors.insert(endpoint).inserted { wakeScheduleLocked() } }
                     onEvent(.sensorStreaming(endpoint: endpoint, device: info.identity(address: connector.label), sensor: info))
                 }
+                // A sensor's identity is its serial, or its address: its record gets the enrolled
+                // settings before its first values are stored, as a bracelet's does.
                 if case .standardSensor(let info) = event, !settingsMoved {
                     let identity = info.identity(address: connector.label)
                     serialRead = identity
@@ -330,29 +348,36 @@ public final class Gateway: @unchecked Sendable {
                         onEvent(.problem("\(endpoint): cannot record the clock offset: \(error)"))
                     }
                 }
-            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, onSensorProgress: { [self] progress in
-                kept(progress, endpoint: endpoint)
-            })
+            }, onProgress: { [onEvent] progress in onEvent(.progress(endpoint: endpoint, progress)) }, recordSensorProgress: { [store] progress in
+                // In the transaction that stores the rows: the enrolment's count is durable with them.
+                try store.recordSensorProgress(endpoint: endpoint, stored: progress.samplesStored, lastSampleAt: progress.lastSampleMs,
+                                               battery: progress.battery, serial: progress.device,
+                                               sensor: progress.sensor.profiles.map(\.rawValue).joined(separator: "+"))
+            }, onSensorProgress: { [self, zone] progress in
+                kept(progress, endpoint: endpoint, zone: zone)
+            }, onSensorProblem: { [onEvent] problem in onEvent(.problem("\(endpoint): \(problem)")) })
             outcome = result
             attempt.heard = connections > 0
             attempt.completed = result.completed
             attempt.serial = result.report?.serial
-            if let progress = result.sensorProgress {
+            if result.sensor != nil {
                 // A sensor's session ends when its link does: one that kept values did its work.
-                sensorKept = progress.totalStored
-                attempt.completed = progress.totalStored > 0 && result.sensorError == nil
+                sensorKept = result.sensorSamplesKept
+                attempt.completed = result.sensorSamplesKept > 0 && result.sensorError == nil
             }
             attempt.battery = result.deviceState?.batteryPercent
             attempt.wearing = result.deviceState?.wearing
             attempt.backlogBytes = result.backlogBytes
             // Only a session that got as far as reading the clock went on to set it.
             if stateReadAt != nil { attempt.offsetMinutes = offset }
+            // A session that ended before the device said what it is (out of range, refused) leaves
+            // what the enrolment knows: a known sensor stays one, so it is not backed off like a bracelet.
+            isSensor = isSensor || result.sensor != nil
             attempt.error = result.sensorError ?? result.error.map { "\($0)" } ?? result.recomputeError
             if attempt.error == nil, !attempt.completed {
-                attempt.error = result.report?.sensor == nil ? "stopped before the end of the sync" : "kept no values before the session ended"
+                attempt.error = isSensor ? "kept no values before the session ended" : "stopped before the end of the sync"
             }
-            if result.report?.sensor != nil, attempt.completed { attempt.error = nil }
-            isSensor = result.report?.sensor != nil
+            if isSensor, attempt.completed { attempt.error = nil }
             for warning in result.eraseRecordErrors { onEvent(.problem("\(endpoint): \(warning)")) }
         } catch {
             attempt.error = "\(error)"
@@ -365,6 +390,7 @@ public final class Gateway: @unchecked Sendable {
         }
         let updated: GatewayEnrolment? = lock.withLock {
             active.remove(endpoint)
+            activeSensors.remove(endpoint)
             // A link is free and this bracelet's next due time changed.
             wakeScheduleLocked()
             guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return nil }
@@ -372,7 +398,7 @@ public final class Gateway: @unchecked Sendable {
             e.lastAttemptAt = attempt.at
             if attempt.completed { e.lastSyncAt = attempt.at; e.failures = 0 } else { e.failures += 1 }
             if attempt.heard { e.lastHeardAt = attempt.at }
-            if isSensor, e.sensor == nil { e.sensor = outcome?.report?.sensor.map { $0.profiles.map(\.rawValue).joined(separator: "+") } }
+            if isSensor, e.sensor == nil { e.sensor = outcome?.sensor.map { $0.profiles.map(\.rawValue).joined(separator: "+") } }
             e.offsetMinutes = attempt.offsetMinutes ?? e.offsetMinutes
             e.serial = attempt.serial.flatMap { $0.isEmpty ? nil : $0 } ?? e.serial
             // The stored enrolment no longer holds them (DeviceSettings.apply); neither does this copy.
@@ -391,8 +417,9 @@ public final class Gateway: @unchecked Sendable {
             enrolments[index] = e
             return e
         }
-        if let sensorKept {
-            onEvent(.sensorSessionEnded(endpoint: endpoint, serial: attempt.serial, samples: sensorKept, error: attempt.error,
+        if isSensor {
+            // A sensor's session is told as one (what it kept), also when it ended before its first value.
+            onEvent(.sensorSessionEnded(endpoint: endpoint, serial: attempt.serial ?? serialRead, samples: sensorKept ?? 0, error: attempt.error,
                                         seconds: started.duration(to: .now).inSeconds))
         } else {
             onEvent(.syncEnded(endpoint: endpoint, serial: attempt.serial, files: outcome?.report?.committed.count ?? 0, bytes: bytes,
@@ -406,18 +433,17 @@ public final class Gateway: @unchecked Sendable {
         events.afterSync(updated, zone: zone, completed: attempt.completed, failuresCount: !isSensor, onEvent: note)
     }
 
-    /// Records what a sensor's stream kept (``SensorStream``): in the enrolment row (status), in
-    /// this process's copy (the schedule), in the metrics.
-    private func kept(_ progress: SensorStream.Progress, endpoint: String) {
+    /// Records what a sensor's stream kept (``SensorStream``; the enrolment row was written with the
+    /// rows): in this process's copy (the schedule), in the metrics; and the local day of its latest value,
+    /// whose previous day the stream itself recomputed when that value came (``endSensorDays()``).
+    private func kept(_ progress: SensorStream.Progress, endpoint: String, zone: TimeZone) {
         let profiles = progress.sensor.profiles.map(\.rawValue).joined(separator: "+")
-        do {
-            try store.recordSensorProgress(endpoint: endpoint, stored: progress.samplesStored, lastSampleAt: progress.lastSampleMs,
-                                           battery: progress.battery, serial: progress.device, sensor: profiles)
-        } catch {
-            onEvent(.problem("\(endpoint): cannot record what its stream kept: \(error)"))
-        }
         metrics.recordSensorSamples(progress.samplesStored)
         lock.withLock {
+            if let last = progress.lastSampleMs {
+                let day = ZonedTime.dayNumber(ofUnix: last.floorDivided(by: 1_000).quotient, in: zone)
+                sensorDays[endpoint] = max(sensorDays[endpoint] ?? day, day)
+            }
             guard let index = enrolments.firstIndex(where: { $0.endpoint == endpoint }) else { return }
             enrolments[index].sensor = profiles
             enrolments[index].serial = progress.device
@@ -430,20 +456,23 @@ public final class Gateway: @unchecked Sendable {
 
     /// Recomputes, for every enrolled sensor whose local day changed since the last look, the day
     /// that ended: its last version then says the day is over, also for a sensor out of range at
-    /// midnight (a streaming one recomputes it itself at its first value of the new day). The
-    /// recomputes run on a thread of their own: a day of a sensor's seconds takes seconds, which the
-    /// schedule (and a watchdog) must not wait for.
+    /// midnight. A sensor subscribed now is left to its stream, which recomputes the day at its
+    /// first value of the new day and moves the sensor's day on (``kept(_:endpoint:zone:)``): one
+    /// recompute of the day, not two. One that sends nothing until its session ends gets it here
+    /// after the session. The recomputes run on a thread of their own: a day of a sensor's seconds
+    /// takes seconds, which the schedule (and a watchdog) must not wait for.
     private func endSensorDays() {
         let now = settings.clock.nowMilliseconds() / 1_000
         var ended: [(enrolment: GatewayEnrolment, serial: String, date: String)] = []
         for e in enrolled where e.sensor != nil {
             guard let serial = e.serial, let device = try? DeviceSettings(enrolment: e) else { continue }
-            let today = OperatorEvents.localDate(now, zone: device.timeZone(serial: serial, store: store))
-            let seen = lock.withLock { () -> Int? in
+            let today = ZonedTime.date(ofUnix: now, in: device.timeZone(serial: serial, store: store))
+            let seen = lock.withLock { () -> Int?? in
+                guard !active.contains(e.endpoint) else { return .none }
                 defer { sensorDays[e.endpoint] = today.dayNumber }
-                return sensorDays[e.endpoint]
+                return .some(sensorDays[e.endpoint])
             }
-            guard let seen, seen < today.dayNumber else { continue }
+            guard case let .some(seen?) = seen, seen < today.dayNumber else { continue }
             ended.append((e, serial, LocalDate(dayNumber: today.dayNumber - 1).description))
         }
         guard !ended.isEmpty else { return }

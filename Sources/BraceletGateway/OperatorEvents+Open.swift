@@ -35,7 +35,7 @@ extension OperatorEvents {
                 holds = e.battery.map { $0 <= thresholds.batteryLowPercent } ?? false
             case .notWorn:
                 guard let serial = e.serial, let day = LocalDate(iso: occurrence) else { holds = false; break }
-                let after = utcStart(of: day.adding(days: 1), zone: zone)
+                let after = ZonedTime.start(of: day.adding(days: 1), in: zone)
                 holds = try store.wornSlotCount(device: serial, from: after, to: max(after, now)).worn == 0
             case .notSending:
                 holds = e.lastSampleAt.map { occurrence == String($0) } ?? false

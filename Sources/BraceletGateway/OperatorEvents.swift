@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletProtocol
 import BraceletStore
 import BraceletTransport
 import Foundation
@@ -64,7 +65,7 @@ public struct OperatorEvents: Sendable {
     /// dropped link, a killed process) cannot lose them.
     func deviceRead(_ e: GatewayEnrolment, previousOffsetMinutes: Int?, state: DeviceState, readAt: Int64, zone: TimeZone,
                     onEvent: (GatewayEvent) -> Void) {
-        let today = Self.localDate(readAt / 1_000, zone: zone)
+        let today = ZonedTime.date(ofUnix: readAt / 1_000, in: zone)
         if let battery = state.batteryPercent, battery <= thresholds.batteryLowPercent, state.isCharging != true {
             raise(.batteryLow, e, occurrence: today.description, at: readAt, zone: zone,
                   detail: "battery at \(battery) %: charge the bracelet", onEvent: onEvent)
@@ -72,7 +73,7 @@ public struct OperatorEvents: Sendable {
         // Current Time is local time in the offset set last; before the gateway set one it is unknown.
         // The read and its report are a quarter of a real second apart at most: on a clock running
         // faster than real time that quarter second is allowed for too.
-        if let bytes = state.currentTime, let local = Self.localSeconds(bytes), let previousOffsetMinutes {
+        if let bytes = state.currentTime, let local = SIGDateTime(bytes)?.localSeconds, let previousOffsetMinutes {
             let error = local - Int64(previousOffsetMinutes) * 60 - readAt / 1_000
             let slack = clock.scale > 1 ? Int64((clock.scale * 0.25).rounded(.up)) : 0
             if abs(error) > thresholds.clockCorrectionSeconds + slack {
@@ -86,14 +87,14 @@ public struct OperatorEvents: Sendable {
     /// sensor's), and (after a completed sync) the previous local day not worn.
     func afterSync(_ e: GatewayEnrolment, zone: TimeZone, completed: Bool, failuresCount: Bool = true, onEvent: (GatewayEvent) -> Void) {
         let now = clock.nowMilliseconds()
-        let today = Self.localDate(now / 1_000, zone: zone)
+        let today = ZonedTime.date(ofUnix: now / 1_000, in: zone)
         if failuresCount, !completed, e.failures == thresholds.failures {
             raise(.syncFailing, e, occurrence: "\(e.lastSyncAt ?? e.enrolledAt)", at: now, zone: zone,
                   detail: "\(e.failures) syncs failed in a row; last: \(e.lastError ?? "see the log")", onEvent: onEvent)
         }
         if completed, let serial = e.serial {
             let yesterday = today.adding(days: -1)
-            let start = Self.utcStart(of: yesterday, zone: zone), end = Self.utcStart(of: today, zone: zone)
+            let start = ZonedTime.start(of: yesterday, in: zone), end = ZonedTime.start(of: today, in: zone)
             // The whole day: its slots cover at least 90 % of it (a day with a gap in its record is
             // not called unworn), and none says worn.
             if let counts = try? store.wornSlotCount(device: serial, from: start, to: end),
@@ -118,7 +119,7 @@ public struct OperatorEvents: Sendable {
         let device = e.serial ?? e.endpoint, name = event.rawValue
         // Without a session's zone (not_heard): the bracelet's own, as its syncs use it.
         let zone = zone ?? (try? DeviceSettings(enrolment: e))?.timeZone(serial: e.serial, store: store) ?? .current
-        let date = Self.localDate(at / 1_000, zone: zone)
+        let date = ZonedTime.date(ofUnix: at / 1_000, in: zone)
         do {
             if try store.enqueueOperatorEvent(key: "event:\(device):\(name):\(occurrence)", name: name, device: device,
                                               localDate: date.description, at: at, detail: detail) {
@@ -127,30 +128,5 @@ public struct OperatorEvents: Sendable {
         } catch {
             onEvent(.problem("cannot write the \(name) event of \(device): \(error)"))
         }
-    }
-
-    /// The local date of Unix time `seconds` in `zone`.
-    static func localDate(_ seconds: Int64, zone: TimeZone) -> LocalDate {
-        let local = seconds + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
-        return LocalDate(dayNumber: Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400))
-    }
-
-    /// The Unix time at which `date` starts in `zone`.
-    static func utcStart(of date: LocalDate, zone: TimeZone) -> Int64 {
-        let midnight = Int64(date.dayNumber) * 86_400
-        // The offset at local midnight: try the offset an hour later too, for a zone whose change falls at midnight.
-        let first = midnight - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(midnight))))
-        return midnight - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(first))))
-    }
-
-    /// A Current Time value (year u16, month, day, hours, minutes, seconds, ...) as local seconds
-    /// since 1970-01-01 00:00; `nil` when it is not a date and time.
-    static func localSeconds(_ value: [UInt8]) -> Int64? {
-        guard value.count >= 7 else { return nil }
-        let year = Int(value[0]) | Int(value[1]) << 8
-        guard let date = LocalDate(year: year, month: Int(value[2]), day: Int(value[3])), value[4] < 24, value[5] < 60, value[6] < 60 else {
-            return nil
-        }
-        return Int64(date.dayNumber) * 86_400 + Int64(value[4]) * 3_600 + Int64(value[5]) * 60 + Int64(value[6])
     }
 }

@@ -106,6 +106,22 @@ public final class IngestPipeline: @unchecked Sendable {
         try queue.sync { try self.stage(files, records: records) }
     }
 
+    /// Stores a small batch like ``storeDeferringSummaries(_:)`` in ONE transaction, together with
+    /// what `alongside` writes of it (given the batch's report): both are durable with one fsync, or
+    /// neither is. For a stream's batches of a few seconds; a transferred file goes in pieces instead.
+    ///
+    /// - Throws: ``StoreError`` when the database refuses the write, or what `alongside` throws
+    ///   (nothing of the batch is stored).
+    public func storeDeferringSummaries(_ files: [VerifiedFile], alongside: (IngestReport) throws -> Void) throws -> IngestReport {
+        try queue.sync {
+            try store.transaction {
+                let report = try self.stage(files, records: [:])
+                try alongside(report)
+                return report
+            }
+        }
+    }
+
     /// Recomputes every day recorded as pending, whether this pipeline stored its rows or an earlier
     /// process did and ended before recomputing it (killed between a commit and the end of its sync),
     /// and clears those records, ``daysPerRecomputeTransaction`` days per transaction: a day's

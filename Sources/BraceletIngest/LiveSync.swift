@@ -1,5 +1,6 @@
 import BraceletProtocol
 import BraceletTransport
+import Synchronization
 
 /// One sync of one bracelet into the store, as `listen --db` and the gateway run it: connect,
 /// secure (the connector's business), transfer every file, commit each through `pipeline` before
@@ -29,8 +30,14 @@ public enum LiveSync {
         public var recomputeError: String?
         /// A warning about recording an erase in the store (the erase itself happened).
         public var eraseRecordErrors: [String] = []
+        /// What the device said it is when it is a standard sensor (also when the session then
+        /// failed and ``report`` is `nil`); `nil` for a bracelet.
+        public var sensor: StandardSensorInfo?
         /// A standard sensor's stream, as last kept (``SensorStream/Progress``); `nil` for a bracelet.
         public var sensorProgress: SensorStream.Progress?
+        /// Seconds with a value a standard sensor's streams stored in this session, summed over its
+        /// connections (each reconnect starts a stream of its own).
+        public var sensorSamplesKept = 0
         /// Why a standard sensor's values could not all be kept (the last failure); `nil` when they were.
         public var sensorError: String?
 
@@ -44,21 +51,29 @@ public enum LiveSync {
     /// bracelet, then the backlog's transfer after each of its events) from this thread, and the
     /// recompute's progress through the pipeline's own ``IngestPipeline/onProgress``.
     /// `sensor` sets how a standard sensor's stream is written and summarised; `onSensorProgress`
-    /// sees what its stream kept after each write (from this thread).
+    /// sees what its stream kept after each write, and `onSensorProblem` a failure to keep it when it
+    /// starts and ends (``SensorStream/Problem``), both from the stream's queue; `recordSensorProgress`
+    /// writes what the caller keeps of each write inside the transaction that stores it
+    /// (``SensorStream``'s `record`). `knownSensor` is
+    /// the device a caller knows the endpoint to be a standard sensor of: a session that ends before
+    /// the sensor says so recomputes that device's pending days only, not the whole store's.
     public static func run(connector: BraceletConnector, sink: TransferSink, configuration: SessionConfiguration,
-                           sensor: SensorStream.Settings = SensorStream.Settings(),
+                           sensor: SensorStream.Settings = SensorStream.Settings(), knownSensor: String? = nil,
                            onEvent: @escaping (SessionEvent) -> Void = { _ in },
                            onProgress: ((WorkProgress) -> Void)? = nil,
-                           onSensorProgress: @escaping (SensorStream.Progress) -> Void = { _ in }) -> Outcome {
+                           recordSensorProgress: (@Sendable (SensorStream.Progress) throws -> Void)? = nil,
+                           onSensorProgress: @escaping @Sendable (SensorStream.Progress) -> Void = { _ in },
+                           onSensorProblem: @escaping @Sendable (SensorStream.Problem) -> Void = { _ in }) -> Outcome {
         var outcome = Outcome()
         var serial = ""
         var backlogSeen: Set<FileKind> = []
         let pipeline = sink as? IngestPipeline
         var stream: SensorStream?
+        var sensorDevices: Set<String> = []
+        let kept = Mutex<(progress: SensorStream.Progress?, total: Int)>((nil, 0))
         func endStream() {
             guard let ended = stream else { return }
-            ended.finish()
-            if let failure = ended.failure { outcome.sensorError = failure }
+            if let failure = ended.finish() { outcome.sensorError = failure }
             stream = nil
         }
         let clock = ContinuousClock(), origin = clock.now
@@ -67,8 +82,7 @@ public enum LiveSync {
         onProgress?(.connecting(attempt: 1))
         let session = BraceletSession(connector: connector, sink: sink, configuration: configuration) { event in
             if let onProgress {
-                let elapsed = origin.duration(to: clock.now).components
-                backlog.apply(event, at: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                backlog.apply(event, at: origin.duration(to: clock.now).inSeconds)
                 switch event {
                 case .reconnecting: onProgress(.connecting(attempt: connections + 1))
                 case .connected:
@@ -84,13 +98,16 @@ public enum LiveSync {
                 // gateway's enrolled settings) before the stream's first rows are computed with it.
                 onEvent(event)
                 endStream()
+                outcome.sensor = info
                 guard let pipeline else { return }
                 let device = info.identity(address: connector.label)
+                sensorDevices.insert(device)
                 do {
-                    stream = try SensorStream(pipeline: pipeline, device: device, sensor: info, settings: sensor) { progress in
-                        outcome.sensorProgress = progress
+                    stream = try SensorStream(pipeline: pipeline, device: device, sensor: info, settings: sensor,
+                                              record: recordSensorProgress, onProgress: { progress in
+                        kept.withLock { $0 = (progress, $0.total + progress.samplesStored) }
                         onSensorProgress(progress)
-                    }
+                    }, onProblem: onSensorProblem)
                 } catch {
                     outcome.sensorError = "cannot keep the values of \(device): \(error)"
                 }
@@ -116,8 +133,19 @@ public enum LiveSync {
         }
         do { outcome.report = try session.run() } catch { outcome.error = error }
         endStream()
+        (outcome.sensorProgress, outcome.sensorSamplesKept) = kept.withLock { $0 }
         if let pipeline {
-            do { _ = try pipeline.recomputePending() } catch { outcome.recomputeError = "\(error)" }
+            do {
+                // A sensor's session recomputes its own days only: the other devices of the store
+                // (sensors streaming beside it) are theirs to recompute, on their own schedules.
+                if sensorDevices.isEmpty, let knownSensor {
+                    _ = try pipeline.recomputePending(device: knownSensor)
+                } else if sensorDevices.isEmpty {
+                    _ = try pipeline.recomputePending()
+                } else {
+                    for device in sensorDevices.sorted() { _ = try pipeline.recomputePending(device: device) }
+                }
+            } catch { outcome.recomputeError = "\(error)" }
         }
         return outcome
     }

@@ -181,13 +181,8 @@ public struct SensorRows: Sendable {
     /// The time (Unix ms) a value is stored at: its arrival, or its device time stamp when that
     /// says it comes from the device's storage (see the type's rules).
     package func storedTime(_ stamp: SIGDateTime?, arrivedAt: Int64) -> Int64 {
-        guard let stamp, let timeZone, let date = LocalDate(year: stamp.year, month: stamp.month, day: stamp.day),
-              (0..<24).contains(stamp.hours), (0..<60).contains(stamp.minutes), (0..<60).contains(stamp.seconds) else { return arrivedAt }
-        let local = Int64(date.dayNumber) * 86_400 + Int64(stamp.hours * 3_600 + stamp.minutes * 60 + stamp.seconds)
-        // The zone's offset an instant near the reading (the offset at the local time read as UTC,
-        // then at the instant it gives, as a day's boundaries are found).
-        let first = local - Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local))))
-        let utc = local - Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(first))))
+        guard let timeZone, let local = stamp?.localSeconds else { return arrivedAt }
+        let utc = ZonedTime.unixSeconds(ofLocal: local, in: timeZone)
         let age = arrivedAt / 1_000 - utc
         return age > 60 && age <= 7 * 86_400 ? utc * 1_000 : arrivedAt
     }
@@ -195,7 +190,7 @@ public struct SensorRows: Sendable {
     /// Puts a value whose fields are `fields` into the slot of the second it arrived at (see the
     /// type's rules on time).
     private mutating func place(at ms: Int64, uses fields: SlotFields, _ fill: (inout Slot) -> Void) {
-        let second = ms >= 0 ? ms / 1_000 : (ms - 999) / 1_000
+        let second = ms.floorDivided(by: 1_000).quotient
         for start in second...(second + 2) {
             if let i = pendingIndex[start] {
                 guard Self.fields(of: slots[i]).isDisjoint(with: fields) else { continue }

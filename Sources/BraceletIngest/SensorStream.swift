@@ -11,8 +11,17 @@ import Foundation
 /// a new local day arrives (the previous day's last version), so its summaries and their outbox
 /// entries follow the stream. Times are the session's (the values' arrival).
 ///
-/// Not thread-safe: it is fed from the session's thread (``LiveSync``).
-public final class SensorStream {
+/// The link's reader never waits for the disk: ``add(_:)`` turns a value into rows and hands what
+/// is due to the stream's own queue, which writes and recomputes in order behind it. A reader held
+/// up by a recompute would leave notifications in the socket and stamp them late, in a bunch.
+///
+/// A write that fails keeps its rows: they are written with the next batch (at the stream's
+/// cadence, never once per value), and the failure is said once (``Problem``) until a write
+/// succeeds again.
+///
+/// ``add(_:)`` and ``finish()`` are called from one thread (the session's, ``LiveSync``);
+/// `onProgress` and `onProblem` are called from the stream's queue.
+public final class SensorStream: @unchecked Sendable {
     /// How often a stream is written and summarised.
     public struct Settings: Sendable {
         /// Rows are stored once the oldest one not stored is this old (seconds).
@@ -42,6 +51,31 @@ public final class SensorStream {
         public var dropped: Int
     }
 
+    /// A problem keeping the stream, said when it starts and when it is over, never per value.
+    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The values of `device` could not be written (`reason`); `waiting` seconds with a value are
+        /// kept in memory and written with the next batch.
+        case cannotStore(device: String, reason: String, waiting: Int)
+        /// A write succeeded again after ``cannotStore(device:reason:waiting:)``; `seconds` with a
+        /// value that had waited are stored.
+        case storedAgain(device: String, seconds: Int)
+        /// The pending days of `device` could not be recomputed (`reason`); they stay pending.
+        case cannotRecompute(device: String, reason: String)
+
+        /// What happened and what follows.
+        public var description: String {
+            switch self {
+            case let .cannotStore(device, reason, waiting):
+                "cannot store the values of \(device): \(reason); \(waiting) second(s) with a value are kept in memory and "
+                    + "written with the next batch (said once until a write succeeds)"
+            case let .storedAgain(device, seconds):
+                "the values of \(device) are stored again; \(seconds) second(s) with a value that had waited are kept"
+            case let .cannotRecompute(device, reason):
+                "cannot recompute the days of \(device) (they stay pending): \(reason)"
+            }
+        }
+    }
+
     /// The device the rows are kept under.
     public let device: String
     /// What the sensor said about itself.
@@ -49,84 +83,145 @@ public final class SensorStream {
     private let pipeline: IngestPipeline
     private let settings: Settings
     private let timeZone: TimeZone
-    private let onProgress: (Progress) -> Void
+    private let onProgress: @Sendable (Progress) -> Void
+    private let onProblem: @Sendable (Problem) -> Void
+    private let record: (@Sendable (Progress) throws -> Void)?
+    // The reader's (the session's thread).
     private var rows: SensorRows
     private var oldestPendingMs: Int64?
     private var lastRecomputeMs: Int64?
     private var lastRecomputeDay: Int?
+    // The writer's (only touched on `writer`).
+    private let writer = SerialWorkQueue(label: "bracelet.sensor-stream")
+    private var unsaved: [(slots: [Slot], beats: [Beat])] = []
+    private var storeFailure: String?
+    private var recomputeFailure: String?
     private var totalStored = 0
-    /// The latest failure to store or recompute (retried at the next write); `nil` once one succeeds.
-    public private(set) var failure: String?
 
     /// A stream of `sensor`, kept as `device`, through `pipeline`: its participant record is made
-    /// (or completed) now, and its zone places the device's time stamps and its days.
+    /// (or completed) now, and its zone places the device's time stamps and its days. `record`
+    /// writes what the caller keeps of each write (the gateway's enrolment row) inside the
+    /// transaction that stores the rows: one fsync per write, and a killed process never holds
+    /// rows its record does not count, nor the reverse. `onProgress` follows each committed write.
     public init(pipeline: IngestPipeline, device: String, sensor: StandardSensorInfo, settings: Settings = Settings(),
-                onProgress: @escaping (Progress) -> Void = { _ in }) throws {
+                record: (@Sendable (Progress) throws -> Void)? = nil,
+                onProgress: @escaping @Sendable (Progress) -> Void = { _ in },
+                onProblem: @escaping @Sendable (Problem) -> Void = { _ in }) throws {
+        self.record = record
         self.pipeline = pipeline
         self.device = device
         self.sensor = sensor
         self.settings = settings
         self.onProgress = onProgress
+        self.onProblem = onProblem
         let record = try pipeline.participantRecord(device: device)
         timeZone = (try? record.current().timeZone) ?? pipeline.defaultTimeZone ?? .current
         rows = SensorRows(profiles: sensor.profiles, timeZone: timeZone, battery: sensor.batteryPercent)
         try pipeline.store.recordSensor(device: device, name: sensor.modelName ?? sensor.profiles.map(\.rawValue).joined(separator: "+"))
     }
 
-    /// Adds one value; writes the rows and recomputes the days when due.
+    /// Adds one value; hands the rows to the stream's queue to be written, and the days to be
+    /// recomputed, when due. Returns without waiting for either.
     public func add(_ sample: SensorSample) {
         let before = rows.slots.count + rows.beats.count
         rows.add(sample)
         let now = sample.receivedAtMilliseconds
         if rows.slots.count + rows.beats.count > before, oldestPendingMs == nil { oldestPendingMs = now }
-        if case .battery = sample.measurement, oldestPendingMs == nil { report(stored: 0) }
-        let day = dayNumber(now)
+        let day = ZonedTime.dayNumber(ofUnix: now.floorDivided(by: 1_000).quotient, in: timeZone)
         let newDay = lastRecomputeDay.map { day > $0 } ?? false
-        if let oldest = oldestPendingMs, now - oldest >= settings.flushSeconds * 1_000 || newDay { flush() }
         if lastRecomputeMs == nil { (lastRecomputeMs, lastRecomputeDay) = (now, day) }
-        if let last = lastRecomputeMs, now - last >= settings.recomputeSeconds * 1_000 || newDay {
+        let recomputeDue = lastRecomputeMs.map { now - $0 >= settings.recomputeSeconds * 1_000 } ?? false || newDay
+        if let oldest = oldestPendingMs, now - oldest >= settings.flushSeconds * 1_000 || recomputeDue {
             flush()
-            recompute()
+        } else if case .battery = sample.measurement, oldestPendingMs == nil {
+            flush()  // nothing to write: says the new level
+        }
+        if recomputeDue {
+            writer.submit { [self] in recompute() }
             (lastRecomputeMs, lastRecomputeDay) = (now, day)
         }
     }
 
-    /// Writes what is left (the session ended); the caller recomputes the pending days.
-    public func finish() { flush() }
-
-    private func flush() {
-        let taken = rows.take()
-        guard !taken.slots.isEmpty || !taken.beats.isEmpty else { oldestPendingMs = nil; return }
-        do {
-            let report = try pipeline.storeDeferringSummaries([VerifiedFile(serial: device, model: nil, slots: taken.slots, beats: taken.beats)])
-            totalStored += report.slotsInserted
-            oldestPendingMs = nil
-            failure = nil
-            self.report(stored: report.slotsInserted)
-        } catch {
-            // Kept for the next write; the session goes on (a full disk must not cost the link).
-            rows.restore(taken)
-            failure = "cannot store the values of \(device): \(error)"
-        }
+    /// Writes what is left and waits until every write handed over is done (the session ended);
+    /// the caller recomputes the pending days. Returns why values could not all be kept, if so.
+    @discardableResult
+    public func finish() -> String? {
+        flush()
+        return writer.sync { failureOnWriter }
     }
 
+    /// The latest failure to store or recompute, as ``finish()`` returns it; `nil` when none is left.
+    /// Call it after ``finish()`` (it waits for the stream's queue).
+    public var failure: String? { writer.sync { failureOnWriter } }
+
+    /// Seconds with a value the stream stored (waits for the stream's queue).
+    public var samplesStored: Int { writer.sync { totalStored } }
+
+    /// On the writer: what is still wrong.
+    private var failureOnWriter: String? {
+        if let storeFailure {
+            let waiting = unsaved.reduce(0) { $0 + $1.slots.count }
+            return "cannot store \(waiting) second(s) with a value of \(device): \(storeFailure)"
+        }
+        return recomputeFailure.map { "cannot recompute the days of \(device) (they stay pending): \($0)" }
+    }
+
+    /// Hands the rows made so far to the writer, with what progress says about the stream now.
+    private func flush() {
+        let taken = rows.take()
+        oldestPendingMs = nil
+        let (last, battery, dropped) = (rows.lastSampleMs, rows.battery, rows.dropped)
+        writer.submit { [self] in write(taken, lastSampleMs: last, battery: battery, dropped: dropped) }
+    }
+
+    /// On the writer: stores `taken` after whatever earlier failed writes kept, in one write.
+    private func write(_ taken: (slots: [Slot], beats: [Beat]), lastSampleMs: Int64?, battery: Int?, dropped: Int) {
+        if !taken.slots.isEmpty || !taken.beats.isEmpty { unsaved.append(taken) }
+        var stored = 0
+        func progress(_ stored: Int) -> Progress {
+            Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored + stored,
+                     lastSampleMs: lastSampleMs, battery: battery, dropped: dropped)
+        }
+        if !unsaved.isEmpty {
+            let file = VerifiedFile(serial: device, model: nil, slots: unsaved.flatMap(\.slots), beats: unsaved.flatMap(\.beats))
+            do {
+                if let record {
+                    stored = try pipeline.storeDeferringSummaries([file]) { report in try record(progress(report.slotsInserted)) }.slotsInserted
+                } else {
+                    stored = try pipeline.storeDeferringSummaries([file]).slotsInserted
+                }
+                totalStored += stored
+                unsaved = []
+                if storeFailure != nil {
+                    storeFailure = nil
+                    onProblem(.storedAgain(device: device, seconds: stored))
+                }
+            } catch {
+                // Kept for the next write; the session goes on (a full disk must not cost the link).
+                if storeFailure == nil {
+                    onProblem(.cannotStore(device: device, reason: "\(error)", waiting: file.slots.count))
+                }
+                storeFailure = "\(error)"
+                return
+            }
+        } else if let record {
+            // Nothing to store (a battery level): what the caller records of it, on its own.
+            do { try pipeline.store.transaction { try record(progress(0)) } } catch {
+                if storeFailure == nil { onProblem(.cannotStore(device: device, reason: "\(error)", waiting: 0)) }
+            }
+        }
+        onProgress(Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored,
+                            lastSampleMs: lastSampleMs, battery: battery, dropped: dropped))
+    }
+
+    /// On the writer: recomputes the sensor's pending days (behind the write handed over before).
     private func recompute() {
         do {
             _ = try pipeline.recomputePending(device: device)
+            recomputeFailure = nil
         } catch {
-            failure = "cannot recompute the days of \(device) (they stay pending): \(error)"
+            if recomputeFailure == nil { onProblem(.cannotRecompute(device: device, reason: "\(error)")) }
+            recomputeFailure = "\(error)"
         }
-    }
-
-    private func report(stored: Int) {
-        onProgress(Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored,
-                            lastSampleMs: rows.lastSampleMs, battery: rows.battery, dropped: rows.dropped))
-    }
-
-    /// The local day (days since 1970-01-01 in the wearer's zone) of Unix time `ms`.
-    private func dayNumber(_ ms: Int64) -> Int {
-        let seconds = ms / 1_000
-        let local = seconds + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
-        return Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
     }
 }

@@ -248,19 +248,8 @@ public enum CurrentTimeValue {
     /// year u16, month, day, hours, minutes, seconds, day of week (1 = Monday), fractions256, adjust reason.
     public static func encode(unixSeconds: Int64, offsetMinutes: Int) -> [UInt8] {
         let local = unixSeconds + Int64(offsetMinutes) * 60
-        let days = local.floorDiv(86_400)
-        let secondOfDay = Int(local - days * 86_400)
-        let date = LocalDate(dayNumber: Int(days))
-        let (year, month, day) = (date.year, date.month, date.day)
+        let days = local.floorDivided(by: 86_400).quotient
         let weekday = Int(((days % 7) + 7 + 3) % 7) + 1  // 1970-01-01 was a Thursday (4)
-        var out: [UInt8] = []
-        out.appendLittleEndian(UInt16(year))
-        out += [UInt8(month), UInt8(day), UInt8(secondOfDay / 3600), UInt8(secondOfDay / 60 % 60), UInt8(secondOfDay % 60),
-                UInt8(weekday), 0, 0]
-        return out
+        return SIGDateTime(localSeconds: local).encode() + [UInt8(weekday), 0, 0]
     }
-}
-
-extension Int64 {
-    func floorDiv(_ d: Int64) -> Int64 { self >= 0 ? self / d : -((-self + d - 1) / d) }
 }

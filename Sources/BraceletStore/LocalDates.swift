@@ -14,14 +14,13 @@ public enum LocalDates {
         // only when the bucket changes.
         var last: Int64?
         for instant in instants {
-            let bucket = floorDivide(instant, 900)
+            let bucket = instant.floorDivided(by: 900).quotient
             if bucket != last { buckets.insert(bucket); last = bucket }
         }
         var days = Set<Int64>()
         for bucket in buckets {
             let start = bucket * 900
-            let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(start))))
-            days.insert(floorDivide(start + offset, 86_400))
+            days.insert(Int64(ZonedTime.dayNumber(ofUnix: start, in: timeZone)))
         }
         return days.sorted().map(string(fromDayNumber:))
     }
@@ -29,13 +28,8 @@ public enum LocalDates {
     /// The half-open range of Unix seconds `[start, end)` that local date `date` covers in `timeZone`
     /// (23 or 25 hours long on daylight-saving days). `nil` when `date` is not a valid `YYYY-MM-DD`.
     public static func unixSecondsRange(of date: String, in timeZone: TimeZone) -> Range<Int64>? {
-        guard let (year, month, day) = parse(date) else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
-              let end = calendar.date(byAdding: .day, value: 1, to: start)
-        else { return nil }
-        return Int64(start.timeIntervalSince1970)..<Int64(end.timeIntervalSince1970)
+        guard let day = LocalDate(iso: date) else { return nil }
+        return ZonedTime.start(of: day, in: timeZone)..<ZonedTime.start(of: day.adding(days: 1), in: timeZone)
     }
 
     /// `true` when `date` is a real calendar date written `YYYY-MM-DD`.
@@ -50,10 +44,5 @@ public enum LocalDates {
     /// Days since 1970-01-01 to `YYYY-MM-DD`.
     static func string(fromDayNumber days: Int64) -> String {
         LocalDate(dayNumber: Int(days)).description
-    }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 }

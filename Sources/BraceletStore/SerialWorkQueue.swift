@@ -27,6 +27,12 @@ package struct SerialWorkQueue: Sendable {
         try queue.sync(execute: work)
     }
 
+    /// Queues `work` and returns at once: for a thread that must not wait for the disk (a link's
+    /// reader), whose work is done in order behind it. ``sync(_:)`` afterwards waits for all of it.
+    package func submit(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
     /// Runs `work`, which cannot fail, on the queue and suspends until it returns.
     package func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in

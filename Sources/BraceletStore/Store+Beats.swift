@@ -54,7 +54,7 @@ extension Store {
                 BeatChunk.append(offset: beat.timeMs - start, interval: interval, to: &bytes)
                 lastAdded = beat.timeMs
                 added += 1
-                report.insertedInstants.append(beat.timeMs >= 0 ? beat.timeMs / 1000 : (beat.timeMs - 999) / 1000)
+                report.insertedInstants.append(beat.timeMs.floorDivided(by: 1_000).quotient)
             }
             for record in stored[next...] {
                 BeatChunk.append(offset: record.timeMs - start, interval: record.interval, to: &bytes)

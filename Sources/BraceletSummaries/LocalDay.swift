@@ -25,25 +25,20 @@ public struct LocalDay: Sendable, Hashable, Comparable {
 /// Maps Unix times to local days in one time zone, caching each day's boundaries.
 struct DayCalendar: Sendable {
     let timeZone: TimeZone
-    private let calendar: Calendar
     private var cache: [Int: LocalDay] = [:]
 
     init(timeZone: TimeZone) {
         self.timeZone = timeZone
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        self.calendar = calendar
     }
 
     /// Seconds east of UTC at `time`.
     func offset(at time: Int64) -> Int {
-        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))
+        Int(ZonedTime.offset(at: time, in: timeZone))
     }
 
     /// The local day number (days since 1970-01-01 local) containing `time`.
     func dayNumber(of time: Int64) -> Int {
-        let local = time + Int64(offset(at: time))
-        return Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+        ZonedTime.dayNumber(ofUnix: time, in: timeZone)
     }
 
     /// The Unix time at which the clocks of the zone show `clockSeconds` after midnight on `day`,
@@ -77,26 +72,17 @@ struct DayCalendar: Sendable {
 
     private func makeDay(number: Int) -> LocalDay {
         let date = LocalDate(dayNumber: number)
-        let start = startOfLocalDay(date)
-        let end = startOfLocalDay(date.adding(days: 1))
+        let start = ZonedTime.start(of: date, in: timeZone)
+        let end = ZonedTime.start(of: date.adding(days: 1), in: timeZone)
         return LocalDay(dayNumber: number, date: date.description, start: start, end: end)
-    }
-
-    private func startOfLocalDay(_ date: LocalDate) -> Int64 {
-        // Noon always exists; startOfDay handles zones whose midnight is skipped by DST.
-        let guess = Int64(date.dayNumber) * 86_400 + 43_200
-        let noonUTC = guess - Int64(offset(at: guess))
-        let start = calendar.startOfDay(for: Date(timeIntervalSince1970: TimeInterval(noonUTC)))
-        return Int64(start.timeIntervalSince1970.rounded())
     }
 }
 
 /// Formats a Unix time as local ISO 8601 text with offset, e.g. `2026-03-29T03:00:00+02:00`.
 func localTimestamp(_ time: Int64, in zone: TimeZone) -> String {
-    let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))
-    let local = time + Int64(offset)
-    let dayNumber = Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
-    let secs = Int(local - Int64(dayNumber) * 86_400)
+    let offset = Int(ZonedTime.offset(at: time, in: zone))
+    let (day, second) = ZonedTime.localSeconds(ofUnix: time, in: zone).floorDivided(by: 86_400)
+    let dayNumber = Int(day), secs = Int(second)
     let sign = offset < 0 ? "-" : "+"
     let a = abs(offset)
     return LocalDate(dayNumber: dayNumber).description

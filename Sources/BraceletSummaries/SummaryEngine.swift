@@ -237,7 +237,7 @@ public struct SummaryEngine: Sendable {
         // Days whose night window (a device that does not stage sleep) holds new beats.
         var next = 0
         while next < newBeats.count {
-            let number = calendar.dayNumber(of: newBeats[next].timeMs >= 0 ? newBeats[next].timeMs / 1000 : (newBeats[next].timeMs - 999) / 1000)
+            let number = calendar.dayNumber(of: newBeats[next].timeMs.floorDivided(by: 1_000).quotient)
             let day = calendar.day(number: number)
             if newBeats[next].timeMs < nightWindowStop(of: day) * 1000, nightWindow(of: day, samples: sortedBucket(number)) != nil {
                 dirtyDays.insert(number)

@@ -5,6 +5,7 @@ import BraceletStore
 import BraceletSummaries
 import BraceletTransport
 import Foundation
+import Synchronization
 import Testing
 
 /// The rules that turn a standard sensor's measurements into a device's rows (SensorRows), and a
@@ -111,11 +112,11 @@ struct SensorRowsTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try Store(path: path)
         let pipeline = IngestPipeline(store: store, given: .init(timeZone: TimeZone(identifier: "UTC"), age: 40))
-        var progress: [SensorStream.Progress] = []
+        let written = Mutex<[SensorStream.Progress]>([])
         let info = StandardSensorInfo(manufacturer: "Acme", model: "H1", serial: "STRAP01", profiles: [.heartRate])
         var settings = SensorStream.Settings()
         settings.recomputeSeconds = 600
-        let stream = try SensorStream(pipeline: pipeline, device: "STRAP01", sensor: info, settings: settings) { progress.append($0) }
+        let stream = try SensorStream(pipeline: pipeline, device: "STRAP01", sensor: info, settings: settings, onProgress: { progress in written.withLock { $0.append(progress) } })
         // 20 minutes at 60 bpm with contact, then 10 minutes at 150 bpm reported without contact,
         // from a whole minute on (20:26:00Z).
         let start = t0 - 40_000
@@ -127,6 +128,7 @@ struct SensorRowsTests {
         stream.finish()
         _ = try pipeline.recomputePending(device: "STRAP01")
         #expect(stream.failure == nil)
+        let progress = written.withLock { $0 }
         #expect(progress.last?.totalStored == 1_800)
         #expect(progress.count > 300)  // written every 5 s, not once at the end
         #expect(try store.devices().first?.sensor == "Acme H1")

@@ -53,15 +53,29 @@ struct StandardSensorListenTests {
         let summarize = Process()
         summarize.executableURL = bracelet
         summarize.arguments = ["summarize", "--db", db, "--tz", "UTC"]
-        let out = Pipe()
+        let out = Pipe(), notes = Pipe()
         summarize.standardOutput = out
-        summarize.standardError = FileHandle.nullDevice
+        summarize.standardError = notes
         try summarize.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
+        let said = String(decoding: notes.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         summarize.waitUntilExit()
         #expect(summarize.terminationStatus == 0)
+        // The days summarize printed are the ones listen stored, read back: not a summary of the raw
+        // rows made on the spot (which summarize falls back to when none is stored).
+        #expect(!said.contains("raw rows"), "summarize did not read stored summaries: \(said)")
         let document = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let days = try #require(document?["days"] as? [[String: Any]])
+        #expect(!days.isEmpty)
+        for day in days {
+            let date = try #require(day["date"] as? String)
+            let stored = try #require(try store.dailySummary(device: serial, localDate: date, kind: "daily"), "listen stored no summary of \(date)")
+            let kept = try #require(try JSONSerialization.jsonObject(with: stored.json) as? [String: Any])
+            for group in ["bpm", "spo2", "coreBodyTemperature"] {
+                #expect(NSDictionary(dictionary: kept[group] as? [String: Any] ?? [:]) == NSDictionary(dictionary: day[group] as? [String: Any] ?? [:]),
+                        "\(date) \(group): printed \(day[group] ?? "none"), stored \(kept[group] ?? "none")")
+            }
+        }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
         func sum(_ group: String, _ key: String) -> [Double] { days.compactMap { ($0[group] as? [String: Any])?[key] as? Double } }
         // What a sensor cannot measure stays null, never 0.

@@ -130,6 +130,20 @@ struct HealthCharacteristicTests {
         #expect(throws: CharacteristicValueError.notUTF8(characteristic: "Model Number (0x2A24)")) {
             try StandardCharacteristicText.string([0xC3, 0x28], characteristic: "Model Number (0x2A24)")
         }
+        // What names the device in logs and rows: no control characters (a newline forges a log line,
+        // an escape rewrites a terminal), no bidirectional override, and a name's length at most.
+        #expect(throws: CharacteristicValueError.notPrintable(characteristic: "Serial Number (0x2A25)", value: "SN\\n1")) {
+            try StandardCharacteristicText.string(Array("SN\n1".utf8), characteristic: "Serial Number (0x2A25)")
+        }
+        #expect(throws: CharacteristicValueError.notPrintable(characteristic: "Model Number (0x2A24)", value: "\\e[31mX")) {
+            try StandardCharacteristicText.string(Array("\u{1B}[31mX".utf8), characteristic: "Model Number (0x2A24)")
+        }
+        #expect(throws: (any Error).self) { try StandardCharacteristicText.string(Array("A\u{202E}B".utf8), characteristic: "Serial Number (0x2A25)") }
+        let long = String(repeating: "7", count: StandardCharacteristicText.maximumLength)
+        #expect(try StandardCharacteristicText.string(Array(long.utf8), characteristic: "Serial Number (0x2A25)") == long)
+        #expect(throws: CharacteristicValueError.tooLong(characteristic: "Serial Number (0x2A25)", length: 65, limit: 64)) {
+            try StandardCharacteristicText.string(Array((long + "8").utf8), characteristic: "Serial Number (0x2A25)")
+        }
     }
 
     @Test func aSensorMeasurementIsDecodedByItsCharacteristic() throws {

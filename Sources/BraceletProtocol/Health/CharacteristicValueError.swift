@@ -6,6 +6,10 @@ public enum CharacteristicValueError: Error, Sendable, Equatable, CustomStringCo
     case outOfRange(characteristic: String, field: String, value: Int)
     /// A text characteristic that is not UTF-8.
     case notUTF8(characteristic: String)
+    /// A text characteristic holding a control character (``OperatorText``): `value` is escaped.
+    case notPrintable(characteristic: String, value: String)
+    /// A text characteristic longer than `limit` characters.
+    case tooLong(characteristic: String, length: Int, limit: Int)
 
     /// What was wrong and what to do.
     public var description: String {
@@ -17,6 +21,10 @@ public enum CharacteristicValueError: Error, Sendable, Equatable, CustomStringCo
             return "the \(characteristic) value has \(field) \(value), which its specification does not allow; it is ignored"
         case .notUTF8(let characteristic):
             return "the \(characteristic) value is not UTF-8 text; it is ignored"
+        case let .notPrintable(characteristic, value):
+            return "the \(characteristic) value \"\(value)\" holds control characters, which may not reach logs or the database; it is ignored"
+        case let .tooLong(characteristic, length, limit):
+            return "the \(characteristic) value has \(length) characters, more than the \(limit) a device's name may have; it is ignored"
         }
     }
 }

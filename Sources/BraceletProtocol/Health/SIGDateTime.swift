@@ -26,6 +26,14 @@ public struct SIGDateTime: Sendable, Hashable, CustomStringConvertible {
         self.seconds = seconds
     }
 
+    /// The Date Time in the first 7 bytes of `value` (a Date Time, or the Current Time 0x2A2B that
+    /// starts with one); `nil` when `value` is shorter.
+    public init?(_ value: [UInt8]) {
+        guard value.count >= 7 else { return nil }
+        self.init(year: Int(value[0]) | Int(value[1]) << 8, month: Int(value[2]), day: Int(value[3]),
+                  hours: Int(value[4]), minutes: Int(value[5]), seconds: Int(value[6]))
+    }
+
     /// The 7-byte wire form.
     public func encode() -> [UInt8] {
         var out: [UInt8] = []

@@ -46,7 +46,7 @@ struct LocalClock: Sendable {
 
     /// Local calendar day of `t` as a day number (days since 1970-01-01 on the local wall clock).
     func localDay(of t: Int64) -> Int64 {
-        floorDivide(t + offset(at: t), 86_400)
+        (t + offset(at: t)).floorDivided(by: 86_400).quotient
     }
 
     /// Local hour of day (0 ..< 24, fractional) at the UTC instant `t`.
@@ -83,11 +83,4 @@ struct LocalClock: Sendable {
         guard let later = calendar.date(byAdding: .day, value: days, to: date) else { return nil }
         return Int64(later.timeIntervalSince1970.rounded())
     }
-}
-
-/// Floor division for a positive divisor (rounds towards minus infinity, unlike `/`).
-@inline(__always)
-func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-    let q = a / b
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
 }

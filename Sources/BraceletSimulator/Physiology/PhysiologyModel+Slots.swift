@@ -7,8 +7,8 @@ extension PhysiologyModel {
     /// the matching part of the whole range.
     public func slots(from: Int64, to: Int64) -> [Slot] {
         let interval = Int64(slotIntervalSeconds)
-        let first = max(0, -floorDivide(start - from, interval))  // ceil((from - start) / interval)
-        let last = min(Int64(slotCount), -floorDivide(start - to, interval))
+        let first = max(0, -(start - from).floorDivided(by: interval).quotient)  // ceil((from - start) / interval)
+        let last = min(Int64(slotCount), -(start - to).floorDivided(by: interval).quotient)
         guard first < last else { return [] }
         var result: [Slot] = []
         result.reserveCapacity(Int(last - first))

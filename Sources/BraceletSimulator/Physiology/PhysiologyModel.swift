@@ -111,7 +111,7 @@ public struct PhysiologyModel: Sendable {
     /// The wall-clock time in the wearer's time zone at `t` (UTC Unix seconds).
     public func localTime(at t: Int64) -> LocalTime {
         let local = t + clock.offset(at: t)
-        let minutes = Int((local - floorDivide(local, 86_400) * 86_400) / 60)
+        let minutes = Int(local.floorDivided(by: 86_400).remainder / 60)
         return LocalTime(hour: minutes / 60, minute: minutes % 60)
     }
 

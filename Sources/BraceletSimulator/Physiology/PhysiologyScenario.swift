@@ -85,7 +85,7 @@ extension PhysiologyModel {
         guard (1...400).contains(days) else { throw .dayCountOutOfRange(days) }
         // Align to the slot grid so that slots end exactly at `end`.
         let interval = Int64(max(1, slotIntervalSeconds))
-        let alignedEnd = floorDivide(end, interval) * interval
+        let alignedEnd = end.floorDivided(by: interval).quotient * interval
         let start = alignedEnd - Int64(days) * 86_400
         var schedule = DailySchedule.typical
         schedule.periods += [
@@ -98,7 +98,7 @@ extension PhysiologyModel {
         ]
         if !unwornDays.isEmpty {
             guard let zone = TimeZone(identifier: timeZoneIdentifier) else { throw .unknownTimeZone(timeZoneIdentifier) }
-            let last = LocalDate(dayNumber: Int(floorDivide(alignedEnd - 1 + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(alignedEnd - 1)))), 86_400)))
+            let last = ZonedTime.date(ofUnix: alignedEnd - 1, in: zone)
             schedule.unwornDates = Set(unwornDays.map { last.adding(days: -$0) })
         }
         return try PhysiologyModel(model: model, serial: serial, start: start, end: alignedEnd,

@@ -111,12 +111,7 @@ public enum SensorFeeds {
 
         /// The wearer's local date and time at `t`, as a Date Time.
         func timestamp(_ t: Int64) -> SIGDateTime {
-            let local = t + Int64(model.utcOffsetSeconds(at: t))
-            let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
-            let second = Int(local - days * 86_400)
-            let date = LocalDate(dayNumber: Int(days))
-            return SIGDateTime(year: date.year, month: date.month, day: date.day, hours: second / 3_600,
-                               minutes: second / 60 % 60, seconds: second % 60)
+            SIGDateTime(localSeconds: t + Int64(model.utcOffsetSeconds(at: t)))
         }
     }
 }
