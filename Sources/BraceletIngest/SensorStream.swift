@@ -28,6 +28,9 @@ public final class SensorStream: @unchecked Sendable {
         public var flushSeconds: Int64 = 5
         /// Today's summaries are recomputed this often (seconds) while values arrive.
         public var recomputeSeconds: Int64 = 300
+        /// While writes fail, at most this many seconds with a value wait in memory (6 h: a few MB);
+        /// older ones are given up, and said so, rather than growing the process until it is killed.
+        public var maxWaitingSeconds = 21_600
 
         /// The defaults.
         public init() {}
@@ -57,10 +60,13 @@ public final class SensorStream: @unchecked Sendable {
         /// kept in memory and written with the next batch.
         case cannotStore(device: String, reason: String, waiting: Int)
         /// A write succeeded again after ``cannotStore(device:reason:waiting:)``; `seconds` with a
-        /// value that had waited are stored.
-        case storedAgain(device: String, seconds: Int)
+        /// value that had waited are stored, `givenUp` older ones were given up meanwhile.
+        case storedAgain(device: String, seconds: Int, givenUp: Int)
         /// The pending days of `device` could not be recomputed (`reason`); they stay pending.
         case cannotRecompute(device: String, reason: String)
+        /// Writes of `device` have failed for so long that more than `limit` seconds with a value
+        /// waited; the oldest `seconds` of them were given up (said once per failure).
+        case givenUp(device: String, seconds: Int, limit: Int)
 
         /// What happened and what follows.
         public var description: String {
@@ -68,10 +74,14 @@ public final class SensorStream: @unchecked Sendable {
             case let .cannotStore(device, reason, waiting):
                 "cannot store the values of \(device): \(reason); \(waiting) second(s) with a value are kept in memory and "
                     + "written with the next batch (said once until a write succeeds)"
-            case let .storedAgain(device, seconds):
+            case let .storedAgain(device, seconds, givenUp):
                 "the values of \(device) are stored again; \(seconds) second(s) with a value that had waited are kept"
+                    + (givenUp > 0 ? ", \(givenUp) older one(s) were given up" : "")
             case let .cannotRecompute(device, reason):
                 "cannot recompute the days of \(device) (they stay pending): \(reason)"
+            case let .givenUp(device, seconds, limit):
+                "the values of \(device) could not be stored for more than \(limit) s with a value: the oldest \(seconds) "
+                    + "second(s) are given up; free the database (disk space, lock) to keep the rest"
             }
         }
     }
@@ -95,6 +105,7 @@ public final class SensorStream: @unchecked Sendable {
     private let writer = SerialWorkQueue(label: "bracelet.sensor-stream")
     private var unsaved: [(slots: [Slot], beats: [Beat])] = []
     private var storeFailure: String?
+    private var givenUp = 0
     private var recomputeFailure: String?
     private var totalStored = 0
 
@@ -161,7 +172,8 @@ public final class SensorStream: @unchecked Sendable {
     private var failureOnWriter: String? {
         if let storeFailure {
             let waiting = unsaved.reduce(0) { $0 + $1.slots.count }
-            return "cannot store \(waiting) second(s) with a value of \(device): \(storeFailure)"
+            let lost = givenUp > 0 ? " (\(givenUp) older second(s) given up)" : ""
+            return "cannot store \(waiting) second(s) with a value of \(device)\(lost): \(storeFailure)"
         }
         return recomputeFailure.map { "cannot recompute the days of \(device) (they stay pending): \($0)" }
     }
@@ -177,6 +189,7 @@ public final class SensorStream: @unchecked Sendable {
     /// On the writer: stores `taken` after whatever earlier failed writes kept, in one write.
     private func write(_ taken: (slots: [Slot], beats: [Beat]), lastSampleMs: Int64?, battery: Int?, dropped: Int) {
         if !taken.slots.isEmpty || !taken.beats.isEmpty { unsaved.append(taken) }
+        giveUpBeyondLimit()
         var stored = 0
         func progress(_ stored: Int) -> Progress {
             Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored + stored,
@@ -194,8 +207,9 @@ public final class SensorStream: @unchecked Sendable {
                 unsaved = []
                 if storeFailure != nil {
                     storeFailure = nil
-                    onProblem(.storedAgain(device: device, seconds: stored))
+                    onProblem(.storedAgain(device: device, seconds: stored, givenUp: givenUp))
                 }
+                givenUp = 0
             } catch {
                 // Kept for the next write; the session goes on (a full disk must not cost the link).
                 if storeFailure == nil {
@@ -212,6 +226,21 @@ public final class SensorStream: @unchecked Sendable {
         }
         onProgress(Progress(device: device, sensor: sensor, samplesStored: stored, totalStored: totalStored,
                             lastSampleMs: lastSampleMs, battery: battery, dropped: dropped))
+    }
+
+    /// On the writer: while writes fail, drops the oldest waiting batches beyond
+    /// ``Settings/maxWaitingSeconds``, and says so the first time in a failure.
+    private func giveUpBeyondLimit() {
+        var waiting = unsaved.reduce(0) { $0 + $1.slots.count }
+        guard waiting > settings.maxWaitingSeconds else { return }
+        var dropped = 0
+        while waiting > settings.maxWaitingSeconds, unsaved.count > 1 {
+            let oldest = unsaved.removeFirst()
+            dropped += oldest.slots.count
+            waiting -= oldest.slots.count
+        }
+        if givenUp == 0, dropped > 0 { onProblem(.givenUp(device: device, seconds: dropped, limit: settings.maxWaitingSeconds)) }
+        givenUp += dropped
     }
 
     /// On the writer: recomputes the sensor's pending days (behind the write handed over before).
