@@ -21,7 +21,7 @@
 //                      delivered in the same process, operator events, status, metrics, sd_notify
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CTLS, CZlib, CZstd, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CTLS, CZlib, CZstd, CLibPQ, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -43,7 +43,9 @@ let package = Package(
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq (libpq-dev's header; libpq5 at run time), opened with dlopen at the fleet code's first call: a
+        // library linked to the executable is loaded, with Kerberos, LDAP and SASL, before every command.
+        .target(name: "CLibPQ"),
 
         // libm: `rounded()` on Linux needs it when a module imports neither Foundation nor Glibc.
         .target(name: "BraceletProtocol", dependencies: ["CCRCFolding"], linkerSettings: [.linkedLibrary("m")]),
@@ -160,9 +162,11 @@ if Context.environment["BRACELET_FUZZ"] != nil {
 // the dynamic loader then resolves symbols across 39 libraries instead of 54, so each command starts
 // about 10 ms sooner and 6 MB smaller, which counts on a gateway that runs many short commands.
 // Every Swift module is compiled against the static runtime's module maps (they name the extra
-// libraries static Foundation needs). No module imports FoundationNetworking, so the binary links
-// no libcurl: the webhook goes through bracelet's own HTTP client over OpenSSL (BraceletSync).
-// Debug and test builds stay dynamic so they link fast, and the fuzz build keeps its sanitizer runtime.
+// libraries static Foundation needs). No module of the product imports FoundationNetworking (the
+// webhook goes through bracelet's own HTTP client over OpenSSL, BraceletSync), so the binary links
+// no libcurl; with libpq opened only by the fleet code (CLibPQ), it starts with 12 libraries loaded
+// instead of 32. Debug and test builds stay dynamic so they link fast, and the fuzz build keeps its
+// sanitizer runtime.
 if Context.environment["BRACELET_FUZZ"] == nil {
     for target in package.targets where target.type == .regular || target.type == .executable {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]

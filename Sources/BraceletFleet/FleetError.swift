@@ -20,6 +20,8 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
     case tls(server: String, detail: String, advice: String)
     /// An administration command was refused (bad name, missing gateway, existing role).
     case admin(String)
+    /// libpq, PostgreSQL's client library, could not be opened (`detail`: the loader's message).
+    case noClientLibrary(detail: String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -48,6 +50,8 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
             "TLS to the fleet database \(server) failed: \(advice) (libpq: \(detail))"
         case let .admin(message):
             message
+        case let .noClientLibrary(detail):
+            "PostgreSQL's client library cannot be loaded (\(detail)): install the libpq5 package (Debian, Ubuntu) and run the command again."
         }
     }
 
@@ -58,7 +62,7 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connection: true
         case let .server(state, _):
             state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "40001" || state == "40P01"
-        case .invalidURL, .schemaNewer, .badRow, .noFleetTables, .schemaBehind, .notAssigned, .tls, .admin: false
+        case .invalidURL, .schemaNewer, .badRow, .noFleetTables, .schemaBehind, .notAssigned, .tls, .admin, .noClientLibrary: false
         }
     }
 
@@ -66,7 +70,7 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
     /// missing privilege or database, an unknown schema.
     public var isConfiguration: Bool {
         switch self {
-        case .invalidURL, .schemaNewer, .schemaBehind, .notAssigned, .tls, .admin: true
+        case .invalidURL, .schemaNewer, .schemaBehind, .notAssigned, .tls, .admin, .noClientLibrary: true
         case let .server(state, _): state.hasPrefix("28") || state.hasPrefix("3D") || state.hasPrefix("42")
         case .connection, .badRow, .noFleetTables: false
         }

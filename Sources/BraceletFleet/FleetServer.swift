@@ -39,6 +39,7 @@ public struct FleetServer: Sendable, Equatable, CustomStringConvertible {
     /// libpq's own complaint is passed on only when it names a parameter: its other messages quote
     /// the part of the URI it could not read, which may be the password.
     static func parse(_ uri: String, shown: String) throws -> [String: String] {
+        try requireLibPQ()
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(uri, &error) else {
             let message = error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
@@ -77,4 +78,13 @@ public struct FleetTimeouts: Sendable, Equatable {
 
     /// The client's deadline for a statement: no byte in or out for this long ends the connection.
     public var clientSeconds: Int { statementSeconds + FleetTimeouts.graceSeconds }
+}
+
+/// Opens libpq if this process has not yet (it is opened at the first fleet call, not at start):
+/// every path into libpq passes here first, a server's URI being read before any connection.
+///
+/// - Throws: ``FleetError/noClientLibrary(detail:)`` when libpq.so.5 cannot be opened.
+func requireLibPQ() throws {
+    var why: UnsafePointer<CChar>?
+    guard bracelet_libpq_load(&why) == 1 else { throw FleetError.noClientLibrary(detail: why.map { String(cString: $0) } ?? "unknown") }
 }

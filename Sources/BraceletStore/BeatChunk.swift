@@ -45,11 +45,12 @@ enum BeatChunk {
     }
 
     /// Appends one record to `bytes` (`offset` below ``spanMs``, `interval` from ``storedInterval(_:timeMs:)``).
+    /// The record is the low 6 bytes of one little-endian word (offset in bits 0-23, interval in
+    /// 24-47), copied in one append: a temporary array per beat made this a quarter of a beat's
+    /// cost in `ingest`.
     static func append(offset: Int64, interval: Int32, to bytes: inout [UInt8]) {
-        let offset = UInt32(truncatingIfNeeded: offset), interval = UInt32(bitPattern: interval)
-        bytes.append(contentsOf: [UInt8(truncatingIfNeeded: offset), UInt8(truncatingIfNeeded: offset >> 8), UInt8(truncatingIfNeeded: offset >> 16),
-                                  UInt8(truncatingIfNeeded: interval), UInt8(truncatingIfNeeded: interval >> 8),
-                                  UInt8(truncatingIfNeeded: interval >> 16)])
+        let word = UInt64(UInt32(truncatingIfNeeded: offset) & 0xFF_FFFF) | UInt64(UInt32(bitPattern: interval) & 0xFF_FFFF) << 24
+        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<recordSize])) }
     }
 
     /// Appends one record of the first layout (8 bytes: what migration 7 packs old rows into).
