@@ -224,7 +224,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
     /// Whether `task` ended within `seconds` (it is left running otherwise). The deadline runs on a
     /// Dispatch queue: a stopping process must not depend on a free thread of the cooperative pool.
     static func finished(_ task: Task<Void, any Error>, withinSeconds seconds: Double) async -> Bool {
-        let answer = FirstAnswer()
+        let answer = FirstResult<Bool>()
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             answer.wait(with: continuation)
             Task.detached {
@@ -327,17 +327,3 @@ final class SyncProgress: @unchecked Sendable {
     }
 }
 
-/// Resumes a waiting continuation with the first answer given; later answers are dropped.
-private final class FirstAnswer: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-
-    func wait(with waiting: CheckedContinuation<Bool, Never>) { continuation.withLock { $0 = waiting } }
-
-    func give(_ value: Bool) {
-        let waiting = continuation.withLock { current -> CheckedContinuation<Bool, Never>? in
-            defer { current = nil }
-            return current
-        }
-        waiting?.resume(returning: value)
-    }
-}

@@ -33,9 +33,9 @@ final class HTTPConnection {
     private var fd: Int32 = -1
     private var tls: OpaquePointer?
     private let deadline: ContinuousClock.Instant
-    private let interrupt: HTTPInterrupt
+    private let interrupt: WaitInterrupt
 
-    init(deadline: ContinuousClock.Instant, interrupt: HTTPInterrupt) {
+    init(deadline: ContinuousClock.Instant, interrupt: WaitInterrupt) {
         self.deadline = deadline
         self.interrupt = interrupt
     }
@@ -252,11 +252,9 @@ final class HTTPConnection {
             try checkInterrupt()
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw HTTPFailure.timedOut }
-            let (seconds, attoseconds) = left.components
-            let milliseconds = Int32(clamping: max(1, seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, milliseconds)
+            let ready = poll(&descriptors, 2, left.pollMilliseconds)
             if ready < 0 && errno != EINTR { throw HTTPFailure.network(String(cString: strerror(errno))) }
             if descriptors[1].revents != 0 { throw HTTPFailure.cancelled }
             // An error or hang-up makes the next read or write say what happened.
@@ -271,41 +269,6 @@ final class HTTPConnection {
     private func isIPAddress(_ host: String) -> Bool {
         var v4 = in_addr(), v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-    }
-}
-
-/// Ends an exchange's waits from another thread (its deadline passed on the caller's side, or the
-/// caller was cancelled): a wait polls this pipe beside its socket. One per exchange.
-final class HTTPInterrupt: @unchecked Sendable {
-    private let descriptors: [Int32]
-    private let lock = NSLock()
-    private var fired = false
-
-    init() {
-        var pair: [Int32] = [-1, -1]
-        if pipe(&pair) == 0 {
-            for fd in pair {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            pair = [-1, -1]
-        }
-        descriptors = pair
-    }
-
-    deinit { descriptors.filter { $0 >= 0 }.forEach { close($0) } }
-
-    /// What a wait polls (-1, never ready, when no pipe could be made: then only the deadline ends waits).
-    var wakeDescriptor: Int32 { descriptors[0] }
-
-    var isFired: Bool { lock.withLock { fired } }
-
-    /// Ends the current and every later wait.
-    func fire() {
-        lock.withLock { fired = true }
-        var byte: UInt8 = 1
-        if descriptors[1] >= 0 { _ = Glibc.write(descriptors[1], &byte, 1) }
     }
 }
 

@@ -101,8 +101,8 @@ enum WebhookTransport {
     /// on a Dispatch queue, not as a Swift task (a task's sleep only ends when a thread of the pool
     /// is free, and on a 2-core machine a busy caller can hold both).
     static func send(target: WebhookTarget, head: [UInt8], body: Data, timeoutSeconds: Double, tls: TLSContext?) async -> WebhookExchangeResult {
-        let interrupt = HTTPInterrupt()
-        let answer = AnswerOnce()
+        let interrupt = WaitInterrupt()
+        let answer = FirstResult<WebhookExchangeResult>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WebhookExchangeResult, Never>) in
                 answer.wait(with: continuation)
@@ -131,7 +131,7 @@ enum WebhookTransport {
 
     /// The exchange itself, blocking this thread (each wait bounded).
     static func exchange(target: WebhookTarget, head: [UInt8], body: Data, deadline: ContinuousClock.Instant,
-                         interrupt: HTTPInterrupt, tls: TLSContext?) -> WebhookExchangeResult {
+                         interrupt: WaitInterrupt, tls: TLSContext?) -> WebhookExchangeResult {
         let connection = HTTPConnection(deadline: deadline, interrupt: interrupt)
         do {
             if let proxy = target.proxy {
@@ -249,32 +249,5 @@ enum WebhookTransport {
             if count == 0 { return Data(body.prefix(answerBytesKept)) }
             raw.append(contentsOf: buffer[..<count])
         }
-    }
-}
-
-/// Resumes a waiting continuation with the first result given; later ones are dropped.
-private final class AnswerOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<WebhookExchangeResult, Never>?
-    private var early: WebhookExchangeResult?
-    private var done = false
-
-    func wait(with waiting: CheckedContinuation<WebhookExchangeResult, Never>) {
-        let result = lock.withLock { () -> WebhookExchangeResult? in
-            if early == nil { continuation = waiting }
-            return early
-        }
-        if let result { waiting.resume(returning: result) }
-    }
-
-    func give(_ result: WebhookExchangeResult) {
-        let waiting = lock.withLock { () -> CheckedContinuation<WebhookExchangeResult, Never>? in
-            guard !done else { return nil }
-            done = true
-            if continuation == nil { early = result }
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(returning: result)
     }
 }
