@@ -137,7 +137,7 @@ fi
 decoder=
 if wanted decoder; then
   # "v1: ..." then its "ratio : N % ..." line, likewise for v2.
-  decoder=$("$B" bench --model both --repetitions 5 | awk '/^v[12]:/ {m = substr($1, 1, 2)} /ratio/ {printf "%s %s ", m, $3}')
+  decoder=$("$B" bench --model both --repetitions 15 | awk '/^v[12]:/ {m = substr($1, 1, 2)} /ratio/ {printf "%s %s ", m, $3}')
 fi
 
 slots=?; records=?

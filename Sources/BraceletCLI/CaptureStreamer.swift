@@ -35,6 +35,8 @@ struct CaptureStreamer {
     private var device: (serial: String, model: DeviceModel?)?
     /// Pieces read before the zone was taken (beats files that came before the first metrics file).
     private var held: [VerifiedFile] = []
+    /// The piece being stored on another thread while the next one is read (see ``store(_:)``).
+    private var storing: Background<IngestReport>?
 
     init(store: Store, given: ParticipantProfile, database: String,
          slotsPerPiece: Int = IngestPipeline.slotsPerPiece, beatsPerPiece: Int = IngestPipeline.beatsPerPiece,
@@ -50,6 +52,14 @@ struct CaptureStreamer {
     /// Stores every capture's rows, with their days pending; returns whether any capture was
     /// damaged or incomplete (what was recovered is stored).
     mutating func storeCaptures(_ paths: [String]) throws -> Bool {
+        do { return try readCaptures(paths) } catch {
+            // Nothing is left writing when the caller sees the error.
+            _ = try? collect()
+            throw error
+        }
+    }
+
+    private mutating func readCaptures(_ paths: [String]) throws -> Bool {
         var damaged = false
         for path in paths {
             var failure: (any Error)?
@@ -122,6 +132,10 @@ struct CaptureStreamer {
     mutating func finish() throws -> IngestReport {
         guard found else { throw CLIError("no capture held bracelet data and no CSV history held rows; nothing stored", exitCode: 2) }
         try flush()
+        try collect()
+        // The piece arrays keep their memory between pieces, not through the recompute (14 MB).
+        slots = []
+        beats = []
         var report = try makePipeline().recomputePending()
         (report.slotsInserted, report.slotsPresent, report.beatsInserted, report.beatsPresent) = stored
         report.recordChanges = recordChanges + report.recordChanges
@@ -154,19 +168,37 @@ struct CaptureStreamer {
     private mutating func flush() throws {
         if let device, !slots.isEmpty || !beats.isEmpty {
             held.append(VerifiedFile(serial: device.serial, model: device.model, slots: slots, beats: beats))
+        }
+        // Emptied, their capacity kept: a piece stored on the other thread keeps the arrays it was
+        // given, and these get new memory; otherwise they keep theirs for the next piece.
+        defer {
             slots.removeAll(keepingCapacity: true)
             beats.removeAll(keepingCapacity: true)
         }
         guard zoneDecided else { return }
-        for file in held {
-            let part = try participantCall(database) { try makePipeline().storeDeferringSummaries([file]) }
-            stored.slots += part.slotsInserted
-            stored.slotsPresent += part.slotsPresent
-            stored.beats += part.beatsInserted
-            stored.beatsPresent += part.beatsPresent
-            recordChanges += part.recordChanges
-        }
-        held = []
+        defer { held = [] }
+        for file in held { try store(file) }
+    }
+
+    /// Stores `file` on another thread once the piece before it is stored, and returns: the capture
+    /// is read and decoded on this thread meanwhile (a third of the time the two took one after the
+    /// other). One piece is stored at a time, in order; memory holds it and the one being read.
+    private mutating func store(_ file: VerifiedFile) throws {
+        try collect()
+        let pipeline = makePipeline(), database = self.database
+        storing = Background { try participantCall(database) { try pipeline.storeDeferringSummaries([file]) } }
+    }
+
+    /// Waits for the piece being stored, if any, and counts what it stored.
+    private mutating func collect() throws {
+        guard let storing else { return }
+        self.storing = nil
+        let part = try storing.value()
+        stored.slots += part.slotsInserted
+        stored.slotsPresent += part.slotsPresent
+        stored.beats += part.beatsInserted
+        stored.beatsPresent += part.beatsPresent
+        recordChanges += part.recordChanges
     }
 
     private func makePipeline() -> IngestPipeline {

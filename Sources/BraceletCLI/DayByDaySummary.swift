@@ -73,6 +73,23 @@ enum DayByDayCaptureSummary {
     }
 }
 
+/// One day laid out as ``DayByDayOutput/addCanonical(days:sleepSessions:)``'s second core lays it
+/// out, in a buffer kept from one day to the next.
+private final class LaidOutDay: @unchecked Sendable {
+    // Unchecked: one thread uses it at a time, handed over by Background (the worker lays a day
+    // out, the caller reads the bytes after waiting for it, then starts the next day's worker).
+    private(set) var bytes: [UInt8] = []
+
+    /// Lays out `,` and `day` at the days' depth (2) into ``bytes``, replacing what was there.
+    func lay(out day: Data) {
+        bytes.removeAll(keepingCapacity: true)
+        let writer = CanonicalJSON.PrettyWriter(blockSize: 1 << 16, depth: 2) { self.bytes.append(contentsOf: $0) }
+        writer.write([UInt8(ascii: ",")])
+        day.withUnsafeBytes { writer.write($0.bindMemory(to: UInt8.self)) }
+        writer.flush()
+    }
+}
+
 /// Prints a summary document a day at a time, in the bytes `summarize` prints for the whole
 /// ``SummaryDocument``: JSON laid out by ``CanonicalJSON/PrettyWriter`` (the days as they come,
 /// the sleep sessions after them), or the table. Only the sleep sessions are held until the end
@@ -117,6 +134,34 @@ final class DayByDayOutput {
         day.withUnsafeBytes { writer.write($0.bindMemory(to: UInt8.self)) }
         for session in sleepSessions { session.withUnsafeBytes { sessions.append($0) } }
         dayCount += 1
+    }
+
+    /// Prints days given as canonical JSON and their sleep sessions (JSON format only, before
+    /// anything else), the bytes ``addCanonical(day:sleepSessions:)`` prints for them one by one.
+    /// The layout, most of the work, is shared with a second core: every second day is laid out
+    /// there into memory while this thread lays out and prints the day before it, so memory holds
+    /// one laid-out day (a buffer kept from day to day), not the document.
+    func addCanonical(days: [Data], sleepSessions: [Data]) {
+        guard days.count >= 2, dayCount == 0 else {
+            for (index, day) in days.enumerated() { addCanonical(day: day, sleepSessions: index == 0 ? sleepSessions : []) }
+            return
+        }
+        let layout = LaidOutDay()
+        var index = 0
+        while index < days.count {
+            // The next day after a comma at the days' depth (2), as this thread's writer lays it out.
+            let laidOut = index + 1 < days.count ? days[index + 1] : nil
+            let done = laidOut.map { day in Background<Void> { layout.lay(out: day) } }
+            addCanonical(day: days[index], sleepSessions: [])
+            // Background's work cannot fail.
+            if let done, (try? done.value()) != nil {
+                jsonWriter().flush()
+                layout.bytes.withUnsafeBytes { output.write(raw: $0) }
+            }
+            index += 2
+        }
+        dayCount = days.count
+        for session in sleepSessions { session.withUnsafeBytes { sessions.append($0) } }
     }
 
     private func write(_ day: DayByDaySummarizer.FinishedDay) {

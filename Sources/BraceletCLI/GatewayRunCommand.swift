@@ -298,28 +298,36 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
 
 /// The progress of each sync the gateway runs, one ``ProgressReporter`` per bracelet: a sync that
 /// lasts longer than the progress interval (a first backfill) gets a line every few seconds with
-/// its transfer and recompute; a regular sync of a second or two stays quiet.
+/// its transfer and recompute; a regular sync of a second or two stays quiet. A standard sensor's
+/// session has no end to show progress towards: from the moment it is known to be one until it
+/// ends, nothing (its reporter would otherwise repeat its last phase every interval for hours).
 final class SyncProgress: @unchecked Sendable {
     private let options: ProgressOptions
     private let lock = NSLock()
     private var reporters: [String: ProgressReporter] = [:]
+    private var streaming: Set<String> = []
 
     init(options: ProgressOptions) { self.options = options }
 
-    /// Takes a progress event (true: handled), and ends a bracelet's reporter when its sync ends.
+    /// Takes a progress event (true: handled), and ends a bracelet's reporter when its sync ends or
+    /// turns out to be a sensor's stream.
     func handle(_ event: GatewayEvent) -> Bool {
         switch event {
         case let .progress(endpoint, progress):
-            let reporter = lock.withLock {
+            let reporter = lock.withLock { () -> ProgressReporter? in
+                if streaming.contains(endpoint) { return nil }
                 if let kept = reporters[endpoint] { return kept }
                 let made = options.reporter("gateway: \(endpoint)", immediate: false)
                 reporters[endpoint] = made
                 return made
             }
-            reporter.update(progress)
+            reporter?.update(progress)
             return true
-        case let .syncEnded(endpoint, _, _, _, _, _, _):
-            lock.withLock { reporters.removeValue(forKey: endpoint) }?.finish()
+        case .sensorStreaming(let endpoint, _, _):
+            lock.withLock { streaming.insert(endpoint); return reporters.removeValue(forKey: endpoint) }?.finish()
+            return false
+        case .syncEnded(let endpoint, _, _, _, _, _, _), .sensorSessionEnded(let endpoint, _, _, _, _):
+            lock.withLock { streaming.remove(endpoint); return reporters.removeValue(forKey: endpoint) }?.finish()
             return false
         default:
             return false

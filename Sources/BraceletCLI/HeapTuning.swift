@@ -6,7 +6,9 @@ import CHeapTuning
 // single arena every thread that allocates while another holds an arena gets one of its own (up to
 // 8 per core), each keeping what was freed in it. A V2 backfill peaked at 119 MB (30 days) without
 // it and at 85 MB (30 days) and 92 MB (400 days) with it (docs/footprint.md). Keeping freed blocks
-// of up to 32 MiB on the heap instead (fewer page faults) raised the 400-day peak to 115 MB. It
+// of up to 32 MiB on the heap instead (fewer page faults) raised the 400-day peak to 115 MB; blocks
+// up to 4 MiB are taken from the heap by `listen`, `ingest` and `recompute` (one backfill at a time,
+// a fifth less CPU, 1-3 MB more at the peak), not by the gateway, which runs several. It
 // cannot be set in a command's `run()`: glibc applies the arena cap only to arenas made after it,
 // and by then the concurrency runtime's threads have allocated, each with an arena of its own (the
 // gateway's five-bracelet soak then ran on three arenas and grew from 17.6 to 26.4 MiB of anonymous

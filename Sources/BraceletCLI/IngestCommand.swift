@@ -72,28 +72,39 @@ struct IngestCommand: ParsableCommand, LoggingCommand {
         // pending (the next ingest, listen or recompute recomputes them), or nothing; a repeated
         // capture finds its rows present and touches no day.
         var streamer = CaptureStreamer(store: store, given: person.given, database: db, onProgress: { reporter.update($0) })
-        var damaged = false
+        let histories = captures.filter(SampleInput.isCSV)
+        if histories.isEmpty {
+            // A setting given is never dropped silently.
+            if device != nil { throw ValidationError("--device names the device of a CSV history's rows; no CSV file was given") }
+            if intervalSeconds != nil { throw ValidationError("--interval-s is the row spacing of a CSV history; no CSV file was given") }
+        }
+        // Into a database without samples, the whole ingest is one load (Store.loading): its new
+        // pages are written once, not through the write-ahead log and again at its checkpoints.
+        var nothingStored = false
+        let damaged: Bool, report: IngestReport
         do {
-            let histories = captures.filter(SampleInput.isCSV)
-            if histories.isEmpty {
-                // A setting given is never dropped silently.
-                if device != nil { throw ValidationError("--device names the device of a CSV history's rows; no CSV file was given") }
-                if intervalSeconds != nil { throw ValidationError("--interval-s is the row spacing of a CSV history; no CSV file was given") }
-            }
-            for path in captures {
-                if histories.contains(path) {
-                    try streamer.storeCSV(path, serial: device, intervalSeconds: intervalSeconds)
-                } else if try streamer.storeCaptures([path]) {
-                    damaged = true
+            (damaged, report) = try store.loading {
+                var damaged = false
+                do {
+                    for path in captures {
+                        if histories.contains(path) {
+                            try streamer.storeCSV(path, serial: device, intervalSeconds: intervalSeconds)
+                        } else if try streamer.storeCaptures([path]) {
+                            damaged = true
+                        }
+                    }
+                } catch {
+                    nothingStored = !existed && (try? store.devices().isEmpty) == true
+                    throw error
                 }
+                return (damaged, try participantCall(db) { try streamer.finish() })
             }
         } catch {
             // Nothing stored: the database this run created is removed again, so a failed ingest of a
             // file that is no capture leaves no empty database behind (one that existed is kept).
-            if !existed, (try? store.devices().isEmpty) == true { Self.removeDatabaseFiles(db) }
+            if nothingStored { Self.removeDatabaseFiles(db) }
             throw error
         }
-        let report = try participantCall(db) { try streamer.finish() }
         reporter.finish()
         print("stored \(report.slotsInserted) new slots (\(report.slotsPresent) already present) and \(report.beatsInserted) new beats in \(db)")
         for (device, change) in report.recordChanges {

@@ -172,7 +172,14 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
         }
         // The sync itself (commit before erase, erases recorded, touched days recomputed however the
         // session ends) is the library's, shared with the gateway; listen prints what happens.
-        let outcome = LiveSync.run(connector: connector, sink: sink, configuration: configuration, onEvent: { event in
+        // With --exit-after-sync, a sync into a database without samples is one load (Store.loading):
+        // its new pages are written once, not through the write-ahead log and again at its
+        // checkpoints. A listen that goes on with live samples keeps the log: while a load runs,
+        // no other process can open the file.
+        let sync = { LiveSync.run(connector: connector, sink: sink, configuration: configuration, onEvent: { event in
+            // A sensor's stream has no end to show progress towards: its samples are the signs of
+            // life (the reporter would otherwise repeat "asking the bracelet" for as long as it streams).
+            if case .standardSensor = event { reporter.finish() }
             if case .standardSensor(let info) = event, !quiet, let storing {
                 Log.info(db == nil ? "listen: a standard sensor holds no files: nothing goes to \(storing); keep its values with --db PATH"
                     : "listen: the sensor's values are kept in \(storing) as device \(info.identity(address: connector.label))")
@@ -195,7 +202,8 @@ struct ListenCommand: ParsableCommand, LoggingCommand {
             } else {
                 events.handle(event)
             }
-        }, onProgress: { reporter.update($0) })
+        }, onProgress: { reporter.update($0) }) }
+        let outcome = try exitAfterSync ? pipeline.map { try $0.store.loading(sync) } ?? sync() : sync()
         reporter.finish()
         for warning in outcome.eraseRecordErrors { Log.warning("warning: \(warning)") }
         if let failure = outcome.recomputeError, let pipeline {

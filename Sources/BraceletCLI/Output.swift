@@ -24,6 +24,8 @@ final class TextOutput {
     private var buffer: [UInt8] = []
     private let path: String?
     private var writeError: (any Error)?
+    /// Whether ``preallocate(_:)`` reserved blocks that ``releaseUnwritten()`` has not given back.
+    private var preallocated = false
 
     /// Standard output, or the regular file at `path` (created or truncated).
     convenience init(path: String?) throws {
@@ -77,6 +79,34 @@ final class TextOutput {
             }
             done += n
         }
+    }
+
+    /// Reserves `bytes` of disk for the file before it is written (`fallocate`, its size left as
+    /// it is), when it is a file and the file system can: a write into reserved blocks skips the
+    /// file system's per-page reservation, which cost writing a month's 90 MB replay as much as
+    /// copying the bytes (10 against 17-24 ms in a test program on this machine's ext4). Nothing
+    /// happens when the space cannot be reserved. ``releaseUnwritten()`` gives back what was not
+    /// written.
+    func preallocate(_ bytes: Int) {
+        guard path != nil, bytes > 0, let reserve = Self.fallocate else { return }
+        preallocated = reserve(handle.fileDescriptor, Self.keepSize, 0, off_t(bytes)) == 0
+    }
+
+    /// glibc's `fallocate(2)`, which Swift's Glibc module leaves out (it is a GNU extension), found
+    /// by name with its C signature; nil when the C library has none.
+    private static let fallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? =
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate").map { unsafeBitCast($0, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self) }
+    /// FALLOC_FL_KEEP_SIZE from <linux/falloc.h>: the blocks are reserved, the file's size is not changed.
+    private static let keepSize: Int32 = 1
+
+    /// Gives back the reserved blocks past the end of what was written (see ``preallocate(_:)``):
+    /// truncating a file to its own size frees the blocks beyond it.
+    func releaseUnwritten() {
+        guard preallocated else { return }
+        writeBuffer()
+        var info = stat()
+        if fstat(handle.fileDescriptor, &info) == 0 { _ = ftruncate(handle.fileDescriptor, info.st_size) }
+        preallocated = false
     }
 
     /// Writes what is buffered; throws when this or an earlier write failed.

@@ -8,20 +8,30 @@ final class ReplayOutput {
     private let path: String?
     private var out: TextOutput?
     private var openError: (any Error)?
+    /// The bytes the file is expected to reach, reserved when it is created (``TextOutput/preallocate(_:)``).
+    private let expectedBytes: Int
 
-    /// Standard output, or the regular file at `path`.
-    init(path: String?) { self.path = path }
+    /// Standard output, or the regular file at `path` (with `expectedBytes` of disk reserved for it).
+    init(path: String?, expectedBytes: Int = 0) {
+        self.path = path
+        self.expectedBytes = expectedBytes
+    }
 
     /// An output that is already open.
     init(_ out: TextOutput) {
         path = nil
+        expectedBytes = 0
         self.out = out
     }
 
     /// The output, created on first use; `nil` when it could not be created.
     func target() -> TextOutput? {
         if out == nil, openError == nil {
-            do { out = try TextOutput(path: path) } catch { openError = error }
+            do {
+                let created = try TextOutput(path: path)
+                created.preallocate(expectedBytes)
+                out = created
+            } catch { openError = error }
         }
         return out
     }
@@ -30,6 +40,7 @@ final class ReplayOutput {
     func finish() throws {
         if let openError { throw openError }
         try target()?.flush()
+        out?.releaseUnwritten()
     }
 }
 

@@ -64,19 +64,21 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
         if postgres != nil || postgresFile != nil { return try write(fleetDocument()) }
         // A database's settings are the device's participant record (each flag given replacing
         // its setting for this run): known before anything is read.
-        let databaseConfiguration = try db.map { path in
+        // Opened once: an open checks the file's schema and pages.
+        let database = try db.map { path in
             let store = try openStore(path, mustExist: true)
             let serial = try chooseDevice(store, path: path, requested: device)
-            return try participantCall(path) { try person.reading(store, device: serial, database: path).configuration(device: serial) }
+            let configuration = try participantCall(path) { try person.reading(store, device: serial, database: path).configuration(device: serial) }
+            return (path: path, store: store, serial: serial, configuration: configuration)
         }
-        if let db, let databaseConfiguration, let stored = try storedDocument(db, configuration: databaseConfiguration) {
+        let databaseConfiguration = database?.configuration
+        if let database, let stored = try storedDocument(database.path, store: database.store, serial: database.serial,
+                                                        configuration: database.configuration) {
             switch format {
             case .json:
                 // Laid out a block at a time straight from the stored rows: no copy of the document.
                 let output = try DayByDayOutput(format: .json, timeZone: stored.timeZone, date: nil)
-                for (index, day) in stored.days.enumerated() {
-                    output.addCanonical(day: day.json, sleepSessions: index == 0 ? stored.sleepSessions.map(\.json) : [])
-                }
+                output.addCanonical(days: stored.days.map(\.json), sleepSessions: stored.sleepSessions.map(\.json))
                 try output.finish()
             case .table:
                 print(SummaryTableRenderer.render(try stored.decoded()))
@@ -101,9 +103,7 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
     /// With --db: the summaries `ingest`/`listen`/`recompute` stored, when they were computed with
     /// these settings (no raw row is read); nil, after a note saying why, when the raw rows must be
     /// summarised instead.
-    func storedDocument(_ path: String, configuration: SummaryConfiguration) throws -> StoredSummaryDocument? {
-        let store = try openStore(path, mustExist: true)
-        let serial = try chooseDevice(store, path: path, requested: device)
+    func storedDocument(_ path: String, store: Store, serial: String, configuration: SummaryConfiguration) throws -> StoredSummaryDocument? {
         let stored: Result<StoredSummaryDocument, StoredSummariesUnavailable>
         do {
             // No flag: each day with the settings the participant record holds on it (older days

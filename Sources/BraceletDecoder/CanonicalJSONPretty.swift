@@ -43,7 +43,16 @@ extension CanonicalJSON {
         private let indent32: SIMD32<UInt8>
 
         /// A writer with a block of `blockSize` bytes (at least 64) that hands full blocks to `sink`.
-        public init(blockSize: Int = 1 << 20, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+        public convenience init(blockSize: Int = 1 << 20, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+            self.init(blockSize: blockSize, depth: 0, sink: sink)
+        }
+
+        /// A writer that goes on inside a document at nesting `depth`, as a writer that has laid out
+        /// the document's start up to a complete value or a comma at that depth (a `,` given next is
+        /// laid out as that writer lays it out). Two of them may lay out the parts of one document
+        /// on two threads, the second continuing at the depth where the first stops.
+        package init(blockSize: Int = 1 << 20, depth: Int, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+            self.depth = max(0, depth)
             capacity = max(64, blockSize)
             block = .allocate(capacity: capacity)
             indentText = .allocate(capacity: 1 + 2 * Self.indentLevels)
@@ -148,6 +157,12 @@ extension CanonicalJSON {
                     p = q
                 }
             }
+        }
+
+        /// Hands over what is in the block, the layout going on: for a caller that writes bytes of
+        /// its own (laid out elsewhere) into the same output next.
+        package func flush() {
+            used = flush(block + used) - block
         }
 
         /// Ends the layout (a container left open at the end breaks its line, as in a whole

@@ -27,8 +27,11 @@ public final class MetricsColumns {
     let badBits: UnsafeMutablePointer<UInt16>
     /// Words per bitset.
     let badWords: Int
-    /// The same pointers, as the C kernel takes them.
-    var kernelColumns: bracelet_columns
+    /// The same pointers, as the C kernel takes them: kept in memory of their own and never
+    /// changed, so that handing them to the kernel for each batch is passing a pointer (an inout
+    /// access to a stored property of a class is checked for exclusivity by a runtime call at each
+    /// batch, a few percent of decoding a batch).
+    let kernelColumns: UnsafeMutablePointer<bracelet_columns>
 
     /// Creates an empty batch able to hold `capacity` records.
     public init(capacity: Int = 4096) {
@@ -45,17 +48,19 @@ public final class MetricsColumns {
         let fieldCount = Int(BRACELET_FIELD_COUNT.rawValue)
         badBits = .allocate(capacity: badWords * fieldCount)
         badBits.initialize(repeating: 0, count: badWords * fieldCount)
-        kernelColumns = bracelet_columns()
-        kernelColumns.bpm = bpm; kernelColumns.bpm_q = bpmQ; kernelColumns.breath_q = breathQ; kernelColumns.activity = activity
-        kernelColumns.wearing = wearing; kernelColumns.stage = stage; kernelColumns.battery = battery
-        kernelColumns.spo2 = spo2; kernelColumns.spo2_q = spo2Q
-        kernelColumns.breath = breath; kernelColumns.steps = steps; kernelColumns.speed = speed; kernelColumns.skin = skinTemp
-        kernelColumns.core = coreTemp; kernelColumns.eda = eda; kernelColumns.energy = energy; kernelColumns.active = activeEnergy
+        var kernel = bracelet_columns()
+        kernel.bpm = bpm; kernel.bpm_q = bpmQ; kernel.breath_q = breathQ; kernel.activity = activity
+        kernel.wearing = wearing; kernel.stage = stage; kernel.battery = battery
+        kernel.spo2 = spo2; kernel.spo2_q = spo2Q
+        kernel.breath = breath; kernel.steps = steps; kernel.speed = speed; kernel.skin = skinTemp
+        kernel.core = coreTemp; kernel.eda = eda; kernel.energy = energy; kernel.active = activeEnergy
         let bits = badBits, stride = badWords
-        withUnsafeMutableBytes(of: &kernelColumns.bad) { raw in
+        withUnsafeMutableBytes(of: &kernel.bad) { raw in
             let slots = raw.bindMemory(to: UnsafeMutablePointer<UInt16>?.self)
             for field in 0..<fieldCount { slots[field] = bits + field * stride }
         }
+        kernelColumns = .allocate(capacity: 1)
+        kernelColumns.initialize(to: kernel)
     }
 
     deinit {
@@ -63,6 +68,7 @@ public final class MetricsColumns {
         for p in [breath, steps, speed, skinTemp, coreTemp, eda] { p.deallocate() }
         for p in [energy, activeEnergy] { p.deallocate() }
         badBits.deallocate()
+        kernelColumns.deallocate()
     }
 
     @inline(__always) static func value8(_ v: UInt8) -> Int? { v == 0xFF ? nil : Int(v) }

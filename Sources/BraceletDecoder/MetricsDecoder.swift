@@ -35,9 +35,7 @@ public struct MetricsDecoder: Sendable {
         let maxSteps = UInt32(clamping: Int(intervalSeconds) * Int(MetricsRecordLayout.maximumStepsPerSecond))
         let maxEnergy = UInt32(clamping: Int(intervalSeconds) * Int(MetricsRecordLayout.maximumCaloriesPerSecond))
         let records = base.assumingMemoryBound(to: UInt8.self)
-        withUnsafePointer(to: &columns.kernelColumns) { kernel in
-            bracelet_decode(records, n, size, model == .v2 ? 1 : 0, maxSteps, maxEnergy, kernel)
-        }
+        bracelet_decode(records, n, size, model == .v2 ? 1 : 0, maxSteps, maxEnergy, columns.kernelColumns)
         return n * size
     }
 }

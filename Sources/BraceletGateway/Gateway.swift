@@ -292,6 +292,9 @@ public final class Gateway: @unchecked Sendable {
                 if case .connected = event { connections += 1 }
                 // A sensor's identity is its serial, or its address: its record gets the enrolled
                 // settings before its first values are stored, as a bracelet's does.
+                if case .standardSensor(let info) = event {
+                    onEvent(.sensorStreaming(endpoint: endpoint, device: info.identity(address: connector.label), sensor: info))
+                }
                 if case .standardSensor(let info) = event, !settingsMoved {
                     let identity = info.identity(address: connector.label)
                     serialRead = identity

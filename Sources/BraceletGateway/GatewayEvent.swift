@@ -1,5 +1,6 @@
 import BraceletIngest
 import BraceletStore
+import BraceletTransport
 
 /// What the gateway does, for the command's log lines (the library prints nothing).
 public enum GatewayEvent: Sendable, CustomStringConvertible {
@@ -11,6 +12,10 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
     /// how long it held its link slot (real seconds, from the connect to the end of its bookkeeping:
     /// what limits how many bracelets one adapter keeps up with).
     case syncEnded(endpoint: String, serial: String?, files: Int, bytes: Int, completed: Bool, error: String?, seconds: Double)
+    /// A session turned out to be a standard sensor's (`sensor`: what it said about itself), kept
+    /// as `device` while its link lasts: a stream with no end, where a bracelet's sync is work
+    /// that finishes (its progress is not shown).
+    case sensorStreaming(endpoint: String, device: String, sensor: StandardSensorInfo)
     /// A standard sensor's session ended (its link dropped, or the gateway stopped): the seconds
     /// with a value it kept, why it ended, how long it lasted (real seconds).
     case sensorSessionEnded(endpoint: String, serial: String?, samples: Int, error: String?, seconds: Double)
@@ -40,6 +45,8 @@ public enum GatewayEvent: Sendable, CustomStringConvertible {
         case let .syncEnded(endpoint, serial, files, bytes, completed, error, seconds):
             "\(endpoint)\(serial.map { " (\($0))" } ?? ""): " + (completed ? "synced: \(files) file(s), \(bytes) bytes in \(String(format: "%.1f", seconds)) s"
                 : "sync failed after \(files) file(s) and \(String(format: "%.1f", seconds)) s: \(error ?? "stopped")")
+        case let .sensorStreaming(endpoint, device, sensor):
+            "\(endpoint) (\(device)): \(sensor); kept while it streams"
         case let .sensorSessionEnded(endpoint, serial, samples, error, seconds):
             "\(endpoint)\(serial.map { " (\($0))" } ?? ""): sensor session ended after \(String(format: "%.1f", seconds)) s, "
                 + "\(samples) second(s) with a value kept" + (error.map { ": \($0)" } ?? "")

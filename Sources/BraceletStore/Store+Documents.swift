@@ -13,7 +13,7 @@ extension Store {
         let insert = try db.prepare("INSERT INTO documents (content_hash, size, body) VALUES (?1, ?2, ?3)")
         insert.bind(hash, at: 1)
         insert.bind(canonical.count, at: 2)
-        insert.bind(Zstd.compress(canonical), at: 3)
+        insert.bind(compressor.compress(canonical), at: 3)
         try insert.run()
     }
 

@@ -210,7 +210,7 @@ extension Store {
     /// recomputation that checks the span it reads never stores a summary of damaged rows, nor
     /// appends beside them, at a cost that grows with the span, not with the database.
     public func requireIntactMeasurements(device: String, seconds: Range<Int64>? = nil) throws {
-        if try locked({ _ in loadingIntoEmpty }) { return }
+        if try locked({ db in try loadedEverySample(db) }) { return }
         if let first = try measurementFindings(device: device, seconds: seconds).first {
             throw StoreError.corrupt(path: path, detail: "\(first); run `bracelet db check --db \(path)`")
         }

@@ -40,39 +40,104 @@ extension Store {
         }
     }
 
-    /// Inserts slots inside an open transaction.
+    /// Inserts slots inside an open transaction: in statements of ``slotsPerStatement`` rows where
+    /// the store holds no slot of the device in the rows' span (a new file: always), row by row
+    /// where it does, so that each row already present is found and counted.
     func insertSlots(_ db: Database, _ slots: [Slot], deviceID: Int64) throws -> InsertReport {
         var report = InsertReport()
         guard !slots.isEmpty else { return report }
-        let statement = try db.prepare("""
-            INSERT OR IGNORE INTO slots (device_id, start, interval_s, bpm, bpm_quality, breath,
-                breath_quality, steps, activity, speed, energy_cal, active_cal, skin_temp_c, core_temp_c,
-                spo2, spo2_quality, eda_us, sleep_stage, wearing, battery)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
-            """)
         report.insertedInstants.reserveCapacity(slots.count)
+        var first = 0
+        while first < slots.count {
+            let end = min(first + Self.slotsPerStatement, slots.count)
+            if end - first == Self.slotsPerStatement, try noSlots(db, deviceID: deviceID, around: slots[first..<end]) {
+                try insertNew(db, slots[first..<end], deviceID: deviceID, into: &report)
+            } else {
+                try insertEach(db, slots[first..<end], deviceID: deviceID, into: &report)
+            }
+            first = end
+        }
+        return report
+    }
+
+    /// Rows per statement of ``insertNew(_:_:deviceID:into:)``: a row costs SQLite much less inside
+    /// a statement of many than as a statement of its own (a fifth of a new 30-day ingest's time
+    /// went to the 43 200 slot inserts).
+    static let slotsPerStatement = 32
+
+    /// The 19 values of a slot row after `device_id`, in the order of the slot columns.
+    private func bindValues(of slot: Slot, to statement: Statement, from first: Int32) {
+        statement.bind(slot.start, at: first)
+        statement.bind(Int64(slot.intervalSeconds), at: first + 1)
+        statement.bind(slot.bpm, at: first + 2)
+        statement.bind(slot.bpmQuality, at: first + 3)
+        statement.bind(slot.breath, at: first + 4)
+        statement.bind(slot.breathQuality, at: first + 5)
+        statement.bind(slot.steps, at: first + 6)
+        statement.bind(slot.activity, at: first + 7)
+        statement.bind(slot.speed, at: first + 8)
+        statement.bind(slot.energyCal, at: first + 9)
+        statement.bind(slot.activeCal, at: first + 10)
+        statement.bind(slot.skinTempC, at: first + 11)
+        statement.bind(slot.coreTempC, at: first + 12)
+        statement.bind(slot.spo2, at: first + 13)
+        statement.bind(slot.spo2Quality, at: first + 14)
+        statement.bind(slot.edaMicrosiemens, at: first + 15)
+        statement.bind(slot.sleepStage, at: first + 16)
+        statement.bind(slot.wearing, at: first + 17)
+        statement.bind(slot.battery, at: first + 18)
+    }
+
+    private static let slotColumnList = """
+        slots (device_id, start, interval_s, bpm, bpm_quality, breath,
+            breath_quality, steps, activity, speed, energy_cal, active_cal, skin_temp_c, core_temp_c,
+            spo2, spo2_quality, eda_us, sleep_stage, wearing, battery)
+        """
+
+    /// Whether the store holds no slot of the device between the first and last start of `slots`.
+    private func noSlots(_ db: Database, deviceID: Int64, around slots: ArraySlice<Slot>) throws -> Bool {
+        guard let from = slots.lazy.map(\.start).min(), let to = slots.lazy.map(\.start).max() else { return true }
+        let statement = try db.prepare("SELECT EXISTS (SELECT 1 FROM slots WHERE device_id = ?1 AND start >= ?2 AND start <= ?3)")
+        statement.bind(deviceID, at: 1)
+        statement.bind(from, at: 2)
+        statement.bind(to, at: 3)
+        defer { statement.reset() }
+        return try statement.step() && statement.int64(at: 0) == 0
+    }
+
+    /// Inserts ``slotsPerStatement`` slots the store has none of in their span in one statement:
+    /// of equal starts the first is stored, as row by row.
+    private func insertNew(_ db: Database, _ slots: ArraySlice<Slot>, deviceID: Int64, into report: inout InsertReport) throws {
+        let statement = try db.prepare(Self.insertNewSQL)
+        statement.bind(deviceID, at: 1)
+        var seen = Set<Int64>(minimumCapacity: slots.count)
+        var parameter: Int32 = 2
+        for slot in slots {
+            bindValues(of: slot, to: statement, from: parameter)
+            parameter += 19
+            if seen.insert(slot.start).inserted { report.insertedInstants.append(slot.start) }
+        }
+        try statement.run()
+        guard db.changes == seen.count else {
+            throw StoreError.sqlite(code: 0, message: "\(db.changes) of \(seen.count) new slots were stored", sql: statement.sql)
+        }
+        report.inserted += seen.count
+        report.alreadyPresent += slots.count - seen.count
+    }
+
+    private static let insertNewSQL = "INSERT OR IGNORE INTO \(slotColumnList) VALUES " + (0..<slotsPerStatement).map { row in
+        "(?1, " + (0..<19).map { "?\(2 + 19 * row + $0)" }.joined(separator: ", ") + ")"
+    }.joined(separator: ", ")
+
+    private static let insertOneSQL = "INSERT OR IGNORE INTO \(slotColumnList) VALUES (?1, " + (2...20).map { "?\($0)" }.joined(separator: ", ") + ")"
+
+    /// Inserts slots one statement each, counting those the store already has.
+    private func insertEach(_ db: Database, _ slots: ArraySlice<Slot>, deviceID: Int64, into report: inout InsertReport) throws {
+        let statement = try db.prepare(Self.insertOneSQL)
         statement.bind(deviceID, at: 1)
         defer { statement.reset() }
         for slot in slots {
-            statement.bind(slot.start, at: 2)
-            statement.bind(Int64(slot.intervalSeconds), at: 3)
-            statement.bind(slot.bpm, at: 4)
-            statement.bind(slot.bpmQuality, at: 5)
-            statement.bind(slot.breath, at: 6)
-            statement.bind(slot.breathQuality, at: 7)
-            statement.bind(slot.steps, at: 8)
-            statement.bind(slot.activity, at: 9)
-            statement.bind(slot.speed, at: 10)
-            statement.bind(slot.energyCal, at: 11)
-            statement.bind(slot.activeCal, at: 12)
-            statement.bind(slot.skinTempC, at: 13)
-            statement.bind(slot.coreTempC, at: 14)
-            statement.bind(slot.spo2, at: 15)
-            statement.bind(slot.spo2Quality, at: 16)
-            statement.bind(slot.edaMicrosiemens, at: 17)
-            statement.bind(slot.sleepStage, at: 18)
-            statement.bind(slot.wearing, at: 19)
-            statement.bind(slot.battery, at: 20)
+            bindValues(of: slot, to: statement, from: 2)
             try statement.runKeepingBindings()
             if db.changes == 1 {
                 report.inserted += 1
@@ -81,7 +146,6 @@ extension Store {
                 report.alreadyPresent += 1
             }
         }
-        return report
     }
 
     /// The slots of `device` whose start lies in `[from, to)` (Unix seconds), ordered by start.

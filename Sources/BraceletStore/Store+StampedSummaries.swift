@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a stored daily summary was computed from, written beside it so a reader can serve the
 /// stored summary instead of recomputing it from the raw rows, and can tell when it may not.
@@ -57,20 +58,72 @@ extension Store {
             statement.bind(device, at: 1)
             statement.bind(kind, at: 2)
             statement.bind(date, at: 3)
-            var result: [StampedSummary] = []
+            var rows: [(localDate: String, stamp: SummaryStamp?)] = []
+            var packed: [PackedDocument] = []
             while try statement.step() {
                 let localDate = statement.text(at: 0) ?? ""
-                let what = "the \(kind) summary of \(device) on \(localDate)"
-                let json = Data(try document(statement, sizeColumn: 4, what: what))
-                try requireHash(json, statement.text(at: 1), what: what)
                 var stamp: SummaryStamp?
                 if let basis = statement.text(at: 2), let computedAt = statement.int64(at: 3) {
                     stamp = SummaryStamp(basis: basis, computedAt: computedAt)
                 }
-                result.append(StampedSummary(localDate: localDate, json: json, stamp: stamp))
+                rows.append((localDate, stamp))
+                packed.append(PackedDocument(statement, sizeColumn: 4, hash: statement.text(at: 1),
+                                             what: "the \(kind) summary of \(device) on \(localDate)"))
             }
-            return result
+            return zip(rows, try unpackChecked(packed)).map { StampedSummary(localDate: $0.localDate, json: $1, stamp: $0.stamp) }
         }
+    }
+
+    /// A stored document as read, still compressed: what ``unpackChecked(_:)`` unpacks and checks.
+    struct PackedDocument: Sendable {
+        var size: Int?
+        var frame: [UInt8]?
+        var hash: String?
+        /// What it is, for the error.
+        var what: String
+
+        /// The document whose `size` and `body` columns are `sizeColumn` and the one after it.
+        init(_ statement: Statement, sizeColumn: Int32, hash: String?, what: String) {
+            size = statement.int(at: sizeColumn)
+            frame = statement.withBytes(at: sizeColumn + 1) { Array($0.bindMemory(to: UInt8.self)) }
+            self.hash = hash
+            self.what = what
+        }
+    }
+
+    /// The canonical bytes of `documents`, each decompressed and checked against its content hash,
+    /// spread over the cores: a month of summaries is 20 MB to decompress and hash, most of
+    /// `summarize --db`. Throws the first failure in the order given (``document(_:sizeColumn:what:)``'s
+    /// errors for a missing or unreadable document, a mismatch of the hash).
+    func unpackChecked(_ documents: [PackedDocument]) throws -> [Data] {
+        let workers = max(1, min(documents.count, ProcessInfo.processInfo.activeProcessorCount))
+        let path = self.path
+        let results = Mutex<[Result<Data, StoreError>?]>(Array(repeating: nil, count: documents.count))
+        // Each worker takes every `workers`-th document.
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: documents.count, by: workers) {
+                let result = Self.unpackChecked(documents[index], path: path)
+                results.withLock { $0[index] = result }
+            }
+        }
+        // concurrentPerform returns after every worker ran, so every slot holds its result.
+        return try results.withLock { $0 }.map { try $0!.get() }
+    }
+
+    private static func unpackChecked(_ document: PackedDocument, path: String) -> Result<Data, StoreError> {
+        guard let size = document.size else {
+            return .failure(.corrupt(path: path, detail: "\(document.what) has no stored document; run `bracelet db check --db \(path)`"))
+        }
+        let json: Data
+        do {
+            json = try (document.frame ?? []).withUnsafeBytes { frame throws(Zstd.Failure) in try Zstd.decompressData(frame, size: size) }
+        } catch {
+            return .failure(.corrupt(path: path, detail: "the stored document of \(document.what) cannot be read: \(error); run `bracelet db check --db \(path)`"))
+        }
+        guard SHA256.hex(json) == document.hash else {
+            return .failure(.corrupt(path: path, detail: "\(document.what) does not match its content hash; run `bracelet db check --db \(path)`"))
+        }
+        return .success(json)
     }
 
     /// The current sleep sessions of `device` computed with `basis` (every date, or only `date`),
@@ -88,22 +141,16 @@ extension Store {
             statement.bind(basis, at: 2)
             statement.bind(date, at: 3)
             var result: [StoredSleepSession] = []
+            var packed: [PackedDocument] = []
             while try statement.step() {
                 let start = statement.int64(at: 0) ?? 0
-                let what = "the sleep session of \(device) starting \(start)"
-                let json = Data(try document(statement, sizeColumn: 5, what: what))
                 let hash = statement.text(at: 4) ?? ""
-                try requireHash(json, hash, what: what)
+                packed.append(PackedDocument(statement, sizeColumn: 5, hash: hash, what: "the sleep session of \(device) starting \(start)"))
                 result.append(StoredSleepSession(start: start, stop: statement.int64(at: 1) ?? 0, localDate: statement.text(at: 2) ?? "",
-                                                 version: statement.int(at: 3) ?? 0, json: json, contentHash: hash))
+                                                 version: statement.int(at: 3) ?? 0, json: Data(), contentHash: hash))
             }
+            for (index, json) in try unpackChecked(packed).enumerated() { result[index].json = json }
             return result
-        }
-    }
-
-    private func requireHash(_ json: Data, _ hash: String?, what: String) throws {
-        guard SHA256.hex(json) == hash else {
-            throw StoreError.corrupt(path: path, detail: "\(what) does not match its content hash; run `bracelet db check --db \(path)`")
         }
     }
 }

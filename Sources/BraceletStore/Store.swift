@@ -20,13 +20,15 @@ public final class Store: @unchecked Sendable {
     let lock = NSRecursiveLock()
     /// How deep the current thread is in ``locked(_:)`` calls (guarded by `lock`).
     private var depth = 0
-    /// Whether a ``loadingTransaction(_:)`` that began without samples is open (guarded by `lock`):
-    /// every sample row was then written by it, from memory, so the row checks cannot disagree and
-    /// ``requireIntactMeasurements(device:seconds:)`` skips them (the pages read back are still
-    /// verified by their checksums).
-    var loadingIntoEmpty = false
+    /// Whether a ``loading(_:)`` switched the journal and has not ended (guarded by `lock`).
+    var loadOpen = false
+    /// `PRAGMA data_version` when that load began in a database without samples (nil: none; guarded by `lock`).
+    var loadStart: Int64?
     /// The clock used for `created_at`, `updated_at` and the like, in Unix milliseconds.
     let now: @Sendable () -> Int64
+    /// The compression context of the documents this connection writes (guarded by `lock`; made at
+    /// the first one).
+    lazy var compressor = Zstd.Compressor()
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
     ///
@@ -101,37 +103,66 @@ public final class Store: @unchecked Sendable {
         try write { _ in try body() }
     }
 
-    /// Runs `body` like ``transaction(_:)``. When the database holds no samples yet (a new database
-    /// being loaded), the transaction goes through a rollback journal instead of the write-ahead
-    /// log, and the log is back on when it ends.
+    /// Runs `body`, with every transaction it makes, as one load into a database that holds no
+    /// samples yet (a new database being filled by `ingest` or a first `listen`): its transactions
+    /// go through a rollback journal instead of the write-ahead log, and the log is back on when it
+    /// ends. A database with samples, or one another connection has open (the mode then cannot
+    /// change), is written as always.
     ///
     /// Why: a load writes mostly new pages. Through the log each is written twice (into the log at
     /// the commit, into the database at the checkpoint that follows) and read back once; SQLite's
     /// rollback journal keeps only the old content of pages that existed before the transaction,
-    /// so new pages are written once. Just as atomic and durable: a crash leaves the database as
-    /// it was before. A database with samples, or one another connection has open (the mode then
-    /// cannot change), keeps the log. Should switching back fail, the next open switches. While
-    /// the load runs, another process can read the database as it was before, and one that opens it
-    /// to write waits for the load to end (up to its busy timeout). Rows the load reads back are not
-    /// row-checked: it wrote every one of them.
-    public func loadingTransaction<T>(_ body: () throws -> T) throws -> T {
-        func withoutSamples(_ db: Database) throws -> Bool {
-            try db.scalarInt("""
-                SELECT NOT EXISTS (SELECT 1 FROM slots) AND NOT EXISTS (SELECT 1 FROM beats)
-                    AND NOT EXISTS (SELECT 1 FROM beat_chunks)
-                """) == 1
+    /// so new pages are written once. Just as atomic and durable: a crash leaves the database as it
+    /// was at the last commit. Should switching back fail, the next open switches. Between the
+    /// load's transactions another process can read the database; one that opens it meanwhile
+    /// cannot turn the log on and fails to open until the load ends.
+    ///
+    /// Rows the load reads back are not row-checked while no other connection has written since
+    /// the load began (`PRAGMA data_version`): the load wrote every one of them, and a page changed
+    /// on disk since is still caught by its checksum.
+    public func loading<T>(_ body: () throws -> T) throws -> T {
+        let began = try locked { db -> Bool in
+            // Another connection that has the file open keeps it in WAL mode: then the switch
+            // fails at once (no waiting for it) and the load goes through the log.
+            guard !loadOpen, path != ":memory:", try Self.withoutSamples(db),
+                  db.withoutWaiting({ try? db.scalarText("PRAGMA journal_mode=DELETE") })?.lowercased() == "delete"
+            else { return false }
+            // Asked again after the switch: another process may have written in between.
+            if try Self.withoutSamples(db) { loadStart = try db.scalarInt("PRAGMA data_version") }
+            loadOpen = true
+            return true
         }
-        return try locked { db in
-            let unlogged = try withoutSamples(db) && path != ":memory:"
-                && db.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete"
-            defer { if unlogged { _ = try? db.scalarText("PRAGMA journal_mode=WAL") } }
-            return try db.transaction {
-                // Asked again inside the transaction: another process may have written in between.
-                loadingIntoEmpty = try withoutSamples(db)
-                defer { loadingIntoEmpty = false }
-                return try body()
+        guard began else { return try body() }
+        // The connection's lock is not held meanwhile: the load's own threads (a live session
+        // commits on its writer thread) use the store as always.
+        defer {
+            _ = try? locked { db in
+                loadStart = nil
+                loadOpen = false
+                _ = try db.scalarText("PRAGMA journal_mode=WAL")
             }
         }
+        return try body()
+    }
+
+    /// Whether every sample row was written by this connection's ``loading(_:)``, which began in a
+    /// database without samples, with no other connection's commit since.
+    func loadedEverySample(_ db: Database) throws -> Bool {
+        guard let loadStart else { return false }
+        return try db.scalarInt("PRAGMA data_version") == loadStart
+    }
+
+    static func withoutSamples(_ db: Database) throws -> Bool {
+        try db.scalarInt("""
+            SELECT NOT EXISTS (SELECT 1 FROM slots) AND NOT EXISTS (SELECT 1 FROM beats)
+                AND NOT EXISTS (SELECT 1 FROM beat_chunks)
+            """) == 1
+    }
+
+    /// Runs `body` in one transaction (``transaction(_:)``) that is a ``loading(_:)`` of its own:
+    /// into a database without samples, through a rollback journal, its rows not row-checked.
+    public func loadingTransaction<T>(_ body: () throws -> T) throws -> T {
+        try loading { try transaction(body) }
     }
 
     /// The id of device `serial`, creating its row when new and updating `last_seen_at` (and the model

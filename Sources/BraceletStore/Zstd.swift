@@ -1,32 +1,62 @@
 import CZstd
+import Foundation
 
 /// Zstandard compression through libzstd: how the store keeps summary documents (`documents.body`).
 ///
-/// A day summary of 0.63 MB of canonical JSON is 40 kB at level 1 and 35 kB at level 6 (compressed
-/// at 176 MB/s, about 4 ms, and decompressed at 3.7 GB/s by `zstd -b6` on the 2-core build machine),
-/// where gzip -6 makes 51 kB.
+/// A day summary of 0.63 MB of canonical JSON is 41.5 kB at level 1 and 36.7 kB at level 6, where
+/// gzip -6 makes 51 kB; level 1 compresses it in about 1 ms (`zstd -b1`: 290 MB/s at load 15 on
+/// the 2-core build machine, where level 6 ran at 55 MB/s: 11 ms), and both decompress at the same
+/// rate. Documents are stored at level 1: a 30-day ingest compresses 31 of them in the one thread
+/// that writes, and level 6 was 20 % of its instructions for 4.8 kB a day (1.4 % of the database).
 /// Compression is lossless, so the content hash of a document is the hash of what
 /// ``decompress(_:size:)`` returns.
 package enum Zstd {
     /// The level documents are stored at.
-    package static let level: Int32 = 6
+    package static let level: Int32 = 1
 
     /// `bytes` as one zstd frame, with its content size in the header and a checksum of the
-    /// content at its end (4 bytes), so a damaged frame fails to decompress instead of giving other bytes.
+    /// content at its end (4 bytes), so a damaged frame fails to decompress instead of giving other
+    /// bytes. Makes a compression context for this one call: a writer of many documents keeps a
+    /// ``Compressor``.
     package static func compress(_ bytes: UnsafeRawBufferPointer, level: Int32 = level) -> [UInt8] {
-        guard let context = ZSTD_createCCtx() else { fatalError("zstd could not make a compression context (out of memory)") }
-        defer { ZSTD_freeCCtx(context) }
-        ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
-        let bound = ZSTD_compressBound(bytes.count)
-        var output = [UInt8](repeating: 0, count: bound)
-        let written = output.withUnsafeMutableBytes { out in
-            ZSTD_compress2(context, out.baseAddress, out.count, bytes.baseAddress, bytes.count)
+        Compressor(level: level).compress(bytes)
+    }
+
+    /// A compression context kept from one document to the next. Making one allocates and clears
+    /// zstd's match tables (about 1 MB at level 1, more at higher levels), page faults included: a
+    /// context per document cost a 30-day ingest more than the compression itself. Not thread-safe:
+    /// one owner at a time (the store uses its own under its lock).
+    package final class Compressor {
+        private let context: OpaquePointer
+
+        /// A context that writes frames at `level`, each with its content size and checksum.
+        package init(level: Int32 = Zstd.level) {
+            guard let context = ZSTD_createCCtx() else { fatalError("zstd could not make a compression context (out of memory)") }
+            self.context = context
+            ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
+            ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
         }
-        // Into ZSTD_compressBound bytes, compression fails only without memory.
-        precondition(ZSTD_isError(written) == 0, "zstd could not compress: \(String(cString: ZSTD_getErrorName(written)))")
-        output.removeSubrange(written...)
-        return output
+
+        deinit { ZSTD_freeCCtx(context) }
+
+        /// `bytes` as one zstd frame (see ``Zstd/compress(_:level:)``).
+        package func compress(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+            // ZSTD_compress2 starts a new frame with the parameters set in init (a reset of the
+            // session only, so they stay).
+            ZSTD_CCtx_reset(context, ZSTD_reset_session_only)
+            let bound = ZSTD_compressBound(bytes.count)
+            return [UInt8](unsafeUninitializedCapacity: bound) { out, count in
+                let written = ZSTD_compress2(context, out.baseAddress, out.count, bytes.baseAddress, bytes.count)
+                // Into ZSTD_compressBound bytes, compression fails only without memory.
+                precondition(ZSTD_isError(written) == 0, "zstd could not compress: \(String(cString: ZSTD_getErrorName(written)))")
+                count = written
+            }
+        }
+
+        /// `bytes` as one zstd frame.
+        package func compress(_ bytes: [UInt8]) -> [UInt8] {
+            bytes.withUnsafeBytes { compress($0) }
+        }
     }
 
     /// `bytes` as one zstd frame.
@@ -40,12 +70,31 @@ package enum Zstd {
         package var description: String
     }
 
+    /// The `size` bytes of one frame as `Data` that owns the buffer they were decompressed into
+    /// (no copy of a 0.6 MB summary); a frame that is damaged or holds another length is an error.
+    package static func decompressData(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> Data {
+        guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
+        guard let buffer = malloc(max(1, size)) else { fatalError("no memory for a \(size)-byte document") }
+        let produced = ZSTD_decompress(buffer, size, frame.baseAddress, frame.count)
+        if ZSTD_isError(produced) != 0 {
+            free(buffer)
+            throw Failure(description: "the frame is damaged (\(String(cString: ZSTD_getErrorName(produced))))")
+        }
+        guard produced == size else {
+            free(buffer)
+            throw Failure(description: "the frame holds \(produced) bytes where \(size) were stored")
+        }
+        return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
+    }
+
     /// The `size` bytes of one frame; a frame that is damaged or holds another length is an error.
     package static func decompress(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> [UInt8] {
         guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
-        var output = [UInt8](repeating: 0, count: size)
-        let produced = output.withUnsafeMutableBytes { out in
-            ZSTD_decompress(out.baseAddress, out.count, frame.baseAddress, frame.count)
+        // Not cleared first: zstd writes every byte it reports, and only those are kept.
+        var produced = 0
+        let output = [UInt8](unsafeUninitializedCapacity: size) { out, count in
+            produced = ZSTD_decompress(out.baseAddress, out.count, frame.baseAddress, frame.count)
+            count = ZSTD_isError(produced) != 0 ? 0 : min(produced, size)
         }
         if ZSTD_isError(produced) != 0 {
             throw Failure(description: "the frame is damaged (\(String(cString: ZSTD_getErrorName(produced))))")

@@ -56,9 +56,21 @@ public enum HRVAnalysis {
     /// The kept intervals, the successive differences, the number dropped and how many of those
     /// were outside the range (the rest fell to the 20 % rule).
     static func keptIntervals(_ input: [Beat], filter: HRVFilter) -> (intervals: [Int], differences: [Int], dropped: Int, outOfRange: Int) {
-        let beats = sortedUnique(input)
         var intervals: [Int] = []
         var differences: [Int] = []
+        let dropped = sortedUnique(input).withUnsafeBufferPointer {
+            appendKept($0[...], filter: filter, intervals: &intervals, differences: &differences)
+        }
+        return (intervals, differences, dropped.all, dropped.outOfRange)
+    }
+
+    /// The rules of ``keptIntervals(_:filter:)`` over `beats`, already in time order without equal
+    /// times: appends the kept intervals and the successive differences, returns the number dropped
+    /// and how many of those were outside the range.
+    /// The nightly HRV runs it on each 5-minute window of one sorted array with the same two arrays,
+    /// emptied in between (a window's own copies cost more than the rules).
+    private static func appendKept(_ beats: Slice<UnsafeBufferPointer<Beat>>, filter: HRVFilter,
+                                   intervals: inout [Int], differences: inout [Int]) -> (all: Int, outOfRange: Int) {
         var dropped = 0
         var outOfRange = 0
         var reference: Int?
@@ -92,7 +104,7 @@ public enum HRVAnalysis {
             adjacent = rr
             reference = rr
         }
-        return (intervals, differences, dropped, outOfRange)
+        return (dropped, outOfRange)
     }
 
     /// Mean NN, SDNN, RMSSD, pNN50 and mean HR from kept intervals and their successive differences.
@@ -104,7 +116,9 @@ public enum HRVAnalysis {
         if !differences.isEmpty {
             let squares = differences.reduce(0.0) { $0 + Double($1) * Double($1) }
             rmssd = (squares / Double(differences.count)).squareRoot()
-            pnn50 = Double(differences.filter { abs($0) > 50 }.count) * 100 / Double(differences.count)
+            var above = 0
+            for difference in differences where abs(difference) > 50 { above += 1 }
+            pnn50 = Double(above) * 100 / Double(differences.count)
         }
         return HRVResult(meanNNMs: meanNN, sdnnMs: sdnn, rmssdMs: rmssd, pnn50: pnn50,
                          meanHR: meanNN.map { 60_000 / $0 }, kept: intervals.count, dropped: dropped)
@@ -119,22 +133,25 @@ public enum HRVAnalysis {
         var windowsWithBeats = 0
         var windowStart = start
         var index = sorted.partitioningIndex { $0.timeMs >= start * 1000 }
-        while windowStart + 300 <= stop {
-            let endMs = (windowStart + 300) * 1000
-            var window: [Beat] = []
-            while index < sorted.count, sorted[index].timeMs < endMs {
-                window.append(sorted[index])
-                index += 1
-            }
-            windowStart += 300
-            let result = keptIntervals(window, filter: filter)
-            let total = result.intervals.count + result.dropped
-            guard total > 0 else { continue }
-            windowsWithBeats += 1
-            let r = metrics(intervals: result.intervals, differences: result.differences, dropped: result.dropped)
-            if result.intervals.count * 10 >= total * 8, let rmssd = r.rmssdMs {
-                rmssds.append(rmssd)
-                keptAll.append(contentsOf: result.intervals)
+        // A window of the sorted beats is sorted and unique itself, so it is read in place.
+        var intervals: [Int] = [], differences: [Int] = []
+        sorted.withUnsafeBufferPointer { sorted in
+            while windowStart + 300 <= stop {
+                let endMs = (windowStart + 300) * 1000
+                let first = index
+                while index < sorted.count, sorted[index].timeMs < endMs { index += 1 }
+                windowStart += 300
+                intervals.removeAll(keepingCapacity: true)
+                differences.removeAll(keepingCapacity: true)
+                let dropped = appendKept(sorted[first..<index], filter: filter, intervals: &intervals, differences: &differences).all
+                let total = intervals.count + dropped
+                guard total > 0 else { continue }
+                windowsWithBeats += 1
+                let r = metrics(intervals: intervals, differences: differences, dropped: dropped)
+                if intervals.count * 10 >= total * 8, let rmssd = r.rmssdMs {
+                    rmssds.append(rmssd)
+                    keptAll.append(contentsOf: intervals)
+                }
             }
         }
         guard rmssds.count >= 3 else {
@@ -145,12 +162,23 @@ public enum HRVAnalysis {
     }
 
     static func sortedUnique(_ beats: [Beat]) -> [Beat] {
+        // Beats from the store or the engine come in time order without equal times: used as they are.
+        if isStrictlyIncreasing(beats) { return beats }
         var sorted = beats
         if !isSorted(sorted) { sorted.sort { $0.timeMs < $1.timeMs } }
         var out: [Beat] = []
         out.reserveCapacity(sorted.count)
         for beat in sorted where out.last?.timeMs != beat.timeMs { out.append(beat) }
         return out
+    }
+
+    private static func isStrictlyIncreasing(_ beats: [Beat]) -> Bool {
+        var i = 1
+        while i < beats.count {
+            if beats[i - 1].timeMs >= beats[i].timeMs { return false }
+            i += 1
+        }
+        return true
     }
 
     private static func isSorted(_ beats: [Beat]) -> Bool {

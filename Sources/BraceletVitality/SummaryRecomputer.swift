@@ -152,7 +152,7 @@ public struct SummaryRecomputer: Sendable {
     }
 
     private func summarise(_ dates: [String], device: String, slots: [Slot], beats: [Beat]) throws -> SummarisedRun {
-        var engine = SummaryEngine(configuration: configuration)
+        var engine = SummaryEngine(configuration: configuration, summarising: dates)
         let diagnostics = engine.add(slots: slots, beats: beats, now: now)
         let days = try dates.compactMap { date -> SummarisedDay? in
             guard let day = engine.day(date) else { return nil }

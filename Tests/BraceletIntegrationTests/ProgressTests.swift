@@ -23,9 +23,10 @@ struct TimedLines {
 }
 
 /// Runs the built `bracelet` in `folder` with standard error on a pipe (or on `stderr` when given),
-/// timing each line as it arrives; waits at most `seconds`.
+/// timing each line as it arrives; waits at most `seconds`. With `interrupt`, it gets SIGINT that
+/// many seconds after the first line containing that text (a command that runs until Ctrl-C).
 func timedStderr(_ arguments: [String], in folder: String, environment extra: [String: String] = [:],
-                 seconds: Double = 180) async throws -> TimedLines {
+                 seconds: Double = 180, interrupt: (after: String, seconds: Double)? = nil) async throws -> TimedLines {
     let process = Process()
     process.executableURL = try builtBracelet()
     process.arguments = arguments
@@ -41,7 +42,9 @@ func timedStderr(_ arguments: [String], in folder: String, environment extra: [S
     let start = Date()
     try process.run()
     let reader = pipe.fileHandleForReading
+    let pid = process.processIdentifier
     Thread {
+        var interrupting = false
         var pending = Data()
         while true {
             let chunk = reader.availableData
@@ -51,6 +54,10 @@ func timedStderr(_ arguments: [String], in folder: String, environment extra: [S
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                 lock.withLock { lines.append((at, text)) }
+                if let interrupt, !interrupting, text.contains(interrupt.after) {
+                    interrupting = true
+                    DispatchQueue.global().asyncAfter(deadline: .now() + interrupt.seconds) { kill(pid, SIGINT) }
+                }
                 pending.removeSubrange(pending.startIndex...newline)
             }
         }
@@ -73,6 +80,18 @@ func timedStderr(_ arguments: [String], in folder: String, environment extra: [S
         .deletingLastPathComponent().appendingPathComponent("captures").path
 
     func inFolder(_ body: (String) async throws -> Void) async throws { try await inTemporaryFolder("progress", body) }
+
+    /// `bracelet simulate OPTIONS --serve unix:SOCKET --quiet`, once its socket is there (at most 30 s).
+    func serving(_ socket: String, _ options: [String]) async throws -> Process {
+        let simulator = Process()
+        simulator.executableURL = try builtBracelet()
+        simulator.arguments = ["simulate"] + options + ["--serve", "unix:\(socket)", "--quiet"]
+        simulator.standardError = FileHandle.nullDevice
+        simulator.standardOutput = FileHandle.nullDevice
+        try simulator.run()
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(nanoseconds: 50_000_000) }
+        return simulator
+    }
 
     /// The progress lines of `run` come at the start and then at most `interval` (plus scheduling
     /// slack on a loaded machine) apart, never flooding, and carry no terminal control characters.
@@ -143,20 +162,33 @@ func timedStderr(_ arguments: [String], in folder: String, environment extra: [S
     @Test func listenSaysSomethingWithinASecondAndThroughTheTransferAndTheRecompute() async throws {
         try await inFolder { folder in
             let socket = folder + "/sim.sock"
-            let simulator = Process()
-            simulator.executableURL = try builtBracelet()
-            simulator.arguments = ["simulate", "--model", "v1", "--days", "2", "--seed", "5", "--serve", "unix:\(socket)", "--quiet"]
-            simulator.standardError = FileHandle.nullDevice
-            simulator.standardOutput = FileHandle.nullDevice
-            try simulator.run()
+            let simulator = try await serving(socket, ["--model", "v1", "--days", "2", "--seed", "5"])
             defer { if simulator.isRunning { kill(simulator.processIdentifier, SIGKILL) } }
-            for _ in 0..<600 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(nanoseconds: 50_000_000) }
             let run = try await timedStderr(["listen", "--via", "unix:\(socket)", "--db", "d.db", "--tz", "UTC", "--age", "40",
                                              "--exit-after-sync", "--progress-interval", "0.5"], in: folder)
             expectCadence(run, prefix: "listen: ", interval: 0.5)
             let texts = run.progress("listen: ").map(\.text)
             #expect(texts.contains { $0.hasPrefix("listen: backlog ") && $0.contains(" MB (") })
             #expect(texts.contains { $0.hasPrefix("listen: recomputing: ") })
+        }
+    }
+
+    /// A strap's stream has no end to show progress towards: once listen knows it is one, no
+    /// progress line follows (its samples on standard output are the signs of life).
+    @Test func listenToAStrapShowsNoProgressWhileItStreams() async throws {
+        try await inFolder { folder in
+            let socket = folder + "/hr.sock"
+            let simulator = try await serving(socket, ["--profile", "heart-rate"])
+            defer { if simulator.isRunning { kill(simulator.processIdentifier, SIGKILL) } }
+            let run = try await timedStderr(["listen", "--via", "unix:\(socket)", "--db", "d.db", "--tz", "UTC", "--age", "40",
+                                             "--progress-interval", "0.3"], in: folder, seconds: 60, interrupt: ("standard sensor heart-rate", 3))
+            #expect(run.status == 130)
+            let sensor = try #require(run.lines.first { $0.text.contains("standard sensor heart-rate") }, "\(run.lines.map(\.text))")
+            let progress = run.progress("listen: ")
+            #expect(progress.contains { $0.text.hasPrefix("listen: connected; asking") })  // before it said what it is
+            let after = progress.filter { $0.at > sensor.at }.map(\.text)
+            #expect(after.isEmpty, "\(after)")
+            #expect(run.lines.contains { $0.text.hasPrefix("listen: stored ") })
         }
     }
 

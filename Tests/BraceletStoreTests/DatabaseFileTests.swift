@@ -158,11 +158,11 @@ private func journalMode(_ store: Store) throws -> String? {
     try store.loadingTransaction {
         modeInside = try journalMode(store)
         _ = try store.insertSlots([sampleSlot(start: 60), sampleSlot(start: 120)], device: "SN1", model: .v1)
-        skipsRowChecks = store.loadingIntoEmpty
+        skipsRowChecks = try store.locked { try store.loadedEverySample($0) }
     }
     #expect(modeInside == "delete")
     #expect(skipsRowChecks)
-    #expect(!store.loadingIntoEmpty)
+    #expect(try !store.locked { try store.loadedEverySample($0) })
     #expect(try journalMode(store) == "wal")
     #expect(try store.slots(device: "SN1", from: 0, to: 200).map(\.start) == [60, 120])
     #expect(try store.integrityFindings(full: true).isEmpty)
@@ -171,6 +171,47 @@ private func journalMode(_ store: Store) throws -> String? {
     let reopened = try Store(path: path)
     #expect(try journalMode(reopened) == "wal")
     #expect(try reopened.slots(device: "SN1", from: 0, to: 200).count == 2)
+}
+
+@Test func aLoadOfSeveralTransactionsSkipsTheLogAndTheRowChecksOfItsOwnRows() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("session.db")
+    let store = try Store(path: path)
+    var modes: [String?] = []
+    var ownRows: [Bool] = []
+    try store.loading {
+        for start in [Int64(60), 120] {
+            try store.transaction { _ = try store.insertSlots([sampleSlot(start: start)], device: "SN1", model: .v1) }
+            modes.append(try journalMode(store))
+            ownRows.append(try store.locked { try store.loadedEverySample($0) })
+        }
+        try store.requireIntactMeasurements(device: "SN1", seconds: 0..<200)
+    }
+    #expect(modes == ["delete", "delete"])
+    #expect(ownRows == [true, true])
+    #expect(try !store.locked { try store.loadedEverySample($0) })
+    #expect(try journalMode(store) == "wal")
+    #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+    #expect(try store.integrityFindings(full: true).isEmpty)
+    #expect(try Store(path: path).slots(device: "SN1", from: 0, to: 200).map(\.start) == [60, 120])
+}
+
+@Test func aLoadWhileAnotherConnectionHasTheFileKeepsTheLogAndTheRowChecks() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("shared.db")
+    let store = try Store(path: path)
+    let other = try Database(path: path)
+    _ = try other.scalarInt("SELECT count(*) FROM slots")
+    var mode: String?
+    var ownRows = true
+    try store.loading {
+        _ = try store.insertSlots([sampleSlot(start: 60)], device: "SN1", model: .v1)
+        mode = try journalMode(store)
+        ownRows = try store.locked { try store.loadedEverySample($0) }
+    }
+    #expect(mode == "wal")
+    #expect(!ownRows)
+    #expect(try other.scalarInt("SELECT count(*) FROM slots") == 1)
 }
 
 @Test func loadingADatabaseWithSamplesKeepsTheLog() throws {
@@ -182,7 +223,7 @@ private func journalMode(_ store: Store) throws -> String? {
     try store.loadingTransaction {
         modeInside = try journalMode(store)
         _ = try store.insertSlots([sampleSlot(start: 120)], device: "SN1", model: .v1)
-        skipsRowChecks = store.loadingIntoEmpty
+        skipsRowChecks = try store.locked { try store.loadedEverySample($0) }
     }
     #expect(modeInside == "wal")
     #expect(!skipsRowChecks)

@@ -30,6 +30,16 @@ private func tamper(_ path: String, _ sql: String) throws {
         #expect(try Migrations.schemaObjects(Database(path: path)).map { $0[1] } == ["notes"])
     }
 
+    @Test func theSchemaDigestIsCurrent() throws {
+        let digest = Migrations.schemaDigest(try Migrations.expectedObjects())
+        #expect(digest == Migrations.latestSchemaDigest, "set Migrations.latestSchemaDigest to \"\(digest)\"")
+        // A new file's schema has it, so its open does not build the expected schema.
+        let folder = try TemporaryFolder()
+        let path = folder.path("new.db")
+        _ = try Store(path: path)
+        #expect(Migrations.schemaDigest(try Migrations.schemaObjects(Database(path: path))) == digest)
+    }
+
     @Test func aChangedTableIsNamedAtOpen() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("changed.db")

@@ -103,6 +103,25 @@ import Testing
         #expect(!incremental.sleepSessions.isEmpty)
     }
 
+    @Test(arguments: 0..<6)
+    func anEngineSummarisingSomeDatesGivesThoseDaysAsAFullOne(seed: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(seed) &* 104_729 &+ 3)
+        let configuration = try SummaryConfiguration(age: 35, timeZone: SummaryConfiguration.timeZone(named: "Europe/Amsterdam"))
+        let (slots, beats) = Self.history(days: 4, using: &rng)
+        var full = SummaryEngine(configuration: configuration)
+        full.add(slots: slots, beats: beats, now: testNow)
+        let all = full.days.map(\.date)
+        #expect(all.count >= 4)
+        // The middle days, as a recompute asks for them with the days around them read too.
+        let wanted = Array(all.dropFirst().dropLast())
+        var some = SummaryEngine(configuration: configuration, summarising: wanted)
+        some.add(slots: slots, beats: beats, now: testNow)
+        #expect(some.days.map(\.date) == wanted)
+        for date in wanted { #expect(some.day(date) == full.day(date), "\(date)") }
+        #expect(some.day(all[0]) == nil)
+        #expect(some.sleepSessions == full.sleepSessions)
+    }
+
     @Test func addingOneLateSampleRecomputesOnlyItsDay() throws {
         var rng = SeededGenerator(seed: 99)
         let configuration = try SummaryConfiguration(age: 35, timeZone: SummaryConfiguration.timeZone(named: "Europe/Amsterdam"))

@@ -152,10 +152,12 @@ step "5b. two of the gateway's links up at the same time, both carrying ATT (hci
 # Per link of hci0 (LE Connection Complete to Disconnection Complete, by handle) its peer and the
 # times of its ATT PDUs; two links to different bracelets overlap when both are up over some span
 # and each carries ATT PDUs within it (a link merely opened while another transfers is not enough).
-tshark -r "$W/gateway.btsnoop" -Y 'hci_mon.adapter_id == 0 && (((bthci_evt.le_meta_subevent == 0x01 || bthci_evt.le_meta_subevent == 0x0a) && bthci_evt.status == 0) || (bthci_evt.code == 0x05 && bthci_evt.status == 0) || btatt)' \
-  -T fields -e frame.time_epoch -e bthci_evt.code -e bthci_evt.connection_handle -e bthci_acl.chandle -e bthci_evt.bd_addr \
+# (With the ATT PDUs of hci${CTRL[0]} too, in the same pass: step 7 counts them.)
+tshark -r "$W/gateway.btsnoop" -Y "(hci_mon.adapter_id == 0 && (((bthci_evt.le_meta_subevent == 0x01 || bthci_evt.le_meta_subevent == 0x0a) && bthci_evt.status == 0) || (bthci_evt.code == 0x05 && bthci_evt.status == 0) || btatt)) || (hci_mon.adapter_id == ${CTRL[0]} && btatt)" \
+  -T fields -e frame.time_epoch -e bthci_evt.code -e bthci_evt.connection_handle -e bthci_acl.chandle -e bthci_evt.bd_addr -e hci_mon.adapter_id \
   > "$W/links.tsv" 2> "$W/links.err"
 overlap=$(awk -F'\t' '
+  $6 != 0      { next }
   $2 == "0x3e" { if ($3 in open) stop[open[$3]] = $1; n++; start[n] = $1; stop[n] = 0; handle[n] = $3; peer[n] = $5; open[$3] = n; last = $1; next }
   $2 == "0x05" { if ($3 in open) { stop[open[$3]] = $1; delete open[$3] }; last = $1; next }
   $4 != ""     { if ($4 in open) { i = open[$4]; att[i, ++count[i]] = $1 }; last = $1 }
@@ -208,9 +210,13 @@ step "7. another device at the passkey bracelet's address, without its service d
 a=$(addr "${CTRL[0]}")
 kill "${SIMS[0]}" 2>/dev/null; wait "${SIMS[0]}" 2>/dev/null
 "$B" unpair 00:AA:01:00:00:00 --adapter "hci${CTRL[0]}" > "$L/impostor-unpair.log" 2>&1
-"$B" simulate --serve "hci:hci${CTRL[0]}" --profile heart-rate > "$L/sim-impostor.log" 2>&1 &
+"$B" simulate --serve "hci:hci${CTRL[0]}" --profile heart-rate --verbose > "$L/sim-impostor.log" 2>&1 &
 IMPOSTOR=$!
 waits_for "$L/sim-impostor.log" 'advertising on' 180 || { fail "impostor did not come up:"; cat "$L/sim-impostor.log"; }
+# What reached the device is read from its controller's side of the HCI trace: every ATT PDU sent to
+# it passes its host (the simulator logs connections, writes and refusals, not a strap's reads or
+# subscriptions; a request it answers would show only here).
+btmon_start "$W/impostor.btsnoop"
 t=$(now)
 # --interval 5: the bracelet at that address was synced minutes ago, and must be due again now.
 ( "$B" gateway run --db "$W/gateway.db" --adapter hci0 --jsonl "$L/gateway2.jsonl" --interval 5 --max-links 3 \
@@ -218,19 +224,29 @@ t=$(now)
 GATEWAY2_PIPE=$!
 sleep 1
 GATEWAY2=$(pgrep -f -n -- "gateway run --db $W/gateway.db")
-if waits_for "$L/gateway2.log" "EVENT link_refused ${SERIAL[0]}:" 180; then
-  # A subscription would show as the strap's measurements going out, a write as a refusal.
-  requests=$(grep -c 'heart rate\|refused\|command' "$L/sim-impostor.log")
-  if [ "$requests" -eq 0 ] && ! grep -q "ble:$a.*: synced:" "$L/gateway2.log"; then
-    ok "refused after $(since "$t") s, nothing reached the device: $(grep -m1 'EVENT link_refused' "$L/gateway2.log" | cut -c1-160)"
+refused=
+waits_for "$L/gateway2.log" "EVENT link_refused ${SERIAL[0]}:" 180 && refused=$(since "$t")
+kill -TERM "$GATEWAY2" 2>/dev/null
+wait "$GATEWAY2_PIPE"
+btmon_stop
+# on_device TRACE FILTER: frames of hci${CTRL[0]} (the device's controller) in TRACE matching FILTER.
+on_device() { tshark -r "$1" -Y "hci_mon.adapter_id == ${CTRL[0]} && ($2)" -T fields -e frame.number 2>/dev/null | wc -l; }
+links_up=$(on_device "$W/impostor.btsnoop" '(bthci_evt.le_meta_subevent == 0x01 || bthci_evt.le_meta_subevent == 0x0a) && bthci_evt.status == 0')
+att=$(on_device "$W/impostor.btsnoop" 'btatt')
+# The same filter sees ATT on that controller when there is some: the passkey bracelet's syncs in the first trace (step 5b).
+att_before=$(awk -F'\t' -v c="${CTRL[0]}" '$6 == c' "$W/links.tsv" | wc -l)
+connected=$(grep -c 'client connected' "$L/sim-impostor.log")
+requests=$(grep -c 'refused\|command' "$L/sim-impostor.log")
+if [ -n "$refused" ]; then
+  if [ "$links_up" -ge 1 ] && [ "$att" -eq 0 ] && [ "$att_before" -gt 0 ] && [ "$requests" -eq 0 ] && ! grep -q "ble:$a.*: synced:" "$L/gateway2.log"; then
+    ok "refused after $refused s; $links_up link(s) to the device came up and carried no ATT PDU (hci${CTRL[0]}'s trace; $att_before in the first gateway's), $connected accepted by its simulator: $(grep -m1 'EVENT link_refused' "$L/gateway2.log" | cut -c1-160)"
   else
-    fail "link_refused raised, but the device logged $requests subscription or write line(s), or a sync completed:"; tail -5 "$L/sim-impostor.log"
+    fail "link_refused raised, but $links_up link(s) came up on hci${CTRL[0]} carrying $att ATT PDU(s) ($att_before in the first gateway's trace), the device logged $requests write or refusal line(s), or a sync completed:"
+    tail -5 "$L/sim-impostor.log"
   fi
 else
   fail "no link_refused within 180 s:"; grep "$a" "$L/gateway2.log" | tail -5
 fi
-kill -TERM "$GATEWAY2" 2>/dev/null
-wait "$GATEWAY2_PIPE"
 kill "$IMPOSTOR" 2>/dev/null; wait "$IMPOSTOR" 2>/dev/null
 "$B" gateway status --db "$W/gateway.db" --json > "$L/status2.json" 2>&1
 grep -qE '"link_refused"' "$L/status2.json" && grep -oE '"link_security" ?: ?"[a-z]+"' "$L/status2.json" | head -1 | grep -q authenticated \

@@ -1,4 +1,4 @@
-# Helpers shared by the ble-vm guest scripts (suite-guest.sh, pairing.sh), sourced after they set:
+# Helpers shared by the ble-vm guest scripts (suite-guest.sh, pairing.sh, link-security.sh), sourced after they set:
 #   B            the bracelet binary            W        the work folder (logs go there)
 #   LABEL        prefix of every result line (empty: none), e.g. "pairing"
 #   SIM_HISTORY  the simulated history, e.g. (--days 3 --seed 7): an array
@@ -65,3 +65,15 @@ strap_listen() {
 }
 # within SECONDS: the first sample came within SECONDS.
 within() { [ -n "$first" ] && awk "BEGIN{exit !($first <= $1)}"; }
+
+# links CONTROLLER: the LE links the controller's kernel holds (btmgmt con), one address per line.
+links() { btmgmt --index "$1" con 2>/dev/null | grep -oE '([0-9A-F]{2}:){5}[0-9A-F]{2}'; }
+# no_links: waits (at most 5 s) until neither hci0 nor hci1 holds a link. listen leaves its last link
+# to the kernel, which ends it about 2 s after the process: a listen started meanwhile gets that link,
+# secured as the last one left it (so a "bonded reconnect" would reconnect nothing), and btvirt has
+# been seen to stop connecting the two controllers when a link was still going down as the next
+# simulator started.
+no_links() {
+  for _ in $(seq 50); do [ -z "$(links 0)$(links 1)" ] && return 0; sleep 0.1; done
+  echo "  (a link is still up after 5 s: hci0 $(links 0 | tr '\n' ' ')hci1 $(links 1 | tr '\n' ' '))"
+}

@@ -19,11 +19,15 @@
 #              and without --address-type: listen learns the level from the bracelet's refusal of
 #              its first write (0x05: a new link set up for the passkey; 0x0F: Just Works on the live
 #              link), pairs, and ends its sync with exit 0.
-# and, only when named (it needs the gateway to keep a strap subscribed, and Debian's 6.12 kernel,
-# on which a gateway may close a socket after its link dropped: see pairing.sh's header):
-#   gateway    the strap that needs encryption, enrolled with and without --address-type: one
-#              `gateway run` each keeps it subscribed (samples_kept in `gateway status --json`
-#              grows past 10), and the enrolment keeps the link it was secured to (encrypted).
+# and, only when named (on Debian's 6.12 kernel, on which a gateway may close a socket after its link
+# dropped: see pairing.sh's header; suite.sh runs it in its second boot, newer-kernel-guest.sh):
+#   gateway    the strap that needs encryption, enrolled with and without --address-type, kept by
+#              one `gateway run` each (until 10 values are kept, and for 30 s from the first):
+#              every Heart Rate Measurement that reached hci0 (its HCI trace) is kept, none more
+#              than 3 s after the one before; `gateway status --json` while it streams gives
+#              samples_kept, battery, serial; the JSON Lines sink gets daily versions whose latest
+#              averageBPM is the stream's mean within 2 (tools/ble-vm/strap-kept.py judges); and the
+#              enrolment keeps the link it was secured to (encrypted).
 #              BLE_VM_KERNEL=linux-image-6.12.117+deb12-amd64 tools/ble-vm/run.sh tools/ble-vm/link-security.sh gateway
 # Prints "ok" or "FAIL" per check with the seconds it took; the exit status is the number of failures.
 set -uo pipefail
@@ -38,17 +42,12 @@ GATEWAY=00:AA:01:00:00:00
 failures=0
 LABEL=link
 SIM_HISTORY=(--days 1 --seed 5)
-. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, strap_listen, within
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, strap_listen, within, links, no_links
+. "$REPO/tools/ble-vm/btmon-capture.sh"  # btmon_start, btmon_stop (the gateway case's trace)
 now() { date +%s.%N; }
-# links CONTROLLER: the LE links the controller's kernel holds (btmgmt con), one address per line.
-links() { btmgmt --index "$1" con 2>/dev/null | grep -oE '([0-9A-F]{2}:){5}[0-9A-F]{2}'; }
-# forget_everything: no bond on either side, and no link left over from the case before: listen
-# leaves its last link to the kernel, which ends it about 2 s after the process (btvirt has been
-# seen to stop connecting these two controllers when a link was still going down as the next
-# simulator started; waiting costs nothing a real gateway would notice).
+# forget_everything: no link left over from the case before (no_links), and no bond on either side.
 forget_everything() {
-  for _ in $(seq 50); do [ -z "$(links 0)$(links 1)" ] && break; sleep 0.1; done
-  [ -z "$(links 0)$(links 1)" ] || echo "  (a link is still up after 5 s: hci0 $(links 0 | tr '\n' ' ')hci1 $(links 1 | tr '\n' ' '))"
+  no_links
   "$B" unpair $PEER --adapter hci0 > /dev/null 2>&1
   "$B" unpair $GATEWAY --adapter hci1 > /dev/null 2>&1
 }
@@ -157,29 +156,48 @@ if wants bracelet; then
 fi
 
 if wants gateway; then
-  step "gateway: a strap that needs encryption, enrolled with and without --address-type, is kept subscribed"
+  step "gateway: a strap that needs encryption, enrolled with and without --address-type, is kept while it streams"
+  # First with --address-type until 10 values are kept; then without it for 30 s from its first kept
+  # value (some 40 values, and several daily versions delivered: recomputed every --interval 10 s).
+  # What the strap sent the gateway is read from hci0's HCI trace (the ATT notifications its host
+  # got), which strap-kept.py holds the status, the database's count and the sink against.
   for how in "--address-type public" ""; do
     name=gateway${how:+-typed}
+    if [ -n "$how" ]; then until_kept=10; for_seconds=0; versions=1; else until_kept=1; for_seconds=30; versions=3; fi
     secured_strap "$name" encrypted
     # shellcheck disable=SC2086
     "$B" gateway enroll --db "$W/$name.db" --device $PEER $how --tz UTC --age 40 > "$W/$name-enroll.log" 2>&1
+    btmon_start "$W/$name.btsnoop"
     t=$(now)
     "$B" gateway run --db "$W/$name.db" --adapter hci0 --jsonl "$W/$name.jsonl" --interval 10 > "$W/$name.log" 2>&1 &
     G=$!
-    kept=0
-    for _ in $(seq 120); do
+    kept=0; kept_at=
+    for _ in $(seq 150); do
       sleep 1
       "$B" gateway status --db "$W/$name.db" --json > "$W/$name-status.json" 2>/dev/null
       kept=$(grep -oE '"samples_kept" ?: ?[0-9]+' "$W/$name-status.json" | grep -oE '[0-9]+$' | head -1)
-      [ "${kept:-0}" -ge 10 ] && break
+      [ -z "$kept_at" ] && [ "${kept:-0}" -ge "$until_kept" ] && kept_at=$(now)
+      [ -n "$kept_at" ] && awk "BEGIN{exit !($(now) - $kept_at >= $for_seconds)}" && break
     done
     kill -TERM $G; wait $G; grc=$?
-    security=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$W/$name-status.json" | head -1)
-    if [ "${kept:-0}" -ge 10 ] && echo "$security" | grep -q '"encrypted"' && [ $grc -eq 0 ]; then
-      ok "gateway, enrolled ${how:-without --address-type}: $kept samples kept after $(printf '%.1f' "$(echo "$(now) - $t" | bc)") s, enrolment requires an encrypted link, SIGTERM exit 0"
+    btmon_stop
+    "$B" gateway status --db "$W/$name.db" --json > "$W/$name-status-end.json" 2>&1
+    security=$(grep -oE '"link_security" ?: ?("[a-z]+"|null)' "$W/$name-status-end.json" | head -1)
+    if [ -n "$kept_at" ] && echo "$security" | grep -q '"encrypted"' && [ $grc -eq 0 ]; then
+      ok "gateway, enrolled ${how:-without --address-type}: $until_kept value(s) kept $(printf '%.1f' "$(echo "$kept_at - $t" | bc)") s after its start, $kept after $(printf '%.1f' "$(echo "$(now) - $t" | bc)") s, enrolment requires an encrypted link, SIGTERM exit 0"
     else
       fail "gateway, enrolled ${how:-without --address-type}: ${kept:-no} samples kept, ${security:-no link_security}, exit $grc"; tail -5 "$W/$name.log"
     fi
+    # The Heart Rate Measurements hci0's host received (Wireshark names them from the GATT discovery in the trace).
+    tshark -r "$W/$name.btsnoop" -Y 'hci_mon.adapter_id == 0 && btatt.opcode == 0x1b && btatt.heart_rate_measurement.flags' -T fields \
+      -e frame.time_epoch -e btatt.heart_rate_measurement.value.8 -e btatt.heart_rate_measurement.value.16 \
+      -e btatt.heart_rate_measurement.flags.sensor_contact_status.contact > "$W/$name-notifications.tsv" 2> "$W/$name-tshark.err"
+    python3 "$REPO/tools/ble-vm/strap-kept.py" "$W/$name-notifications.tsv" "$W/$name-status.json" "$W/$name-status-end.json" \
+      "$W/$name.jsonl" HRSIM001 $versions > "$W/$name-kept.txt" 2>&1
+    while IFS= read -r line; do
+      case "$line" in "ok   "*) ok "gateway, ${how:-untyped}: ${line#ok   }";; "FAIL "*) fail "gateway, ${how:-untyped}: ${line#FAIL }";; *) fail "strap-kept.py: $line";; esac
+    done < "$W/$name-kept.txt"
+    [ -s "$W/$name-kept.txt" ] || fail "strap-kept.py printed nothing"
     stop_sim
   done
 fi

@@ -46,12 +46,14 @@ GATEWAY=00:AA:01:00:00:00
 failures=0
 LABEL=pairing
 SIM_HISTORY=(--days 1 --seed 11)
-. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, same_summary
+. "$REPO/tools/ble-vm/guest-lib.sh"  # ok, fail, step, start_sim, stop_sim, same_summary, no_links
 # listen LOG [options]: a sync of the bracelet on hci1 from hci0; sets rc.
 # Default security (auto): the first link is unencrypted, the bracelet refuses the first write with
 # 0x05, and the next link is set up for passkey entry and secured before anything is sent.
+# Each on a link of its own (no_links): a bonded reconnect must set one up.
 listen() {
   local log=$1; shift
+  no_links
   "$B" listen --adapter hci0 --device $PEER --address-type public --tz UTC --age 40 --exit-after-sync "$@" > /dev/null 2> "$W/$log"
   rc=$?
   sed 's/^/  | /' "$W/$log" | grep -v 'stored\|progress' | tail -6

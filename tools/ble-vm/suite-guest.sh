@@ -113,10 +113,10 @@ stop_sim
 start_sim sim-term.log --serve hci:hci1 --fault slow:20 || exit 99
 "$B" listen --adapter hci0 --device $PEER --address-type public --save-dir "$W/term" --exit-after-sync > /dev/null 2> "$W/listen-term.err" &
 L=$!
-# Mid-transfer: once the backlog is announced (the first link is refused its first write and the
-# next one, secured for it, transfers).
-for _ in $(seq 600); do grep -q 'sealed file(s) waiting' "$W/listen-term.err" && break; sleep 0.1; done
-sleep 3
+# Mid-transfer: a second after the first file's transfer started (the first link is refused its
+# first write and the next one, secured for it, transfers), some 50 packets of 20 ms into it.
+for _ in $(seq 600); do grep -qE '^listen: [a-z]+: [0-9]+ bytes(, resuming|$)' "$W/listen-term.err" && break; sleep 0.1; done
+sleep 1
 t=$(now); kill -TERM $L; wait $L; rc=$?; d=$(since "$t")
 erased=$(grep -c 'erased .* file of' "$W/sim-term.log")
 saved=$(ls "$W/term" 2>/dev/null | grep -c '\.bin$')
@@ -128,7 +128,9 @@ fi
 stop_sim
 "$B" listen --adapter hci0 --device 00:AA:01:01:00:99 --address-type public --exit-after-sync > /dev/null 2> "$W/listen-absent.err" &
 L=$!
-sleep 3
+# A second into its connect (the kernel gives up on an absent device after some 10-20 s).
+for _ in $(seq 300); do grep -q 'connecting to the bracelet' "$W/listen-absent.err" && break; sleep 0.1; done
+sleep 1
 t=$(now); kill -TERM $L; wait $L; rc=$?; d=$(since "$t")
 awk "BEGIN{exit !($d <= 2.0)}" && [ $rc -eq 143 ] && ok "SIGTERM while connecting to an absent device: exit $rc after $d s" \
   || fail "SIGTERM while connecting: exit $rc after $d s"
@@ -144,10 +146,11 @@ kill -INT $L; wait $L; rc=$?
 head -3 "$W/listen-hr.jsonl"
 grep 'heart-rate sensor\|advertises' "$W/listen-hr.err"
 samples=$(grep -c '^{"kind":"hr","t":"[0-9T:.-]*Z","bpm":[0-9]*,"rr_ms":\[[0-9]' "$W/listen-hr.jsonl")
-if [ $rc -eq 130 ] && [ "$samples" -ge 3 ] && grep -q 'heart-rate sensor Bracelet Labs HRS-SIM, worn on the chest' "$W/listen-hr.err"; then
+if [ $rc -eq 130 ] && [ "$samples" -ge 3 ] && grep -q 'standard sensor heart-rate, Bracelet Labs HRS-SIM, serial HRSIM001, worn on the chest' "$W/listen-hr.err"; then
   ok "listen heard the heart-rate sensor: $samples samples with RR intervals, Ctrl-C exit $rc ($(since "$t") s)"
 else
-  fail "heart-rate sensor: exit $rc (130 expected after SIGINT), $samples sample(s) with RR:"; tail -5 "$W/listen-hr.err"
+  fail "heart-rate sensor: exit $rc (130 expected after SIGINT), $samples sample(s) with RR, said what it is: $(grep -c 'standard sensor heart-rate, Bracelet Labs HRS-SIM, serial HRSIM001, worn on the chest' "$W/listen-hr.err"):"
+  tail -5 "$W/listen-hr.err"
 fi
 # The recording replays as the same samples (times aside: listen stamps on arrival, the capture on record).
 # (Files, not <(...): the guest has no /dev/fd.)
@@ -166,7 +169,12 @@ mkdir -p /run/dbus
 dbus-daemon --system --fork
 bluetoothd -n > "$W/bluetoothd.log" 2>&1 &
 BTD=$!
-sleep 2
+# Until bluetoothd holds its name on the bus and has powered hci0 (at most 10 s).
+for _ in $(seq 100); do
+  dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner string:org.bluez 2>/dev/null | grep -q true \
+    && btmgmt --index 0 info 2>/dev/null | grep -q 'current settings: powered' && break
+  sleep 0.1
+done
 start_sim sim-btd.log --serve hci:hci1 --pairing none || exit 99  # pairing beside bluetoothd: pairing.sh
 t=$(now)
 "$B" scan --adapter hci0 --timeout 5 --json > "$W/scan-btd.jsonl" 2> "$W/scan-btd.err"

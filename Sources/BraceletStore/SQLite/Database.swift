@@ -21,6 +21,8 @@ public final class Database {
     let handle: OpaquePointer
     /// Compiled statements by SQL text: each is prepared once per connection and reused.
     private var statements: [String: Statement] = [:]
+    /// How long a statement waits for another connection's lock (``init(path:busyTimeoutMilliseconds:readOnly:)``).
+    let busyTimeoutMilliseconds: Int32
     /// How many ``transaction(_:)`` calls are open (the outer one is a transaction, inner ones savepoints).
     private var transactionDepth = 0
     /// How many changed pages a write transaction keeps in memory before SQLite spills them to the
@@ -38,6 +40,7 @@ public final class Database {
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, readOnly: Bool = false) throws {
         self.path = path
         self.readOnly = readOnly
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         if path != ":memory:" {
             do { try InputFile.checkRegularOrMissing(path: path, what: "database") } catch { throw StoreError.invalidInput(error.description) }
             if !readOnly { try Database.createFileIfMissing(path) }
@@ -181,6 +184,14 @@ public final class Database {
             }
             throw error
         }
+    }
+
+    /// Runs `body` with statements failing at once, instead of waiting, when another connection
+    /// holds a lock they need: for what is only worth doing when nobody else has the file open.
+    func withoutWaiting<T>(_ body: () throws -> T) rethrows -> T {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        return try body()
     }
 
     /// The first column of the first row of `sql` as an integer (`nil` when no row or NULL).

@@ -84,8 +84,13 @@ public final class SeqPacketSocket {
     /// Waits up to `timeout` for one frame; `nil` when none arrived in time. Frames longer than
     /// `capacity` are cut and flagged (``ReceivedFrame/wasTruncated``). Throws ``LinkError/closed``
     /// when the peer closed the link.
+    ///
+    /// A frame already queued is taken without waiting: during a transfer the next notification is
+    /// nearly always there, and asking `poll` first doubled the system calls of a backfill (one
+    /// 244-byte frame each, 44 000 of them for 30 days).
     public func receive(capacity: Int = 1_024, timeout: Duration) throws(LinkError) -> ReceivedFrame? {
         guard descriptor >= 0 else { throw .closed }
+        if let frame = try receiveQueued(capacity: capacity) { return frame }
         let deadline = ContinuousClock.now + timeout
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -96,17 +101,28 @@ public final class SeqPacketSocket {
                 throw .system(operation: "waiting for a frame", errno: errno)
             }
             if ready == 0 { return nil }
-            var buffer = [UInt8](repeating: 0, count: max(1, capacity))
-            let n = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_TRUNC)) }
+            if let frame = try receiveQueued(capacity: capacity) { return frame }
+        }
+    }
+
+    /// The frame waiting on the socket, without blocking; `nil` when none is queued.
+    private func receiveQueued(capacity: Int) throws(LinkError) -> ReceivedFrame? {
+        let capacity = max(1, capacity)
+        while true {
+            var n = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                n = Glibc.recv(descriptor, buffer.baseAddress, capacity, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
+                count = max(0, min(n, capacity))
+            }
             if n < 0 {
                 let code = errno
-                if code == EINTR || code == EAGAIN { continue }
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return nil }
                 throw LinkError.fromErrno(code, operation: "receiving a frame")
             }
             // A zero-length read on SOCK_SEQPACKET is the peer's orderly shutdown.
             if n == 0 { throw .closed }
-            let kept = min(n, buffer.count)
-            return ReceivedFrame(bytes: Array(buffer[0..<kept]), originalLength: n)
+            return ReceivedFrame(bytes: bytes, originalLength: n)
         }
     }
 }
