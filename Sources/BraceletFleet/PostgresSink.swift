@@ -78,6 +78,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             await withCheckedContinuation { continuation in
                 result.wait(with: continuation)
                 worker.async {
+                    defer { interrupt.close() }
                     guard !interrupt.isFired else { return }
                     result.give(Result { try work(interrupt) })
                 }

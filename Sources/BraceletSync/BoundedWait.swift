@@ -43,10 +43,12 @@ package final class FirstResult<Value: Sendable>: @unchecked Sendable {
 
 /// Ends a blocked network wait from another thread (its deadline passed on the caller's side, or
 /// the caller was cancelled): the wait polls this pipe beside its socket. One per call: a fired
-/// interrupt stays fired. Its two descriptors are closed when the last reference goes, so nothing
-/// may keep one longer than its call (a deadline timer is cancelled when the answer comes).
+/// interrupt stays fired. The thread that waits on it calls ``close()`` when its work ends, so its
+/// two descriptors go at once: a deadline timer may keep the object until the deadline, and kept
+/// descriptors were two per request for as long as the timeout (a gateway delivering a backlog ran
+/// out of them).
 package final class WaitInterrupt: @unchecked Sendable {
-    private let descriptors: [Int32]
+    private var descriptors: [Int32]
     private let lock = NSLock()
     private var fired = false
 
@@ -65,19 +67,32 @@ package final class WaitInterrupt: @unchecked Sendable {
         descriptors = pair
     }
 
-    deinit { descriptors.filter { $0 >= 0 }.forEach { close($0) } }
+    deinit { close() }
+
+    /// Closes the pipe; later waits are ended by their deadlines and ``isFired`` only. Called by the
+    /// thread that polls ``wakeDescriptor`` once it polls no more.
+    package func close() {
+        let open = lock.withLock { () -> [Int32] in
+            defer { descriptors = [-1, -1] }
+            return descriptors
+        }
+        open.filter { $0 >= 0 }.forEach { _ = Glibc.close($0) }
+    }
 
     /// What a wait polls beside its socket (-1, which `poll` skips, when there is no pipe).
-    package var wakeDescriptor: Int32 { descriptors[0] }
+    package var wakeDescriptor: Int32 { lock.withLock { descriptors[0] } }
 
     /// Whether it fired.
     package var isFired: Bool { lock.withLock { fired } }
 
     /// Ends the current and every later wait.
     package func fire() {
-        lock.withLock { fired = true }
-        var byte: UInt8 = 1
-        if descriptors[1] >= 0 { _ = Glibc.write(descriptors[1], &byte, 1) }
+        // Under the lock: a descriptor closed meanwhile could be another file's by now.
+        lock.withLock {
+            fired = true
+            var byte: UInt8 = 1
+            if descriptors[1] >= 0 { _ = Glibc.write(descriptors[1], &byte, 1) }
+        }
     }
 }
 

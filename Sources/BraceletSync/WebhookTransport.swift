@@ -116,6 +116,7 @@ enum WebhookTransport {
                     sigaddset(&pipeSignal, SIGPIPE)
                     pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
                     answer.give(exchange(target: target, head: head, body: body, deadline: deadline, interrupt: interrupt, tls: tls))
+                    interrupt.close()
                 }
                 // Name resolution cannot be interrupted: the caller does not wait for it past the deadline.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds + 0.05) {
