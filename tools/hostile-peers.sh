@@ -229,6 +229,9 @@ sigterm "sync --follow (silent receiver)" "$work/silent2.log" request -- \
 fresh "$work/5.db"
 sigterm "gateway run (silent receiver)" "$work/silent2.log" request -- \
   "$bin" gateway run --db "$work/5.db" --webhook "http://127.0.0.1:$port/in"
+fresh "$work/7.db"
+sigterm "sync --follow (stalled PostgreSQL)" "$work/stall.log" stalled -- \
+  "$bin" sync --db "$work/7.db" --postgres-file "$work/fleet.url" --follow
 fresh "$work/6.db"
 sigterm "gateway run (stalled PostgreSQL)" "$work/stall.log" stalled -- \
   "$bin" gateway run --db "$work/6.db" --postgres-file "$work/fleet.url"

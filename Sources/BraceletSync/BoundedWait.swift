@@ -25,6 +25,9 @@ package final class FirstResult<Value: Sendable>: @unchecked Sendable {
         if let value { waiting.resume(returning: value) }
     }
 
+    /// Whether a value was given.
+    package var isGiven: Bool { lock.withLock { done } }
+
     /// Resumes the waiting continuation with `value` unless another value came first; returns
     /// whether this one was taken.
     @discardableResult
