@@ -24,6 +24,16 @@ enum TLSProblem: Sendable, Equatable {
     case otherName(String)
     /// The handshake failed before a certificate was checked (not TLS, no common version, ...).
     case handshake(String)
+    /// OpenSSL on this host could not be set up (no context, no session, no trust store, a check it
+    /// refused to configure): nothing the receiver can fix.
+    case setup(String)
+
+    /// OpenSSL's words, without the kind.
+    var text: String {
+        switch self {
+        case let .certificateRefused(text), let .otherName(text), let .handshake(text), let .setup(text): text
+        }
+    }
 }
 
 /// One TCP connection (and TLS over it, when asked) with a deadline for everything it waits on and
@@ -94,15 +104,19 @@ final class HTTPConnection {
     /// Starts TLS with `context`, checking that the certificate is valid for `host` (a name or an
     /// IP address).
     func startTLS(_ context: TLSContext, host: String) throws {
-        guard let ssl = SSL_new(context.context) else { throw HTTPFailure.tls(.handshake("OpenSSL could not start a session")) }
+        guard let ssl = SSL_new(context.context) else { throw HTTPFailure.tls(.setup("OpenSSL could not start a TLS session (out of memory?)")) }
         tls = ssl
-        SSL_set_fd(ssl, fd)
+        guard SSL_set_fd(ssl, fd) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL could not take the connection")) }
+        // Without the address or name set, OpenSSL would accept any valid certificate: a failure
+        // to set it stops the request.
         if isIPAddress(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 else {
+                throw HTTPFailure.tls(.setup("OpenSSL cannot check certificates against the address \(host)"))
+            }
         } else {
-            _ = bracelet_tls_set_server_name(ssl, host)
+            guard bracelet_tls_set_server_name(ssl, host) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL cannot send the name \(host) (SNI)")) }
             SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
-            guard SSL_set1_host(ssl, host) == 1 else { throw HTTPFailure.tls(.handshake("OpenSSL cannot check the name \(host)")) }
+            guard SSL_set1_host(ssl, host) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL cannot check certificates against the name \(host)")) }
         }
         SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
         ERR_clear_error()
@@ -278,10 +292,11 @@ final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
 
     init() throws {
-        guard let made = SSL_CTX_new(TLS_client_method()) else { throw HTTPFailure.tls(.handshake("OpenSSL could not make a TLS context")) }
+        guard let made = SSL_CTX_new(TLS_client_method()) else { throw HTTPFailure.tls(.setup("OpenSSL could not make a TLS context (libssl missing or out of memory)")) }
         context = made
-        guard bracelet_tls_require_tls12(made) == 1, SSL_CTX_set_default_verify_paths(made) == 1 else {
-            throw HTTPFailure.tls(.handshake("OpenSSL could not load the system's trusted certificates"))
+        guard bracelet_tls_require_tls12(made) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL refused to require TLS 1.2 or newer")) }
+        guard SSL_CTX_set_default_verify_paths(made) == 1 else {
+            throw HTTPFailure.tls(.setup("OpenSSL could not load the trusted CA certificates (/etc/ssl/certs, or the file $SSL_CERT_FILE names)"))
         }
         SSL_CTX_set_verify(made, SSL_VERIFY_PEER, nil)
     }

@@ -142,7 +142,7 @@ enum WebhookTransport {
                 try connection.connect(host: target.host, port: target.port)
             }
             if target.secure {
-                guard let tls else { return .tls(.handshake("no TLS context")) }
+                guard let tls else { return .tls(.setup("no TLS context")) }
                 try connection.startTLS(tls, host: target.host)
             }
             var sentAll = try head.withUnsafeBytes { try connection.write($0) }
