@@ -197,12 +197,6 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
         }
     }
 
-    /// The devices among `devices` the fleet database would refuse from this sink's role (not
-    /// assigned to it), so a forwarder sends the others first; empty when it cannot tell now.
-    public func unassignedDevices(among devices: Set<String>) -> Set<String> {
-        lock.withLock { Set(((try? unassigned(among: devices, interrupt: nil)) ?? [:]).keys) }
-    }
-
     /// The role of the connection when row-level security restricts it (a gateway's role), else `nil`.
     private var gatewayRole: String?
 
