@@ -5,6 +5,9 @@
 #      96 MB (/usr/bin/time -v), and the receiver could not write more than its socket buffers;
 #   2. a receiver that takes connections and never answers, three bracelets pending: `sync --once`
 #      ends within 45 s (exit 75);
+#   2b. a receiver answering garbage (a negative Content-Length or chunk size, a chunk-size line or
+#      interim answers without end): `sync --once` neither traps nor reads on, it exits 75 saying
+#      the answer is malformed, and the receiver could write at most its socket buffers;
 #   3. a PostgreSQL that takes the login and never answers (a proxy in front of a throwaway cluster
 #      from tools/pg-cluster.sh that stops forwarding after the login): `sync --once` ends within 45 s;
 #   4. SIGTERM ends `sync --follow` and `gateway run` within 5 s while they wait on those peers.
@@ -74,6 +77,29 @@ def silent(conn):
     print("request", flush=True)
     threading.Event().wait()  # never answers, never closes
 
+GARBAGE = [
+    (b"HTTP/1.1 500 Oops\r\nContent-Length: -1\r\n\r\n", b"a"),
+    (b"HTTP/1.1 502 Bad\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\n", b"a"),
+    (b"HTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n1;x=", b"a" * 65536),
+    (b"", b"HTTP/1.1 100 Continue\r\n\r\n" * 2048),
+]
+served = [0]
+
+def garbage(conn):
+    if not read_request(conn):
+        return
+    head, filler = GARBAGE[served[0] % len(GARBAGE)]
+    served[0] += 1
+    sent = 0
+    try:
+        conn.sendall(head)
+        while sent < 512 << 20:
+            sent += conn.send(filler)
+    except OSError:
+        pass
+    written[0] = max(written[0], sent)
+    print("wrote", sent, flush=True)
+
 def stall_postgres(conn, upstream_port):
     # Forwards the login, then nothing more from the first ReadyForQuery ('Z') on.
     upstream = socket.create_connection(("127.0.0.1", upstream_port))
@@ -111,6 +137,8 @@ while True:
         target = (huge, (conn,))
     elif mode == "silent":
         target = (silent, (conn,))
+    elif mode == "garbage":
+        target = (garbage, (conn,))
     else:
         target = (stall_postgres, (conn, int(mode.split(":")[1])))
     threading.Thread(target=target[0], args=target[1], daemon=True).start()
@@ -152,6 +180,22 @@ took=$(since "$t0")
 [ "$(echo "$took < 45" | bc)" -eq 1 ] || fail "sync --once against a silent receiver took $took s"
 printf 'hostile-peers: silent receiver: sync --once ended in %.1f s (exit 75)\n' "$took"
 
+# 2b. Garbage answers, one kind per connection: a failed attempt without an answer ends a pass, so
+# one run of sync --once per kind (retries due at once).
+port=$(free_port); start_peer garbage "$port" "$work/garbage.log"
+fresh "$work/2b.db"
+for kind in 1 2 3 4; do
+  status=0
+  timeout 120 "$bin" sync --db "$work/2b.db" --webhook "http://127.0.0.1:$port/in" --once --base-delay 0.001 --max-delay 0.002 \
+    >/dev/null 2>"$work/2b.err" || status=$?
+  [ "$status" -eq 75 ] || { tail -3 "$work/2b.err" >&2; fail "sync --once against garbage answer $kind exited $status, not 75"; }
+  grep -q "answer is malformed\|headers are larger than 64 KiB" "$work/2b.err" || fail "garbage answer $kind not named: $(tail -1 "$work/2b.err")"
+  sleep 0.01
+done
+most=$(awk '/^wrote/ {print $2}' "$work/garbage.log" | sort -n | tail -1)
+[ "${most:-0}" -lt $((64 << 20)) ] || fail "the garbage receiver wrote $most bytes of its 512 MiB answer"
+echo "hostile-peers: garbage answers: sync --once exit 75, at most $((${most:-0} >> 10)) KiB of an answer written"
+
 # 3. A PostgreSQL that takes the login and never answers (default statement_timeout 30 s + 5 s).
 read -r cluster url < <(tools/pg-cluster.sh start | tr '\t' ' ')
 upstream=${url##*127.0.0.1:}; upstream=${upstream%%/*}
@@ -190,6 +234,9 @@ sigterm "sync --follow (silent receiver)" "$work/silent2.log" request -- \
 fresh "$work/5.db"
 sigterm "gateway run (silent receiver)" "$work/silent2.log" request -- \
   "$bin" gateway run --db "$work/5.db" --webhook "http://127.0.0.1:$port/in"
+fresh "$work/7.db"
+sigterm "sync --follow (stalled PostgreSQL)" "$work/stall.log" stalled -- \
+  "$bin" sync --db "$work/7.db" --postgres-file "$work/fleet.url" --follow
 fresh "$work/6.db"
 sigterm "gateway run (stalled PostgreSQL)" "$work/stall.log" stalled -- \
   "$bin" gateway run --db "$work/6.db" --postgres-file "$work/fleet.url"

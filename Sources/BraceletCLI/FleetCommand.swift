@@ -118,8 +118,8 @@ extension SyncCommand {
         let before = try store.outboxStatus(filter: filter).counts
         Log.info("sync: \(before.pending) pending entries -> \(sink.name)")
         if follow {
-            try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
-            return
+            let pollMilliseconds = try SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400)
+            return try await followUntilStopped(store: store) { try await forwarder.follow(pollMilliseconds: pollMilliseconds) }
         }
         let report = once ? try await forwarder.deliverDue() : try await forwarder.drain()
         try finish(report, store: store, sink: sink)

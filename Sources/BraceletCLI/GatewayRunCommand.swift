@@ -5,16 +5,6 @@ import BraceletSync
 import BraceletTransport
 import CHeapTuning
 import Foundation
-import Synchronization
-
-/// The last signal asking the gateway to stop (SIGTERM or SIGINT), 0 while none did.
-private let gatewayStopSignal = Atomic<Int32>(0)
-/// Set by SIGHUP: read the enrolments again.
-private let gatewayReload = Atomic<Bool>(false)
-/// The write end of the pipe the signal handlers wake the control thread with (-1 before it exists):
-/// a write(2) is what a signal handler may do, and the control thread sleeps in poll(2) instead of
-/// looking at the flags ten times a second.
-private let gatewaySignalWake = Atomic<Int32>(-1)
 
 /// `bracelet gateway run`: the service itself.
 struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
@@ -161,29 +151,13 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         }
         if let server { Log.info("gateway: metrics on \(server.url)") }
 
-        var wakePipe: [Int32] = [-1, -1]
-        guard pipe(&wakePipe) == 0 else { throw CLIError("cannot create the signal pipe: \(String(cString: strerror(errno)))") }
-        for fd in wakePipe {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        gatewaySignalWake.store(wakePipe[1], ordering: .relaxed)
-        defer {
-            // A late signal writes to no descriptor rather than to one reused after the close.
-            gatewaySignalWake.store(-1, ordering: .relaxed)
-            close(wakePipe[0]); close(wakePipe[1])
-        }
-        signal(SIGTERM) { gatewayStopSignal.store($0, ordering: .relaxed); Self.wakeControl() }
-        signal(SIGINT) { gatewayStopSignal.store($0, ordering: .relaxed); Self.wakeControl() }
-        signal(SIGHUP) { _ in gatewayReload.store(true, ordering: .relaxed); Self.wakeControl() }
-        signal(SIGPIPE, SIG_IGN)
+        let signals = try StopSignals.install(reload: true)
+        defer { StopSignals.close(signals) }
 
         let enrolled = try store.enrolments().count
         Log.info("gateway: \(enrolled) enrolled bracelet(s), interval \(interval) s, up to \(maxLinks) link(s)"
                  + (delivery.map { ", delivering to \($0.description)" } ?? "; no sink given: the outbox waits for `bracelet sync`"))
-        let control = Thread { [wakeFD = wakePipe[0]] in
-            Self.supervise(gateway, notifier: notifier, wakeFD: wakeFD)
-        }
+        let control = Thread { Self.supervise(gateway, notifier: notifier, signals: signals) }
         control.start()
 
         let (gatewayClock, thresholds) = (settings.clock, settings.events)
@@ -217,50 +191,29 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
         deliveryTask?.cancel()
         // A cancelled delivery stops its request or statement at once; should a sink still not
         // return, the process does not wait for it: nothing uncommitted is lost by leaving.
-        if let deliveryTask, !(await Self.finished(deliveryTask, withinSeconds: 3)) {
+        if let deliveryTask, !(await StopSignals.finished(deliveryTask, withinSeconds: 3)) {
             Log.warning("gateway: the delivery did not stop within 3 s; stopping without it (it re-sends what it did not confirm)")
         }
         server?.stop()
         notifier.notify("STOPPING=1")
-        let signal = gatewayStopSignal.load(ordering: .relaxed)
-        Log.info("gateway: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); everything committed is kept")
-    }
-
-    /// Whether `task` ended within `seconds` (it is left running otherwise). The deadline runs on a
-    /// Dispatch queue: a stopping process must not depend on a free thread of the cooperative pool.
-    static func finished(_ task: Task<Void, any Error>, withinSeconds seconds: Double) async -> Bool {
-        let answer = FirstAnswer()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            answer.wait(with: continuation)
-            Task.detached {
-                _ = await task.result
-                answer.give(true)
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer.give(false) }
-        }
-    }
-
-    /// Wakes the control thread from a signal handler (only write(2): async-signal-safe).
-    static func wakeControl() {
-        var byte: UInt8 = 1
-        _ = write(gatewaySignalWake.load(ordering: .relaxed), &byte, 1)
+        Log.info("gateway: stopped by \(StopSignals.receivedName); everything committed is kept")
     }
 
     /// The control thread: turns signals into stop and reload requests, and tells systemd the
     /// gateway is ready, how it is doing (every 10 s), and that it is alive (at half the watchdog
     /// interval, only while the schedule keeps running). Between those it sleeps until a signal
-    /// handler writes to `wakeFD`.
-    static func supervise(_ gateway: Gateway, notifier: ServiceNotifier, wakeFD: Int32) {
+    /// handler writes to `signals`.
+    static func supervise(_ gateway: Gateway, notifier: ServiceNotifier, signals: StopSignals.Pipe) {
         notifier.notify("READY=1\nSTATUS=\(statusLine(gateway))")
         var lastStatus = ContinuousClock.now, lastWatchdog = ContinuousClock.now - .seconds(3_600)
         var lastTick = -1
         while !gateway.isStopping {
-            if gatewayStopSignal.load(ordering: .relaxed) != 0 {
+            if StopSignals.received != 0 {
                 notifier.notify("STOPPING=1")
                 gateway.stop()
                 break
             }
-            if gatewayReload.exchange(false, ordering: .relaxed) {
+            if StopSignals.takeReload() {
                 Log.info("gateway: SIGHUP: reading the enrolments again")
                 gateway.requestReload()
             }
@@ -284,10 +237,7 @@ struct GatewayRunCommand: AsyncParsableCommand, LoggingCommand {
                 let due = .milliseconds(every) - lastWatchdog.duration(to: .now)
                 next = min(next, due > .zero ? due : .milliseconds(max(1, every / 4)))
             }
-            var descriptor = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, Int32(max(1, next.milliseconds)))
-            var drain = [UInt8](repeating: 0, count: 64)
-            while read(wakeFD, &drain, drain.count) > 0 {}
+            StopSignals.wait(signals, milliseconds: Int32(max(1, next.milliseconds)))
         }
     }
 
@@ -340,17 +290,3 @@ final class SyncProgress: @unchecked Sendable {
     }
 }
 
-/// Resumes a waiting continuation with the first answer given; later answers are dropped.
-private final class FirstAnswer: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-
-    func wait(with waiting: CheckedContinuation<Bool, Never>) { continuation.withLock { $0 = waiting } }
-
-    func give(_ value: Bool) {
-        let waiting = continuation.withLock { current -> CheckedContinuation<Bool, Never>? in
-            defer { current = nil }
-            return current
-        }
-        waiting?.resume(returning: value)
-    }
-}

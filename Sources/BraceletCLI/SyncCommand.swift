@@ -80,7 +80,7 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
     @Flag(name: .long, help: "One pass: try each due entry once, leave failures pending, exit (75 when some are pending).")
     var once = false
 
-    @Flag(name: .long, help: "Keep running and deliver new entries as they appear.")
+    @Flag(name: .long, help: "Keep running and deliver new entries as they appear, until SIGTERM or SIGINT (which end it within 3 s, exit 0).")
     var follow = false
 
     @Option(name: .long, help: .hidden)
@@ -276,11 +276,23 @@ struct SyncCommand: AsyncParsableCommand, LoggingCommand {
                 + "(to any sink); `--resend --from DATE --to DATE` sends them again")
         }
         if follow {
-            try await forwarder.follow(pollMilliseconds: SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400))
-            return
+            let pollMilliseconds = try SyncDuration.milliseconds(poll, option: "--poll", upTo: 86_400)
+            return try await followUntilStopped(store: store) { try await forwarder.follow(pollMilliseconds: pollMilliseconds) }
         }
         let report = once ? try await forwarder.deliverDue() : try await forwarder.drain()
         try finish(report, store: store, sink: sink)
+    }
+
+    /// `--follow`: runs `follow` until SIGTERM or SIGINT, which end it within 3 s whatever the sink
+    /// is doing (a request or statement under way is stopped; its entry stays pending), then says
+    /// what is pending and exits 0, closing the database as every run does.
+    func followUntilStopped(store: Store, _ follow: @escaping @Sendable () async throws -> Void) async throws {
+        let stopped = try await StopSignals.runUntilStopped(abandoned: {
+            Log.warning("sync: the delivery did not stop within 3 s; stopping without it (it re-sends what it did not confirm)")
+        }, follow)
+        guard stopped else { return }
+        let pending = (try? store.outboxStatus(filter: filter).counts.pending).map { "\($0) entries pending" } ?? "the outbox kept"
+        Log.info("sync: stopped by \(StopSignals.receivedName); everything delivered is recorded, \(pending)")
     }
 
     /// `--set-user`, `--requeue-dead`, `--resend`: done before any delivery, each says what it did.

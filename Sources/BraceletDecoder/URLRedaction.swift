@@ -25,6 +25,21 @@ public enum URLRedaction {
     public static func redacted(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://"), isScheme(url[..<schemeEnd.lowerBound]) else { return redactedConnectionString(url) }
         var rest = url[schemeEnd.upperBound...]
+        // A `?` or `#` typed inside the user info (a password such as `pa?ss`) is not the start of a
+        // query or fragment: when an `@` comes before the first `/`, the user info runs to the last
+        // such `@`, whatever it holds. Parsed from the first `?` instead, the password's first part
+        // was shown as the host.
+        let zone = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
+        var userInfo = ""
+        if let at = zone.lastIndex(of: "@") {
+            let info = rest[..<at]
+            if let colon = info.firstIndex(of: ":"), colon != info.startIndex, !info[..<colon].contains(where: { $0 == "?" || $0 == "#" }) {
+                userInfo = info[..<colon] + ":***@"
+            } else {
+                userInfo = "***@"
+            }
+            rest = rest[rest.index(after: at)...]
+        }
         var fragment = ""
         if let hash = rest.firstIndex(of: "#") {
             fragment = rest.index(after: hash) == rest.endIndex ? "#" : "#***"
@@ -36,17 +51,7 @@ public enum URLRedaction {
             rest = rest[..<mark]
         }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        var authority = String(rest[..<authorityEnd])
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
-            let host = authority[authority.index(after: at)...]
-            if let colon = userInfo.firstIndex(of: ":"), colon != userInfo.startIndex {
-                authority = userInfo[..<colon] + ":***@" + host
-            } else {
-                authority = "***@" + host
-            }
-        }
-        return String(url[..<schemeEnd.upperBound]) + authority + rest[authorityEnd...] + query + fragment
+        return String(url[..<schemeEnd.upperBound]) + userInfo + rest[..<authorityEnd] + rest[authorityEnd...] + query + fragment
     }
 
     /// `text` with every URL in it redacted: each run of characters between spaces that holds

@@ -56,22 +56,36 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether waiting and trying again may help: a lost or refused connection, a server shutting
-    /// down or starting up, a serialization failure or deadlock, a full disk or too many connections.
+    /// down or starting up, a serialization failure or deadlock, a full disk or too many connections,
+    /// a statement cancelled by `statement_timeout` or an administrator, a lock or session timeout.
     public var isTransient: Bool {
         switch self {
         case .connection: true
-        case let .server(state, _):
-            state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "40001" || state == "40P01"
+        case let .server(state, _): FleetError.transientStates.contains(state) || FleetError.transientClasses.contains(String(state.prefix(2)))
         case .invalidURL, .schemaNewer, .badRow, .noFleetTables, .schemaBehind, .notAssigned, .tls, .admin, .noClientLibrary: false
         }
     }
+
+    /// SQLSTATE classes whose every code is about the server's or the connection's state, not the
+    /// statement: 08 connection exception, 53 insufficient resources (disk full, out of memory, too
+    /// many connections), 58 system error (an I/O error on the server).
+    static let transientClasses: Set<String> = ["08", "53", "58"]
+
+    /// Single SQLSTATEs that are transient in classes that are not: the statement was sound, the
+    /// moment was not. 57014 query_canceled is what `statement_timeout` raises (a slow or locked
+    /// table); 57P01-57P03 and 57P05 are an administrator's shutdown, a crash shutdown, "cannot
+    /// connect now" and an idle-session timeout (57P04, database dropped, is not: it is a setup to
+    /// fix); 40001 and 40P01 serialization failure and deadlock; 40003 statement completion unknown;
+    /// 55P03 lock not available (`lock_timeout`); 55006 object in use; 25P03 idle-in-transaction
+    /// timeout.
+    static let transientStates: Set<String> = ["57014", "57P01", "57P02", "57P03", "57P05", "40001", "40P01", "40003", "55P03", "55006", "25P03"]
 
     /// Whether the sink as configured cannot work until someone changes the setup: bad login,
     /// missing privilege or database, an unknown schema.
     public var isConfiguration: Bool {
         switch self {
         case .invalidURL, .schemaNewer, .schemaBehind, .notAssigned, .tls, .admin, .noClientLibrary: true
-        case let .server(state, _): state.hasPrefix("28") || state.hasPrefix("3D") || state.hasPrefix("42")
+        case let .server(state, _): state.hasPrefix("28") || state.hasPrefix("3D") || state.hasPrefix("42") || state == "57P04"
         case .connection, .badRow, .noFleetTables: false
         }
     }
@@ -82,7 +96,14 @@ public enum FleetError: Error, Sendable, Equatable, CustomStringConvertible {
             return ". This role lacks the privilege: gateway roles write only their assigned devices' rows and readers only read; "
                 + "schema changes are the owner's (`bracelet fleet migrate`), role changes need an owner with CREATEROLE."
         }
-        if state.hasPrefix("3D") { return ". Create the database or fix its name in the URL." }
+        if state.hasPrefix("3D") || state == "57P04" { return ". Create the database or fix its name in the URL." }
+        if state == "57014" {
+            return ". The statement ran longer than the server's statement_timeout (sync --timeout) or was cancelled; "
+                + "sync retries it. If it recurs, look for a lock held on the fleet tables or raise the timeout."
+        }
+        if FleetError.transientStates.contains(state) || FleetError.transientClasses.contains(String(state.prefix(2))) {
+            return "; sync retries it."
+        }
         return ""
     }
 }

@@ -1,3 +1,4 @@
+import BraceletSync
 import CLibPQ
 import Foundation
 #if canImport(Glibc)
@@ -11,13 +12,13 @@ import Glibc
 /// connecting for libpq's `connect_timeout` per host (covering TLS and the login), a statement until
 /// the server's `statement_timeout` plus ``FleetTimeouts/graceSeconds`` pass with no byte moving
 /// (the server cancels a slow statement itself; the client deadline catches a server or network
-/// path that stalls, which cannot), and not at all once its ``PGInterrupt`` fired.
+/// path that stalls, which cannot), and not at all once its interrupt fired.
 final class PGConnection {
     private let connection: OpaquePointer
     let server: FleetServer
     let timeouts: FleetTimeouts
     /// Ends every wait at once when it fires (set per call by the sink: a cancelled delivery).
-    var interrupt: PGInterrupt?
+    var interrupt: WaitInterrupt?
     /// The client deadline of the statements now running, seconds (see ``allowing(seconds:_:)``).
     private var clientSeconds: Int
     /// Set once the connection was given up (deadline, interrupt): libpq's state is then unknown.
@@ -30,7 +31,7 @@ final class PGConnection {
     ///
     /// - Throws: ``FleetError/connection(server:detail:)`` when the server cannot be reached, or
     ///   ``FleetError/server(sqlState:message:)`` when it refuses the login (password, database).
-    init(server: FleetServer, timeouts: FleetTimeouts = FleetTimeouts(), interrupt: PGInterrupt? = nil) throws {
+    init(server: FleetServer, timeouts: FleetTimeouts = FleetTimeouts(), interrupt: WaitInterrupt? = nil) throws {
         self.server = server
         self.timeouts = timeouts
         self.interrupt = interrupt
@@ -145,7 +146,7 @@ final class PGConnection {
                     + "or the network path stalls; the connection was closed")
             }
             for index in descriptors.indices { descriptors[index].revents = 0 }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), PGConnection.pollMilliseconds(left))
+            let ready = poll(&descriptors, nfds_t(descriptors.count), left.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready >= 0 else { throw brokenOrRefused(nil) }
             if descriptors.count > 1 && descriptors[1].revents != 0 {
@@ -227,51 +228,9 @@ final class PGConnection {
         return String(cString: made)
     }
 
-    /// `duration` in whole milliseconds for `poll(2)`, rounded up (a wait never ends early), at least 1.
-    static func pollMilliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: max(1, milliseconds))
-    }
-
     static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "" }
         return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
-    }
-}
-
-/// Ends a connection's waits from another thread: firing it makes the waiting `poll` return, and
-/// the statement under way fails with `CancellationError` (the connection is given up, since its
-/// state is then unknown). One per call: a fired interrupt stays fired.
-final class PGInterrupt: @unchecked Sendable {
-    private let descriptors: [Int32]
-    private let lock = NSLock()
-    private var fired = false
-
-    /// A new, unfired interrupt (`nil` when no pipe can be made: then only deadlines end waits).
-    init?() {
-        var pair: [Int32] = [-1, -1]
-        guard pipe(&pair) == 0 else { return nil }
-        for fd in pair {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        descriptors = pair
-    }
-
-    deinit { descriptors.forEach { close($0) } }
-
-    /// What a wait polls beside the connection's socket.
-    var wakeDescriptor: Int32 { descriptors[0] }
-
-    /// Whether it fired.
-    var isFired: Bool { lock.withLock { fired } }
-
-    /// Ends the current and every later wait.
-    func fire() {
-        lock.withLock { fired = true }
-        var byte: UInt8 = 1
-        _ = write(descriptors[1], &byte, 1)
     }
 }
 

@@ -30,7 +30,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     let lock = NSLock()
     private var connection: PGConnection?
     /// The interrupt of the call under way (under ``lock``).
-    private var callInterrupt: PGInterrupt?
+    private var callInterrupt: WaitInterrupt?
     /// Where the blocking work of ``send(batch:)`` runs.
     private let worker = DispatchQueue(label: "bracelet.fleet.sink")
 
@@ -73,21 +73,25 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// Runs `work` on ``worker`` with a fresh interrupt and suspends until it returns, or until the
     /// calling task is cancelled: then the interrupt ends the wait under way and this returns at
     /// once, leaving the worker to finish (a connect under way ends by its own timeout).
-    func onWorker<T: Sendable>(_ work: @escaping @Sendable (PGInterrupt?) throws -> T) async throws -> T {
-        let interrupt = PGInterrupt()
-        let resume = ResumeOnce<T>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                resume.wait(with: continuation)
+    func onWorker<T: Sendable>(_ work: @escaping @Sendable (WaitInterrupt) throws -> T) async throws -> T {
+        let interrupt = WaitInterrupt()
+        let result = FirstResult<Result<T, any Error>>()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                result.wait(with: continuation)
                 worker.async {
-                    guard !(interrupt?.isFired ?? false) else { return }
-                    resume.finish(Result { try work(interrupt) })
+                    defer { interrupt.close() }
+                    guard !interrupt.isFired else { return }
+                    result.give(Result { try work(interrupt) })
                 }
             }
         } onCancel: {
-            interrupt?.fire()
-            resume.finish(.failure(CancellationError()))
+            // The cancellation is given before the interrupt wakes the worker: woken first, the
+            // worker could give its interrupted work's outcome (a failure to retry) in its place.
+            _ = result.give(.failure(CancellationError()))
+            interrupt.fire()
         }
+        return try outcome.get()
     }
 
     /// Delivers `entries` in one transaction and returns one outcome per entry, in order.
@@ -96,7 +100,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
         deliver(batch: entries, interrupt: nil)
     }
 
-    private func deliver(batch entries: [OutboxEntry], interrupt: PGInterrupt?) -> [DeliveryOutcome] {
+    private func deliver(batch entries: [OutboxEntry], interrupt: WaitInterrupt?) -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: entries.count)
         var rows: [FleetRow] = []
         for (index, entry) in entries.enumerated() {
@@ -198,7 +202,7 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
     /// The devices among `devices` this sink's role has not been assigned, each with its refusal;
     /// empty for a role row-level security does not restrict (the owner). The server refuses their
     /// rows anyway: asking first gives each its own clear error and lets the other devices' rows go.
-    func unassigned(among devices: Set<String>, interrupt: PGInterrupt?) throws -> [String: FleetError] {
+    func unassigned(among devices: Set<String>, interrupt: WaitInterrupt?) throws -> [String: FleetError] {
         callInterrupt = interrupt
         let connection = try connected()
         guard let gatewayRole else { return [:] }
@@ -209,12 +213,6 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
             if !connection.isOpen || (error as? FleetError)?.isTransient == true { self.connection = nil }
             throw error
         }
-    }
-
-    /// The devices among `devices` the fleet database would refuse from this sink's role (not
-    /// assigned to it), so a forwarder sends the others first; empty when it cannot tell now.
-    public func unassignedDevices(among devices: Set<String>) -> Set<String> {
-        lock.withLock { Set(((try? unassigned(among: devices, interrupt: nil)) ?? [:]).keys) }
     }
 
     /// The role of the connection when row-level security restricts it (a gateway's role), else `nil`.
@@ -234,35 +232,5 @@ public final class PostgresSink: OutboxSink, @unchecked Sendable {
         gatewayRole = role?.first == "t" ? (role?[1] ?? "") : nil
         connection = made
         return made
-    }
-}
-
-/// Resumes a continuation exactly once, from whichever comes first: the worker's result or the
-/// caller's cancellation.
-private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, any Error>?
-    private var early: Result<T, any Error>?
-    private var done = false
-
-    /// Waits with `continuation` (resumed at once when the result came first).
-    func wait(with continuation: CheckedContinuation<T, any Error>) {
-        let result = lock.withLock { () -> Result<T, any Error>? in
-            if early == nil { self.continuation = continuation }
-            return early
-        }
-        if let result { continuation.resume(with: result) }
-    }
-
-    /// Resumes with `result` unless something else already did.
-    func finish(_ result: Result<T, any Error>) {
-        let waiting = lock.withLock { () -> CheckedContinuation<T, any Error>? in
-            guard !done else { return nil }
-            done = true
-            if continuation == nil { early = result }
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(with: result)
     }
 }

@@ -62,8 +62,10 @@ enum PageChecksums {
             requestReservedBytes(db, 0)
             throw error
         }
-        // So that the database file itself, not only the WAL, says it carries checksums.
-        _ = try? db.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
+        // So that the database file itself, not only the WAL, says it carries checksums. Kept from
+        // finishing (another process reading), the rest is copied by this connection's closing
+        // checkpoint, and until then the pages are read from the WAL: nothing is lost either way.
+        _ = db.checkpointCompletely()
     }
 
     /// The problems `PRAGMA quick_check` reports, one per line; empty when it finds none.
@@ -117,17 +119,35 @@ enum PageChecksums {
         bracelet_checksum_clear_failure()
     }
 
+    /// What a scan of the database file found (``scan(path:limit:)``).
+    struct Scan {
+        /// The first damaged pages (1-based).
+        var pages: [Int64]
+        /// How many pages are damaged.
+        var count: Int64
+        /// The file's page count.
+        var total: Int64
+        /// Its unsealed pages.
+        var unsealed: UnsealedPages
+        /// The first pages of zeros only (free, or in use and lost: ``zeroedInUse(path:pages:)``).
+        var zeroed: [Int64]
+        /// How many pages are zeros only.
+        var zeroedCount: Int64
+    }
+
     /// The damaged pages of the database file at `path` (not its WAL), read directly; at most
-    /// `limit` page numbers, how many there are in all, the file's page count and its unsealed
-    /// pages. `nil` when the file has no checksums.
-    static func scan(path: String, limit: Int = 20) throws -> (pages: [Int64], count: Int64, total: Int64, unsealed: UnsealedPages)? {
+    /// `limit` page numbers, how many there are in all, the file's page count, its unsealed pages and
+    /// its pages of zeros (the first 4,096). `nil` when the file has no checksums.
+    static func scan(path: String, limit: Int = 20) throws -> Scan? {
         var pages = [Int64](repeating: 0, count: limit)
-        var total: Int64 = 0
+        var zeroed = [Int64](repeating: 0, count: 4_096)
+        var total: Int64 = 0, zeroedCount: Int64 = 0
         var unsealed = BraceletUnsealed()
-        let count = bracelet_checksum_scan(path, &pages, Int64(limit), &total, &unsealed)
+        let count = bracelet_checksum_scan(path, &pages, Int64(limit), &total, &unsealed, &zeroed, Int64(zeroed.count), &zeroedCount)
         if count == -2 { return nil }
         if count < 0 { throw StoreError.cannotOpen(path: path, reason: "cannot read the file to verify its page checksums") }
-        return (Array(pages.prefix(Int(min(count, Int64(limit))))), count, total, UnsealedPages(unsealed))
+        return Scan(pages: Array(pages.prefix(Int(min(count, Int64(limit))))), count: count, total: total, unsealed: UnsealedPages(unsealed),
+                    zeroed: Array(zeroed.prefix(Int(min(zeroedCount, Int64(zeroed.count))))), zeroedCount: zeroedCount)
     }
 
     /// The unsealed pages this connection read from its database file or wrote into it since the

@@ -12,8 +12,9 @@ public struct OutsideWriteReport: Sendable, Equatable, CustomStringConvertible {
     public var written: Bool
     /// Whether SQLite's integrity check and bracelet's row checks and content hashes passed.
     public var verified: Bool
-    /// Whether bracelet sealed them again (rewrote them with their checksums); a read-only open
-    /// verifies them but leaves that to the next command that writes.
+    /// Whether bracelet sealed them again (rewrote them with their checksums, copied into the file);
+    /// a read-only open verifies them but leaves that to the next command that writes, and a
+    /// checkpoint another reader kept from finishing leaves it to this connection's close.
     public var sealed: Bool
 
     /// Creates a report.
@@ -78,12 +79,15 @@ extension Store {
         }
         report.verified = true
         guard try !locked({ $0.readOnly }) else { return report }
-        try locked { db in
+        report.sealed = try locked { db in
             try db.execute("VACUUM")
-            _ = try? db.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
+            // The VACUUM's pages get their checksums when a checkpoint copies them into the file.
+            // One kept from finishing (another program reading) is not a seal: the report says the
+            // pages stay unsealed, and this connection's closing checkpoint copies the rest.
+            let copied = db.checkpointCompletely()
             _ = PageChecksums.takeUnsealed(db)
+            return copied
         }
-        report.sealed = true
         return report
     }
 }

@@ -24,6 +24,16 @@ enum TLSProblem: Sendable, Equatable {
     case otherName(String)
     /// The handshake failed before a certificate was checked (not TLS, no common version, ...).
     case handshake(String)
+    /// OpenSSL on this host could not be set up (no context, no session, no trust store, a check it
+    /// refused to configure): nothing the receiver can fix.
+    case setup(String)
+
+    /// OpenSSL's words, without the kind.
+    var text: String {
+        switch self {
+        case let .certificateRefused(text), let .otherName(text), let .handshake(text), let .setup(text): text
+        }
+    }
 }
 
 /// One TCP connection (and TLS over it, when asked) with a deadline for everything it waits on and
@@ -33,9 +43,9 @@ final class HTTPConnection {
     private var fd: Int32 = -1
     private var tls: OpaquePointer?
     private let deadline: ContinuousClock.Instant
-    private let interrupt: HTTPInterrupt
+    private let interrupt: WaitInterrupt
 
-    init(deadline: ContinuousClock.Instant, interrupt: HTTPInterrupt) {
+    init(deadline: ContinuousClock.Instant, interrupt: WaitInterrupt) {
         self.deadline = deadline
         self.interrupt = interrupt
     }
@@ -94,15 +104,19 @@ final class HTTPConnection {
     /// Starts TLS with `context`, checking that the certificate is valid for `host` (a name or an
     /// IP address).
     func startTLS(_ context: TLSContext, host: String) throws {
-        guard let ssl = SSL_new(context.context) else { throw HTTPFailure.tls(.handshake("OpenSSL could not start a session")) }
+        guard let ssl = SSL_new(context.context) else { throw HTTPFailure.tls(.setup("OpenSSL could not start a TLS session (out of memory?)")) }
         tls = ssl
-        SSL_set_fd(ssl, fd)
+        guard SSL_set_fd(ssl, fd) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL could not take the connection")) }
+        // Without the address or name set, OpenSSL would accept any valid certificate: a failure
+        // to set it stops the request.
         if isIPAddress(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 else {
+                throw HTTPFailure.tls(.setup("OpenSSL cannot check certificates against the address \(host)"))
+            }
         } else {
-            _ = bracelet_tls_set_server_name(ssl, host)
+            guard bracelet_tls_set_server_name(ssl, host) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL cannot send the name \(host) (SNI)")) }
             SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
-            guard SSL_set1_host(ssl, host) == 1 else { throw HTTPFailure.tls(.handshake("OpenSSL cannot check the name \(host)")) }
+            guard SSL_set1_host(ssl, host) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL cannot check certificates against the name \(host)")) }
         }
         SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
         ERR_clear_error()
@@ -252,11 +266,9 @@ final class HTTPConnection {
             try checkInterrupt()
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw HTTPFailure.timedOut }
-            let (seconds, attoseconds) = left.components
-            let milliseconds = Int32(clamping: max(1, seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, milliseconds)
+            let ready = poll(&descriptors, 2, left.pollMilliseconds)
             if ready < 0 && errno != EINTR { throw HTTPFailure.network(String(cString: strerror(errno))) }
             if descriptors[1].revents != 0 { throw HTTPFailure.cancelled }
             // An error or hang-up makes the next read or write say what happened.
@@ -274,51 +286,17 @@ final class HTTPConnection {
     }
 }
 
-/// Ends an exchange's waits from another thread (its deadline passed on the caller's side, or the
-/// caller was cancelled): a wait polls this pipe beside its socket. One per exchange.
-final class HTTPInterrupt: @unchecked Sendable {
-    private let descriptors: [Int32]
-    private let lock = NSLock()
-    private var fired = false
-
-    init() {
-        var pair: [Int32] = [-1, -1]
-        if pipe(&pair) == 0 {
-            for fd in pair {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            pair = [-1, -1]
-        }
-        descriptors = pair
-    }
-
-    deinit { descriptors.filter { $0 >= 0 }.forEach { close($0) } }
-
-    /// What a wait polls (-1, never ready, when no pipe could be made: then only the deadline ends waits).
-    var wakeDescriptor: Int32 { descriptors[0] }
-
-    var isFired: Bool { lock.withLock { fired } }
-
-    /// Ends the current and every later wait.
-    func fire() {
-        lock.withLock { fired = true }
-        var byte: UInt8 = 1
-        if descriptors[1] >= 0 { _ = Glibc.write(descriptors[1], &byte, 1) }
-    }
-}
-
 /// An OpenSSL client context: TLS 1.2 or newer, the certificate checked against the system's trust
 /// store (`/etc/ssl/certs`, or the file `$SSL_CERT_FILE` names, as OpenSSL reads it).
 final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
 
     init() throws {
-        guard let made = SSL_CTX_new(TLS_client_method()) else { throw HTTPFailure.tls(.handshake("OpenSSL could not make a TLS context")) }
+        guard let made = SSL_CTX_new(TLS_client_method()) else { throw HTTPFailure.tls(.setup("OpenSSL could not make a TLS context (libssl missing or out of memory)")) }
         context = made
-        guard bracelet_tls_require_tls12(made) == 1, SSL_CTX_set_default_verify_paths(made) == 1 else {
-            throw HTTPFailure.tls(.handshake("OpenSSL could not load the system's trusted certificates"))
+        guard bracelet_tls_require_tls12(made) == 1 else { throw HTTPFailure.tls(.setup("OpenSSL refused to require TLS 1.2 or newer")) }
+        guard SSL_CTX_set_default_verify_paths(made) == 1 else {
+            throw HTTPFailure.tls(.setup("OpenSSL could not load the trusted CA certificates (/etc/ssl/certs, or the file $SSL_CERT_FILE names)"))
         }
         SSL_CTX_set_verify(made, SSL_VERIFY_PEER, nil)
     }

@@ -6,6 +6,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidOption(name: String, value: String, rule: String)
     /// The webhook URL is not an absolute http or https URL.
     case invalidWebhookURL(String)
+    /// OpenSSL on this host could not be set up for an https webhook (`problem` says what failed).
+    case tlsSetup(url: String, problem: String)
     /// The webhook secret is empty.
     case emptySecret
     /// The webhook secret cannot be used (the reason says why and what to give instead).
@@ -26,6 +28,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(name) \(value) is out of range: give \(rule)."
         case let .invalidWebhookURL(url):
             "webhook URL \"\(url)\" is not an absolute http:// or https:// URL. Pass e.g. --webhook https://example.org/bracelet."
+        case let .tlsSetup(url, problem):
+            "cannot deliver to \(url) over https: \(problem). This is this host's OpenSSL setup, not the receiver: install or "
+                + "repair the packages libssl3 and ca-certificates (then run update-ca-certificates), or name a file of trusted "
+                + "CA certificates in $SSL_CERT_FILE."
         case .emptySecret:
             "the webhook secret is empty. Give the shared secret the receiver verifies the signatures with: --secret-file FILE, "
                 + "$BRACELET_WEBHOOK_SECRET or the systemd credential webhook-secret."

@@ -61,8 +61,8 @@ public struct WebhookSink: OutboxSink {
         self.encoding = encoding
         self.now = now
         self.target = target
-        do { tls = target.secure ? try TLSContext() : nil } catch {
-            throw SyncError.invalidWebhookURL(URLRedaction.redacted(url) + " (\(error))")
+        do { tls = target.secure ? try TLSContext() : nil } catch let HTTPFailure.tls(problem) {
+            throw SyncError.tlsSetup(url: URLRedaction.redacted(url), problem: problem.text)
         }
     }
 
@@ -173,6 +173,8 @@ public struct WebhookSink: OutboxSink {
                 + "the receiver's certificate issued for \(host)"
         case let .handshake(text):
             "the TLS handshake failed (\(text)): check that the URL's port speaks https and the receiver's TLS settings"
+        case let .setup(text):
+            "\(text): this is this host's OpenSSL, not the receiver: install or repair the package libssl3"
         }
     }
 

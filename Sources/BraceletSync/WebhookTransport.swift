@@ -101,8 +101,8 @@ enum WebhookTransport {
     /// on a Dispatch queue, not as a Swift task (a task's sleep only ends when a thread of the pool
     /// is free, and on a 2-core machine a busy caller can hold both).
     static func send(target: WebhookTarget, head: [UInt8], body: Data, timeoutSeconds: Double, tls: TLSContext?) async -> WebhookExchangeResult {
-        let interrupt = HTTPInterrupt()
-        let answer = AnswerOnce()
+        let interrupt = WaitInterrupt()
+        let answer = FirstResult<WebhookExchangeResult>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WebhookExchangeResult, Never>) in
                 answer.wait(with: continuation)
@@ -116,6 +116,7 @@ enum WebhookTransport {
                     sigaddset(&pipeSignal, SIGPIPE)
                     pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
                     answer.give(exchange(target: target, head: head, body: body, deadline: deadline, interrupt: interrupt, tls: tls))
+                    interrupt.close()
                 }
                 // Name resolution cannot be interrupted: the caller does not wait for it past the deadline.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds + 0.05) {
@@ -124,14 +125,15 @@ enum WebhookTransport {
                 }
             }
         } onCancel: {
+            // Cancelled before the interrupt wakes the exchange, which would otherwise answer first.
+            _ = answer.give(.cancelled)
             interrupt.fire()
-            answer.give(.cancelled)
         }
     }
 
     /// The exchange itself, blocking this thread (each wait bounded).
     static func exchange(target: WebhookTarget, head: [UInt8], body: Data, deadline: ContinuousClock.Instant,
-                         interrupt: HTTPInterrupt, tls: TLSContext?) -> WebhookExchangeResult {
+                         interrupt: WaitInterrupt, tls: TLSContext?) -> WebhookExchangeResult {
         let connection = HTTPConnection(deadline: deadline, interrupt: interrupt)
         do {
             if let proxy = target.proxy {
@@ -141,7 +143,7 @@ enum WebhookTransport {
                 try connection.connect(host: target.host, port: target.port)
             }
             if target.secure {
-                guard let tls else { return .tls(.handshake("no TLS context")) }
+                guard let tls else { return .tls(.setup("no TLS context")) }
                 try connection.startTLS(tls, host: target.host)
             }
             var sentAll = try head.withUnsafeBytes { try connection.write($0) }
@@ -176,21 +178,26 @@ enum WebhookTransport {
     }
 
     /// Reads the answer: its status line and headers (after any 1xx), then, unless it is a 2xx or
-    /// `headersOnly`, up to ``answerBytesKept`` bytes of its body.
+    /// `headersOnly`, up to ``answerBytesKept`` bytes of its body. The interim answers and headers
+    /// together may take ``headerLimit`` bytes, the body's framing ``rawBodyLimit``: what a receiver
+    /// sends beyond that is not read, and an answer that is not valid HTTP is a failure saying why.
     static func readAnswer(_ connection: HTTPConnection, bodySent: Bool, headersOnly: Bool = false) throws -> WebhookExchangeResult {
         var received: [UInt8] = []
+        var headBytes = 0
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let separator = received.firstRange(of: [13, 10, 13, 10])
             guard let separator else {
-                guard received.count <= headerLimit else { return .failure("the answer's headers are larger than 64 KiB") }
+                guard headBytes + received.count <= headerLimit else { return .failure("the answer's headers are larger than 64 KiB") }
                 let count = try connection.read(into: &buffer)
                 guard count > 0 else {
-                    return .failure(received.isEmpty ? "connection closed without an answer" : "connection closed in the middle of the answer")
+                    return .failure(received.isEmpty && headBytes == 0 ? "connection closed without an answer" : "connection closed in the middle of the answer")
                 }
                 received.append(contentsOf: buffer[..<count])
                 continue
             }
+            headBytes += separator.upperBound
+            guard headBytes <= headerLimit else { return .failure("the answer's headers are larger than 64 KiB") }
             let head = String(decoding: received[..<separator.lowerBound], as: UTF8.self)
             received.removeSubrange(..<separator.upperBound)
             let lines = head.components(separatedBy: "\r\n")
@@ -207,74 +214,43 @@ enum WebhookTransport {
                     .trimmingCharacters(in: .whitespaces)
             }
             let location = headers["location"]
+            let framing: HTTPAnswerFraming
+            do { framing = try HTTPAnswerFraming(headers: headers) } catch let HTTPFailure.network(reason) {
+                return .failure("HTTP \(status), but \(reason)")
+            }
             if headersOnly || (200..<300).contains(status) {
                 return .answer(status: status, location: location, body: Data(), bodySent: bodySent)
             }
-            let body = try readBody(connection, start: received, headers: headers)
-            return .answer(status: status, location: location, body: body, bodySent: bodySent)
+            do {
+                let body = try readBody(connection, start: received, framing: framing)
+                return .answer(status: status, location: location, body: body, bodySent: bodySent)
+            } catch let HTTPFailure.network(reason) {
+                return .failure("HTTP \(status), but \(reason)")
+            }
         }
     }
 
+    /// The most bytes of an answer's body (with its chunked framing) read: the kept bytes and the
+    /// framing of many small chunks.
+    static let rawBodyLimit = answerBytesKept + headerLimit
+
     /// Up to ``answerBytesKept`` bytes of an answer's body (chunked bodies decoded), whatever of it
-    /// came before the deadline, the end of the body or of the connection.
-    static func readBody(_ connection: HTTPConnection, start: [UInt8], headers: [String: String]) throws -> Data {
+    /// came before the deadline, the end of the body or of the connection, or ``rawBodyLimit``.
+    ///
+    /// - Throws: ``HTTPFailure/network(_:)`` when the body is not valid chunked coding.
+    static func readBody(_ connection: HTTPConnection, start: [UInt8], framing: HTTPAnswerFraming) throws -> Data {
         var raw = start
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        let length = headers["content-length"].flatMap { Int($0) }
-        let chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") ?? false
-        func decoded() -> (body: [UInt8], complete: Bool) {
-            guard chunked else { return (Array(raw.prefix(length ?? raw.count)), length.map { raw.count >= $0 } ?? false) }
-            var out: [UInt8] = []
-            var position = 0
-            while let lineEnd = raw[position...].firstRange(of: [13, 10]) {
-                let sizeText = String(decoding: raw[position..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
-                guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return (out, true) }
-                if size == 0 { return (out, true) }
-                let dataStart = lineEnd.upperBound
-                let available = min(size, raw.count - dataStart)
-                out.append(contentsOf: raw[dataStart..<(dataStart + available)])
-                guard available == size, raw.count >= dataStart + size + 2 else { return (out, false) }
-                position = dataStart + size + 2
-            }
-            return (out, false)
-        }
         while true {
-            let (body, complete) = decoded()
-            if complete || body.count >= answerBytesKept { return Data(body.prefix(answerBytesKept)) }
+            let (body, complete) = try framing.decode(raw)
+            if complete || body.count >= answerBytesKept || raw.count >= rawBodyLimit { return Data(body.prefix(answerBytesKept)) }
             let count: Int
             do { count = try connection.read(into: &buffer) } catch HTTPFailure.timedOut {
                 // The status is known: the body that came is enough for the reason.
                 return Data(body.prefix(answerBytesKept))
             }
             if count == 0 { return Data(body.prefix(answerBytesKept)) }
-            raw.append(contentsOf: buffer[..<count])
+            raw.append(contentsOf: buffer[..<min(count, rawBodyLimit - raw.count)])
         }
-    }
-}
-
-/// Resumes a waiting continuation with the first result given; later ones are dropped.
-private final class AnswerOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<WebhookExchangeResult, Never>?
-    private var early: WebhookExchangeResult?
-    private var done = false
-
-    func wait(with waiting: CheckedContinuation<WebhookExchangeResult, Never>) {
-        let result = lock.withLock { () -> WebhookExchangeResult? in
-            if early == nil { continuation = waiting }
-            return early
-        }
-        if let result { waiting.resume(returning: result) }
-    }
-
-    func give(_ result: WebhookExchangeResult) {
-        let waiting = lock.withLock { () -> CheckedContinuation<WebhookExchangeResult, Never>? in
-            guard !done else { return nil }
-            done = true
-            if continuation == nil { early = result }
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(returning: result)
     }
 }

@@ -49,8 +49,11 @@
 //   the page, the checksum no longer matches: when bracelet's checkpoint copies such a page, it
 //   writes it with the marker OUTSIDE instead of a checksum (a write from outside, not yet verified).
 // - A page of zeros only is a free page (SQLite, built with SECURE_DELETE as Debian's is, zeroes a
-//   page it frees, reserved bytes included): it needs no checksum. Were it a page in use, SQLite's
-//   structure check would find it, as it finds any page of zeros where a b-tree page belongs.
+//   page it frees, reserved bytes included) that another program copied: it needs no checksum, and
+//   reads succeed. Were it a page in use, it lost its content (a zeroed disk block, a write that
+//   never reached the disk): SQLite's structure check finds that where a b-tree page belongs, but
+//   not in an overflow page, so the store's page scan places every page of zeros in the b-trees
+//   and calls one in use damage (PageChecksums.zeroedInUse), never an unsealed copy.
 // - Reading a page whose reserved bytes are HELD, OUTSIDE or zeros succeeds: it is an unsealed page,
 //   counted per file (SQLITE_FCNTL for BRACELET_FCNTL_UNSEALED) and handed on with OUTSIDE, so that
 //   it stays unsealed if bracelet changes and writes it. The store verifies unsealed pages (SQLite's
@@ -467,7 +470,8 @@ void bracelet_checksum_clear_failure(void) {
     last_failure = 0;
 }
 
-int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages, BraceletUnsealed *unsealed) {
+int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages, BraceletUnsealed *unsealed,
+                               int64_t *zeroed, int64_t zeroed_capacity, int64_t *zeroed_count) {
     FILE *stream = fopen(path, "rb");
     if (!stream) return -1;
     unsigned char header[100];
@@ -489,6 +493,7 @@ int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capac
     // SQLite never writes the page holding the lock bytes at 1 GiB.
     int64_t count = 0, found = 0, lock_page = 1073741824 / size + 1;
     if (unsealed) memset(unsealed, 0, sizeof *unsealed);
+    if (zeroed_count) *zeroed_count = 0;
     while (fread(page, 1, (size_t)size, stream) == (size_t)size) {
         count += 1;
         if (count == lock_page) continue;
@@ -503,6 +508,9 @@ int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capac
                 unsealed->listed += 1;
             }
             unsealed->count += 1;
+        } else if (state == BRACELET_PAGE_EMPTY && zeroed_count) {
+            if (zeroed && *zeroed_count < zeroed_capacity) zeroed[*zeroed_count] = count;
+            *zeroed_count += 1;
         }
     }
     int failed = ferror(stream);

@@ -17,12 +17,20 @@ import Testing
             // An @ inside the password: the last @ of the authority ends the user info.
             ("postgresql://gw:a@b@db/fleet", "postgresql://gw:***@db/fleet"),
             ("postgres://db/fleet", "postgres://db/fleet"),
+            // A ? or # typed inside the password: still the user info (it once showed `pa` as the host).
+            ("https://u:pa?ss@h/in?token=t", "https://u:***@h/in?token=***"),
+            ("https://u:pa?ss@h", "https://u:***@h"),
+            ("https://u:pa#ss@h:8443/in", "https://u:***@h:8443/in"),
+            ("https://to?ken@h/in", "https://***@h/in"),
+            // A ? in the user name: the whole user info is hidden (the user name may hold the secret).
+            ("https://u?x:pw@h/in", "https://***@h/in"),
             // No URL: read as a libpq connection string.
             ("host=db user=gw password=p sslmode=require", "host=*** user=*** password=*** sslmode=require"),
             ("host = db password = 'p q'", "host=*** password=***"),
             ("not a url", "not a url"),
         ]
         for (given, shown) in cases { #expect(URLRedaction.redacted(given) == shown, "\(given)") }
+        #expect(URLRedaction.redactingURLs(in: "POST to https://u:pa?ss@h/in failed") == "POST to https://u:***@h/in failed")
     }
 
     /// The password `p` once turned every `p` of a message into `***` (`***ort`, `acce***ting`):

@@ -110,6 +110,32 @@ struct PostgresSinkTests {
         #expect(try fleetRows(server).count == 5)
     }
 
+    /// A statement cancelled by the server's statement_timeout (SQLSTATE 57014; here a lock another
+    /// session holds on the fleet table) is a moment, not a bad entry: the entries stay pending with
+    /// the reason, none is dead-lettered, and once the lock goes they are delivered.
+    @Test func aStatementTimeoutIsRetriedNotDeadLettered() async throws {
+        let cluster = try TestCluster()
+        let server = try FleetServer(uri: cluster.url)
+        let gateway = try GatewayDatabase()
+        let sink = PostgresSink(server: server, timeouts: FleetTimeouts(statementSeconds: 1))
+        let forwarder = FleetForwarder(store: gateway.store, sink: sink, policy: try RetryPolicy(baseDelayMilliseconds: 1, maxDelayMilliseconds: 2))
+        try gateway.day("SN4", "2026-03-01", steps: 1)
+        #expect(try await forwarder.drain().delivered == 1)
+        for day in 2...3 { try gateway.day("SN4", "2026-03-0\(day)", steps: day) }
+        let holder = try PGConnection(server: server)
+        try holder.execute("BEGIN")
+        try holder.execute("LOCK TABLE fleet_daily_summaries IN ACCESS EXCLUSIVE MODE")
+        let locked = try await forwarder.deliverDue()
+        #expect(locked.dead == 0 && locked.delivered == 0 && locked.pausedReason == nil && locked.retried == 2)
+        #expect(try gateway.store.outboxCounts() == OutboxCounts(pending: 2, delivered: 1, dead: 0))
+        let reasons = try gateway.store.outboxEntries().compactMap(\.lastError)
+        #expect(reasons.count == 2 && reasons.allSatisfy { $0.contains("SQLSTATE 57014") && $0.contains("sync retries it") }, "\(reasons)")
+        try holder.execute("ROLLBACK")
+        let report = try await forwarder.drain()
+        #expect(report.delivered == 2 && report.dead == 0)
+        #expect(try fleetRows(server).count == 3)
+    }
+
     @Test func thePasswordIsNeverPrinted() async throws {
         let cluster = try TestCluster()
         let password = cluster.password
@@ -150,6 +176,12 @@ struct PostgresSinkTests {
         #expect(FleetError.connection(server: "s", detail: "refused").isTransient)
         #expect(FleetError.server(sqlState: "57P01", message: "terminating connection due to administrator command").isTransient)
         #expect(FleetError.server(sqlState: "40P01", message: "deadlock").isTransient)
+        for state in ["57014", "57P01", "57P02", "57P03", "57P05", "40001", "40003", "55P03", "25P03", "08006", "53100", "53300", "58030"] {
+            let error = FleetError.server(sqlState: state, message: "m")
+            #expect(error.isTransient && !error.isConfiguration, "SQLSTATE \(state)")
+        }
+        #expect(FleetError.server(sqlState: "57P04", message: "database dropped").isConfiguration)
+        #expect(!FleetError.server(sqlState: "57P04", message: "database dropped").isTransient)
         #expect(FleetError.server(sqlState: "28P01", message: "password authentication failed").isConfiguration)
         #expect(FleetError.server(sqlState: "42501", message: "permission denied").isConfiguration)
         let data = FleetError.server(sqlState: "22007", message: "invalid date")

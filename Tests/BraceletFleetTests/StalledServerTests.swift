@@ -49,6 +49,22 @@ private final class Spawned {
     }
 }
 
+/// Starts bracelet with `arguments`, waits until one more session stalled at `proxy`, sends SIGTERM
+/// and expects the process to end within 5 s (a statement waits 605 s: only the signal ends it).
+private func stoppedWhileStalled(_ arguments: [String], proxy: StallingProxy) throws -> Spawned {
+    let before = proxy.stalled
+    let spawned = try Spawned(arguments)
+    let deadline = ContinuousClock.now + .seconds(60)
+    while proxy.stalled == before && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    #expect(proxy.stalled > before, "\(arguments[0]) never reached the server: \(spawned.err)")
+    let signalled = ContinuousClock.now
+    kill(spawned.process.processIdentifier, SIGTERM)
+    #expect(spawned.waitForExit(seconds: 30), "\(arguments[0]) did not end: \(spawned.err)")
+    let waited = signalled.duration(to: .now)
+    #expect(waited < .seconds(5), "\(arguments[0]) took \(waited) to end after SIGTERM: \(spawned.err)")
+    return spawned
+}
+
 /// A PostgreSQL server that takes the login and then never answers (a proxy that stops forwarding
 /// after the login): every wait of the sink ends, with the timeout named, and cancellation (SIGTERM)
 /// ends a stalled delivery at once.
@@ -95,7 +111,7 @@ struct StalledServerTests {
     }
 
     /// `sync --once` against it ends (exit 75) after one statement timeout; SIGTERM ends `gateway
-    /// run` within 5 s while a statement waits 605 s.
+    /// run` and `sync --follow` within 5 s while a statement waits 605 s.
     @Test func syncOnceEndsAndGatewayRunStopsOnSIGTERM() throws {
         let cluster = try TestCluster()
         let proxy = try StallingProxy(upstreamPort: try port(of: cluster.url))
@@ -113,15 +129,13 @@ struct StalledServerTests {
         #expect(sync.err.contains("no answer within 6 s (the session's statement_timeout 1 s + 5 s)"), "stderr: \(sync.err)")
         #expect(!sync.err.contains(cluster.password))
 
-        let before = proxy.stalled
-        let run = try Spawned(["gateway", "run", "--db", db, "--postgres-file", urlFile, "--timeout", "600"])
-        let deadline = ContinuousClock.now + .seconds(60)
-        while proxy.stalled == before && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(proxy.stalled > before, "the gateway never reached the server: \(run.err)")
-        let signalled = ContinuousClock.now
-        kill(run.process.processIdentifier, SIGTERM)
-        #expect(run.waitForExit(seconds: 30), "gateway run did not end: \(run.err)")
-        let waited = signalled.duration(to: .now)
-        #expect(waited < .seconds(5), "gateway run took \(waited) to end after SIGTERM: \(run.err)")
+        let run = try stoppedWhileStalled(["gateway", "run", "--db", db, "--postgres-file", urlFile, "--timeout", "600"], proxy: proxy)
+        #expect(run.process.terminationReason == .exit, "stderr: \(run.err)")
+
+        // sync --follow the same way, with its closing line and exit 0 (it had no handler: the
+        // signal killed it).
+        let follow = try stoppedWhileStalled(["sync", "--db", db, "--postgres-file", urlFile, "--follow", "--timeout", "600"], proxy: proxy)
+        #expect(follow.process.terminationReason == .exit && follow.process.terminationStatus == 0, "stderr: \(follow.err)")
+        #expect(follow.err.contains("sync: stopped by SIGTERM"), "stderr: \(follow.err)")
     }
 }

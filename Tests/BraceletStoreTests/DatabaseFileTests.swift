@@ -23,7 +23,7 @@ import Testing
     do {
         let store = try Store(path: path)
         #expect(try store.schemaVersion() == Store.currentSchemaVersion)
-        #expect(Store.currentSchemaVersion == 18)
+        #expect(Store.currentSchemaVersion == 19)
         _ = try store.insertSlots([sampleSlot(start: 10)], device: "SN1", model: .v1)
     }
     let reopened = try Store(path: path)

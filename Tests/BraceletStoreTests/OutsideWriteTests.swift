@@ -73,6 +73,32 @@ private func crashImage(_ folder: TemporaryFolder) throws -> String {
         #expect(try writer.slots(device: "SN2", from: 0, to: Int64.max / 2).map(\.bpm).reduce(0) { $0 + ($1 ?? 0) } == 30 * (70 + 71 + 72))
     }
 
+    /// Another connection reading while the unsealed pages are sealed keeps the checkpoint from
+    /// copying the rewritten pages into the file: that is not a seal. The report said "sealed" while
+    /// the file still held every unsealed page (the checkpoint's busy answer was ignored); now it
+    /// says they are not sealed yet, and the writer's closing checkpoint seals them.
+    @Test func aSealKeptFromFinishingByAReaderIsNotReportedAsSealed() throws {
+        let folder = try TemporaryFolder()
+        let image = try crashImage(folder)
+        #expect(try stockSQLite(image, "SELECT count(*) FROM slots").out == "150\n")
+        let unsealed = try #require(try PageChecksums.scan(path: image)).unsealed.count
+        #expect(unsealed > 0)
+        do {
+            let reader = try Database(path: image, readOnly: true)
+            try reader.execute("BEGIN")
+            #expect(try reader.scalarInt("SELECT count(*) FROM slots") == 150)
+            let writer = try Store(path: image)
+            let report = try #require(try writer.requireIntactForDelivery())
+            #expect(report.verified && !report.sealed)
+            #expect(report.description.contains("the next bracelet command that writes seals them again"))
+            #expect(try PageChecksums.scan(path: image)?.unsealed.isEmpty == false, "the file no longer holds unsealed pages")
+            try reader.execute("COMMIT")
+            withExtendedLifetime(writer) {}
+        }
+        let after = try #require(try PageChecksums.scan(path: image))
+        #expect(after.count == 0 && after.unsealed.isEmpty, "still unsealed: \(after.unsealed.listed)")
+    }
+
     @Test func aWriteFromOutsideWhileBraceletHasTheFileOpenIsNamedAndSealedWhenItsRowsPass() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("b.db")

@@ -86,6 +86,24 @@ private let skinTemperature = Array(withUnsafeBytes(of: (33.25).bitPattern.bigEn
         #expect(throws: StoreError.self) { try store.beats(device: "SN1", fromMs: hour, toMs: hour + 3_600_000) }
     }
 
+    /// A page in use that lost its content (all zeros, its checksum included) is damage in `db
+    /// check`, naming its table, and nothing is sealed over it. A page of zeros passed as a free
+    /// page: the overflow page of a beat chunk read as beats of zeros, SQLite's structure check
+    /// found nothing, and the next seal would have given it a valid checksum.
+    @Test func aPageOfZerosInUseIsDamageNotAFreePage() throws {
+        let folder = try TemporaryFolder()
+        let path = try databaseWithAFullBeatHour(folder)
+        let at = try lastOffset(of: beat800, in: path) / 4096 * 4096
+        try overwrite(path, at: at, with: [UInt8](repeating: 0, count: 4096), resealing: false)
+        let store = try Store(path: path)
+        #expect(try store.structureFindings(full: true).isEmpty, "SQLite's own check finds it now: the test no longer shows the gap")
+        let findings = try store.integrityFindings(full: false)
+        let page = at / 4096 + 1
+        #expect(findings.contains { $0.area == "pages" && $0.problem.contains("hold only zeros") && $0.problem.contains("page \(page) (beat_chunks)") },
+                "\(findings)")
+        #expect(try store.sealOutsideWrites() == nil)
+    }
+
     @Test func anOlderDatabaseGainsChecksumsAndKeepsEveryRow() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("v7.db")

@@ -121,7 +121,9 @@ func aHugeAnswerIsReadOnlyUpToTheCap(status: Int) async throws {
 }
 
 /// SIGTERM ends `sync --follow` within 5 s while a request hangs (the receiver says nothing for 300 s
-/// and the timeout is 600 s, so only the signal can end it).
+/// and the timeout is 600 s, so only the signal can end it), and ends it as a run ends: exit 0, a
+/// closing line, the entry still pending, no WAL left behind. Without a handler the signal killed
+/// the process where it stood.
 @Test func sigtermEndsSyncFollowWhileARequestHangs() throws {
     let folder = try TemporaryFolder()
     let path = folder.path("s.db")
@@ -131,7 +133,18 @@ func aHugeAnswerIsReadOnlyUpToTheCap(status: Int) async throws {
     defer { server.stop() }
     let process = try startBracelet(["sync", "--db", path, "--webhook", server.url, "--follow", "--timeout", "600"],
                                     environment: ["BRACELET_WEBHOOK_SECRET": "k"])
+    defer { try? FileManager.default.removeItem(atPath: process.errorPath) }
     #expect(waitUntil(seconds: 60) { server.requests.count == 1 }, "the request never came")
-    let elapsed = try stop(process, deadlineSeconds: 30)
-    #expect(elapsed < 5, "sync --follow took \(elapsed) s to end after SIGTERM")
+    let signalled = ContinuousClock.now
+    kill(process.process.processIdentifier, SIGTERM)
+    let ended = waitUntil(seconds: 30) { !process.process.isRunning }
+    if !ended { kill(process.process.processIdentifier, SIGKILL); process.process.waitUntilExit() }
+    let waited = signalled.duration(to: .now)
+    #expect(ended && waited < .seconds(5), "sync --follow took \(waited) to end after SIGTERM")
+    #expect(process.process.terminationReason == .exit && process.process.terminationStatus == 0,
+            "ended by \(process.process.terminationReason == .exit ? "exit" : "signal") \(process.process.terminationStatus): \(process.err)")
+    #expect(process.err.contains("sync: stopped by SIGTERM; everything delivered is recorded, 1 entries pending"), "\(process.err)")
+    #expect(try store.outboxCounts().pending == 1)
+    let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    #expect(wal == 0, "a WAL of \(wal) bytes was left behind")
 }

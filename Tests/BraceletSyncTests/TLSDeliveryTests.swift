@@ -60,6 +60,32 @@ struct TLSDeliveryTests {
         #expect(try store.sinkHealth().first?.state == .ok)
     }
 
+    /// A URL with a host name, as real receivers have: the name is sent (SNI) and checked against
+    /// the certificate's names; a certificate for another name is refused naming both.
+    @Test func aHostNameIsCheckedAgainstTheCertificate() throws {
+        let folder = try TemporaryFolder()
+        try makeCertificates(in: folder.url.path, name: "named", subjectAltName: "DNS:localhost")
+        try makeCertificates(in: folder.url.path, name: "other", subjectAltName: "DNS:other.example")
+        let path = folder.path("s.db")
+        let store = try Store(path: path)
+        try enqueue(store, device: "A", date: "2024-03-01", value: 1)
+        let environment = ["BRACELET_WEBHOOK_SECRET": "k", "SSL_CERT_FILE": folder.path("ca.crt")]
+
+        let other = try PythonReceiver(secret: "k", arguments: ["--tls-cert", folder.path("other.crt"), "--tls-key", folder.path("other.key")])
+        let otherURL = other.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let refused = try runBracelet(["sync", "--db", path, "--webhook", otherURL, "--once"], environment: environment)
+        #expect(refused.status == 78, "stderr: \(refused.err)")
+        #expect(refused.err.contains("its certificate is for another name than localhost (hostname mismatch)"), "stderr: \(refused.err)")
+        #expect(other.accepted.isEmpty)
+
+        let named = try PythonReceiver(secret: "k", arguments: ["--tls-cert", folder.path("named.crt"), "--tls-key", folder.path("named.key")])
+        let url = named.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        #expect(url.hasPrefix("https://localhost:"))
+        let delivered = try runBracelet(["sync", "--db", path, "--webhook", url, "--once"], environment: environment)
+        #expect(delivered.status == 0, "stderr: \(delivered.err)")
+        #expect(named.accepted == ["A/2024-03-01/daily/v1"], "receiver: \(named.output)")
+    }
+
     @Test func aCertificateForAnotherNameIsNamed() throws {
         let folder = try TemporaryFolder()
         try makeCertificates(in: folder.url.path, name: "other", subjectAltName: "DNS:other.example")

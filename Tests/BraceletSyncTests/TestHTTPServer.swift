@@ -25,6 +25,9 @@ final class TestHTTPServer: @unchecked Sendable {
         case respondWithHeaders(status: Int, headers: [String: String], body: String)
         /// Answer with this status and a body of `bytes` bytes, written as long as the client reads.
         case hugeBody(status: Int, bytes: Int)
+        /// Write `head` as it is, then `filler` again and again, `bytes` bytes in all, as long as the
+        /// client reads: an answer whose headers, chunk-size line or interim answers never end.
+        case stream(head: String, filler: String, bytes: Int)
     }
 
     let port: UInt16
@@ -126,15 +129,24 @@ final class TestHTTPServer: @unchecked Sendable {
         case let .hugeBody(status, total):
             let head = "HTTP/1.1 \(status) Status\r\nContent-Type: text/plain\r\nContent-Length: \(total)\r\nConnection: close\r\n\r\n"
             writeAll(client, Array(head.utf8))
-            let chunk = [UInt8](repeating: 0x61, count: 65_536)
-            var sent = 0
-            while sent < total {
-                let count = min(chunk.count, total - sent)
-                let done = chunk.withUnsafeBytes { send(client, $0.baseAddress, count, Int32(MSG_NOSIGNAL)) }
-                if done <= 0 { break }
-                sent += done
-                lock.withLock { written += done }
-            }
+            stream(client, [UInt8](repeating: 0x61, count: 65_536), bytes: total)
+        case let .stream(head, filler, total):
+            writeAll(client, Array(head.utf8))
+            let unit = Array(filler.utf8)
+            stream(client, Array((0..<max(1, 65_536 / max(1, unit.count))).map { _ in unit }.joined()), bytes: total)
+        }
+    }
+
+    /// Writes `chunk` again and again, `total` bytes in all, until the client stops reading (or
+    /// closes); counts what was written in ``bodyBytesWritten``.
+    private func stream(_ client: Int32, _ chunk: [UInt8], bytes total: Int) {
+        var sent = 0
+        while sent < total {
+            let count = min(chunk.count, total - sent)
+            let done = chunk.withUnsafeBytes { send(client, $0.baseAddress, count, Int32(MSG_NOSIGNAL)) }
+            if done <= 0 { break }
+            sent += done
+            lock.withLock { written += done }
         }
     }
 

@@ -179,6 +179,19 @@ private func oneEntry(_ folder: TemporaryFolder) throws -> (Store, OutboxEntry) 
     #expect(SyncError.emptySecret.description.contains("--secret"))
 }
 
+/// A TLS failure of this host's OpenSSL (no trust store, a check it would not set up) says to fix
+/// this host, not the receiver's port or settings as a handshake failure does; it was once shown
+/// as "not an absolute http:// URL" with OpenSSL's enum dumped in it.
+@Test func aTLSSetupFailureSaysToFixThisHost() throws {
+    let sink = try WebhookSink(url: "https://hooks.example.org/in", secret: "k")
+    let outcome = sink.outcome(of: .tls(.setup("OpenSSL cannot check certificates against the address 192.0.2.1")))
+    #expect(outcome == .configurationFailure(reason: "TLS to https://hooks.example.org/in failed: OpenSSL cannot check certificates against "
+        + "the address 192.0.2.1: this is this host's OpenSSL, not the receiver: install or repair the package libssl3", httpStatus: nil))
+    let setup = SyncError.tlsSetup(url: "https://hooks.example.org/in", problem: "OpenSSL could not load the trusted CA certificates")
+    #expect(setup.description.hasPrefix("cannot deliver to https://hooks.example.org/in over https: OpenSSL could not load the trusted CA certificates. "))
+    #expect(setup.description.contains("install or repair the packages libssl3 and ca-certificates"))
+}
+
 /// As libcurl did, `$http_proxy` sends http requests to the proxy whole (absolute URI, with
 /// `Proxy-Authorization` from its user info), `$https_proxy` is for https URLs, and `$no_proxy`
 /// exempts hosts by name or domain.

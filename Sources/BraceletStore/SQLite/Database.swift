@@ -200,6 +200,16 @@ public final class Database {
         return try body()
     }
 
+    /// Copies the whole WAL into the database file and empties it, waiting for other connections'
+    /// readers and writers as ``LogCheckpoint/truncate(_:)`` does (then this connection's own busy
+    /// timeout again); whether it completed. `PRAGMA wal_checkpoint` answers SQLITE_OK even when
+    /// a reader kept it from copying everything (the busy flag is in its first column), so its
+    /// result was easy to ignore.
+    func checkpointCompletely() -> Bool {
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        return LogCheckpoint.truncate(handle)
+    }
+
     /// The first column of the first row of `sql` as an integer (`nil` when no row or NULL).
     public func scalarInt(_ sql: String) throws -> Int64? {
         let statement = try prepare(sql)

@@ -77,5 +77,9 @@ void bracelet_checksum_clear_failure(void);
 /// Writes up to `capacity` damaged page numbers into `damaged`, the page count into `pages`, the
 /// unsealed pages into `unsealed` (when not NULL), and returns how many pages are damaged (possibly
 /// more than `capacity`); -1 when the file cannot be read, -2 when its header is not an SQLite
-/// header with checksums (no 8 reserved bytes).
-int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages, BraceletUnsealed *unsealed);
+/// header with checksums (no 8 reserved bytes). Pages of zeros only (BRACELET_PAGE_EMPTY) are
+/// counted into `zeroed_count` and the first `zeroed_capacity` listed in `zeroed` (when not NULL):
+/// free pages another program copied, or pages in use that lost their content, which only the
+/// b-trees can tell apart.
+int64_t bracelet_checksum_scan(const char *path, int64_t *damaged, int64_t capacity, int64_t *pages, BraceletUnsealed *unsealed,
+                               int64_t *zeroed, int64_t zeroed_capacity, int64_t *zeroed_count);
