@@ -177,7 +177,10 @@ if wants gateway; then
       "$B" gateway status --db "$W/$name.db" --json > "$W/$name-status.json" 2>/dev/null
       kept=$(grep -oE '"samples_kept" ?: ?[0-9]+' "$W/$name-status.json" | grep -oE '[0-9]+$' | head -1)
       [ -z "$kept_at" ] && [ "${kept:-0}" -ge "$until_kept" ] && kept_at=$(now)
-      [ -n "$kept_at" ] && awk "BEGIN{exit !($(now) - $kept_at >= $for_seconds)}" && break
+      # Stopped once a daily version was delivered while it streams: the one its session's end
+      # recomputes is committed to the outbox but may not be sent before the stop (sent at the next start).
+      [ -n "$kept_at" ] && awk "BEGIN{exit !($(now) - $kept_at >= $for_seconds)}" \
+        && grep -q '"daily:daily"' "$W/$name.jsonl" 2>/dev/null && break
     done
     kill -TERM $G; wait $G; grc=$?
     btmon_stop
