@@ -209,14 +209,16 @@ stubs=$(psql_ -c "SELECT count(*) FROM fleet_daily_summaries WHERE payload = '{\
 size=$(psql_ -c "SELECT pg_size_pretty(pg_database_size('bracelet'))")
 user=P-${measured#FLB}
 window=$(( DAYS < 30 ? DAYS : 30 ))
-score() { "$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --user "$user" --age 40 --days "$window" --min-days 1 "$@"; }
+# The URL carries a password: score refuses it in its arguments (every user reads them in ps).
+(umask 077; printf '%s\n' "$BRACELET_POSTGRES_URL" >"$work/fleet.url")
+score() { "$BRACELET" score --postgres-file "$work/fleet.url" --user "$user" --age 40 --days "$window" --min-days 1 "$@"; }
 score --format json >"$work/score.json" 2>"$work/score.err" || { echo "fleet-bench: score failed:" >&2; cat "$work/score.err" >&2; exit 1; }
 # Median wall and CPU time of 11 runs of score (whole process: start, connect, query, decode, score).
 runs() {
   local times=() cpus=() t0
   for _ in $(seq 1 11); do
     t0=$(ms)
-    /usr/bin/time -f '%U %S' -o "$work/score.time" "$BRACELET" score --postgres "$BRACELET_POSTGRES_URL" --user "$user" --age 40 \
+    /usr/bin/time -f '%U %S' -o "$work/score.time" "$BRACELET" score --postgres-file "$work/fleet.url" --user "$user" --age 40 \
       --days "$window" --min-days 1 >/dev/null 2>&1
     times+=($(( $(ms) - t0 )))
     cpus+=($(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/score.time"))
