@@ -43,3 +43,36 @@ fleet_server_cpu() {
   done
   echo "scale=2; $total / $(getconf CLK_TCK)" | bc
 }
+
+# fleet_bench_server URL: for a benchmark, the fleet database at URL, or when URL is empty a
+# throwaway tools/pg-cluster.sh cluster (its folder in $cluster, for the caller's cleanup to stop).
+# Sets URL, server_dir (the local cluster's folder, for server_cpu; CLUSTER=DIR names one the caller
+# runs) and PSQL, and exports the URL as $BRACELET_POSTGRES_URL for bracelet and as libpq's PG*
+# variables for psql: a URL with a password is never an argument.
+fleet_bench_server() {
+  local out
+  URL=$1
+  server_dir=${CLUSTER:-}
+  if [ -z "$URL" ]; then
+    out=$(tools/pg-cluster.sh start)
+    cluster=$(cut -f1 <<<"$out")
+    URL=$(cut -f2 <<<"$out")
+    server_dir=$cluster
+  fi
+  export BRACELET_POSTGRES_URL=$URL
+  eval "$(python3 - <<'PY'
+import os, shlex, urllib.parse
+u = urllib.parse.urlsplit(os.environ["BRACELET_POSTGRES_URL"])
+env = {"PGHOST": u.hostname or "", "PGPORT": str(u.port or ""), "PGUSER": urllib.parse.unquote(u.username or ""),
+       "PGPASSWORD": urllib.parse.unquote(u.password or ""), "PGDATABASE": u.path.lstrip("/")}
+for k, v in urllib.parse.parse_qsl(u.query):
+    if k in ("sslmode", "sslrootcert"): env["PG" + k.upper()] = v
+for k, v in env.items():
+    if v: print("export %s=%s" % (k, shlex.quote(v)))
+PY
+)"
+  PSQL=$(command -v psql || echo /usr/lib/postgresql/15/bin/psql)
+}
+
+# server_cpu: CPU seconds so far of the benchmark's local cluster (fleet_bench_server), else nothing.
+server_cpu() { if [ -n "${server_dir:-}" ]; then fleet_server_cpu "$server_dir"; fi; }

@@ -54,30 +54,8 @@ trap cleanup EXIT
 source tools/fleet-lib.sh
 source tools/bench-lib.sh
 
-server_dir=${CLUSTER:-}
-if [ -z "$URL" ]; then
-  out=$(tools/pg-cluster.sh start)
-  cluster=$(cut -f1 <<<"$out")
-  URL=$(cut -f2 <<<"$out")
-  server_dir=$cluster
-fi
-# The server's CPU seconds so far, when it is a local cluster (the bench's own, or CLUSTER=DIR) and
-# tools/fleet-lib.sh can tell (fleet_server_cpu); else nothing.
-server_cpu() { if [ -n "$server_dir" ] && declare -F fleet_server_cpu >/dev/null; then fleet_server_cpu "$server_dir"; fi; }
-# The URLs reach bracelet through its variable or a private file and psql through libpq's: never an argument.
-export BRACELET_POSTGRES_URL=$URL FLEET_OWNER_URL=$URL BRACELET
-eval "$(python3 - <<'PY'
-import os, shlex, urllib.parse
-u = urllib.parse.urlsplit(os.environ["BRACELET_POSTGRES_URL"])
-env = {"PGHOST": u.hostname or "", "PGPORT": str(u.port or ""), "PGUSER": urllib.parse.unquote(u.username or ""),
-       "PGPASSWORD": urllib.parse.unquote(u.password or ""), "PGDATABASE": u.path.lstrip("/")}
-for k, v in urllib.parse.parse_qsl(u.query):
-    if k in ("sslmode", "sslrootcert"): env["PG" + k.upper()] = v
-for k, v in env.items():
-    if v: print("export %s=%s" % (k, shlex.quote(v)))
-PY
-)"
-PSQL=$(command -v psql || echo /usr/lib/postgresql/15/bin/psql)
+fleet_bench_server "$URL"
+export FLEET_OWNER_URL=$URL BRACELET
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 "$@"; }
 
 "$BRACELET" fleet migrate >/dev/null
