@@ -1,3 +1,4 @@
+import BraceletDecoder
 import BraceletStore
 import Foundation
 import Testing
@@ -138,18 +139,6 @@ private func modificationDate(_ url: URL) throws -> Date {
     try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date ?? .distantPast
 }
 
-/// A small seeded generator (SplitMix64), so a failing run can be repeated with the printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Polls `condition` every 2 ms without holding a thread; `false` when it is still false after
 /// `seconds` (generous: only a hung child or a broken receiver takes that long).
@@ -216,7 +205,7 @@ enum KillMoment: CaseIterable, CustomStringConvertible {
     let arguments = ["sync", "--db", path, "--webhook", receiver.server.url, "--secret", secret, "--once", "--quiet",
                      "--base-delay", "0.05", "--max-delay", "0.2", "--timeout", "600"]
     let seed = UInt64.random(in: 0...UInt64.max)
-    var random = SeededGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
 
     var kills: [KillMoment: Int] = [:]
     var acceptedAtEachKill: [Int] = []
@@ -288,7 +277,7 @@ enum KillMoment: CaseIterable, CustomStringConvertible {
         (FileManager.default.contents(atPath: output) ?? Data()).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
     let seed = UInt64.random(in: 0...UInt64.max)
-    var random = SeededGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
     var linesAtEachKill: [Int] = []
     for round in 0..<10 {
         let target = lineCount() + Int.random(in: 1...40, using: &random)

@@ -1,0 +1,20 @@
+/// Pseudo-random numbers from a seed (SplitMix64): the same sequence on every run, so a property
+/// test or a generated workload that fails can be repeated from its printed seed.
+package struct SeededGenerator: RandomNumberGenerator {
+    /// The generator's whole state; the seed is its first value.
+    package var state: UInt64
+
+    /// A generator that starts at `seed`.
+    package init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next 64 random bits.
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
