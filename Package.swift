@@ -21,7 +21,7 @@
 //                      delivered in the same process, operator events, status, metrics, sd_notify
 //   BraceletExport     standard exports (Open mHealth, IEEE 1752, FHIR, ROOK, CSV) and the HTML day report
 //   BraceletCLI        the `bracelet` command
-// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CTLS, CZlib, CZstd, CLibPQ, CCRCFolding, CDecodeKernels, CPageChecksum, CHeapTuning). Above every layer: the
+// Beneath every layer: the C targets (CBlueZ, CSQLite, CCrypto, CTLS, CZlib, CZstd, CLibPQ, CCRCFolding, CDecodeKernels, CJSONLayout, CPageChecksum, CHeapTuning). Above every layer: the
 // executables, the tests and the fuzz harnesses. Dependencies below equal the imports; tools/check-modules.py
 // checks both rules in CI.
 import PackageDescription
@@ -53,10 +53,12 @@ let package = Package(
         .target(name: "CCRCFolding", cSettings: [.unsafeFlags(["-O3"])]),
         // The decoder's column gathers in C: SSE2 transposes on x86-64, portable C elsewhere.
         .target(name: "CDecodeKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        // The indented layout of canonical JSON, 64 bytes classified at a time (clang vector extensions).
+        .target(name: "CJSONLayout", cSettings: [.unsafeFlags(["-O3"])]),
         // The SQLite VFS shim that writes and verifies a checksum in every page of the database file.
         .target(name: "CPageChecksum", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CHeapTuning"),
-        .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol", "CDecodeKernels"]),
+        .target(name: "BraceletDecoder", dependencies: ["BraceletProtocol", "CDecodeKernels", "CJSONLayout"]),
         .target(name: "BraceletTransport", dependencies: ["BraceletProtocol", "CBlueZ"]),
         .target(name: "BraceletCapture", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
         .target(name: "BraceletSimulator", dependencies: ["BraceletProtocol", "BraceletDecoder", "BraceletTransport"]),
@@ -107,7 +109,7 @@ let package = Package(
         ),
         .testTarget(name: "BraceletSummariesTests", dependencies: ["BraceletSummaries", "BraceletDecoder"]),
         .testTarget(name: "BraceletStoreTests", dependencies: ["BraceletStore", "BraceletDecoder"]),
-        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync", "BraceletStore", "BraceletProtocol"]),
+        .testTarget(name: "BraceletSyncTests", dependencies: ["BraceletSync", "BraceletStore", "BraceletProtocol", "BraceletDecoder"]),
         .testTarget(
             name: "BraceletIntegrationTests",
             dependencies: ["BraceletCapture", "BraceletSimulator", "BraceletSummaries", "BraceletStore", "BraceletVitality",
@@ -144,6 +146,7 @@ if Context.environment["BRACELET_FUZZ"] != nil {
         ("FuzzFrames", ["BraceletProtocol"]),
         ("FuzzHealth", ["BraceletProtocol"]),
         ("FuzzDecoders", ["BraceletDecoder", "BraceletProtocol"]),
+        ("FuzzLayout", ["BraceletDecoder"]),
         ("FuzzAdvertisement", ["BraceletProtocol", "BraceletTransport"]),
         ("FuzzATTPDU", ["BraceletTransport"]),
         ("FuzzCSV", ["BraceletSummaries"]),

@@ -123,6 +123,10 @@ def main() -> None:
     write(out, "FuzzCSV", b"time,breath,breath_q,eda_us,sleep_stage,wearing,battery\r\n1774742400000,13.25,3,0.5,2,4,81\r\n")
     for fixture in sorted((ROOT / "Tests" / "BraceletVitalityTests" / "Fixtures").glob("*.json")):
         write(out, "FuzzROOK", fixture.read_bytes())
+    # Canonical JSON as stored: nested objects and arrays, empty ones at many offsets, escapes.
+    slot = b'{"calories":0,"distance":0,"intervalDate":1793239860,"steps":0}'
+    write(out, "FuzzLayout", b'{"activity":{"slots":[' + b",".join([slot] * 20) + b'],"x":[]},"date":"2026-06-17"}')
+    write(out, "FuzzLayout", b'[' + b",".join([b'{}', b'[]', b'"a\\\"b"', b'[[{"k":[]}]]', b'"{[,:]}"'] * 12) + b']')
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCRATCH=.build-fuzz
-HARNESSES=(FuzzBtsnoop FuzzCaptureReader FuzzReplay FuzzFrames FuzzHealth FuzzDecoders FuzzAdvertisement FuzzATTPDU FuzzCSV FuzzROOK)
+HARNESSES=(FuzzBtsnoop FuzzCaptureReader FuzzReplay FuzzFrames FuzzHealth FuzzDecoders FuzzAdvertisement FuzzATTPDU FuzzCSV FuzzROOK FuzzLayout)
 # Per input: at most 10 s and 2 GiB resident.
 # No leak checking: Swift's lazily built globals (static lets, metadata) stay allocated until exit
 # and LeakSanitizer reports each as a leak; memory growth is caught by -rss_limit_mb instead.
@@ -58,6 +58,7 @@ dictionary() {
     FuzzAdvertisement|FuzzATTPDU) echo Fuzz/dictionaries/att.dict ;;
     FuzzCSV) echo Fuzz/dictionaries/csv.dict ;;
     FuzzROOK) echo Fuzz/dictionaries/rook.dict ;;
+    FuzzLayout) echo Fuzz/dictionaries/json.dict ;;
     *) echo "unknown harness $1; tools/fuzz.sh list names them" >&2; exit 2 ;;
   esac
 }

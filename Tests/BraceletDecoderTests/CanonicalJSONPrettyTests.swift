@@ -100,3 +100,70 @@ private struct Outer: Codable {
         }
     }
 }
+
+/// A value of every shape the layout meets, built from `seed`: objects and arrays nested a few
+/// levels, empty ones, strings with escapes and multi-byte characters, numbers of every length.
+private indirect enum Shape: Encodable {
+    case object([String: Shape]), array([Shape]), text(String), number(Double), integer(Int), flag(Bool)
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .object(fields): try container.encode(fields)
+        case let .array(items): try container.encode(items)
+        case let .text(text): try container.encode(text)
+        case let .number(value): try container.encode(value)
+        case let .integer(value): try container.encode(value)
+        case let .flag(value): try container.encode(value)
+        }
+    }
+
+    static func make(_ generator: inout some RandomNumberGenerator, depth: Int) -> Shape {
+        let texts = ["", "plain", "with \"quotes\"", "back\\slash", "tab\tnew\nline", "é ✓", String(repeating: "long", count: 30), "{[,:]}"]
+        switch Int.random(in: 0..<(depth > 4 ? 4 : 7), using: &generator) {
+        case 0: return .text(texts.randomElement(using: &generator)!)
+        case 1: return .number(Double(Int.random(in: -100_000...100_000, using: &generator)) / 100)
+        case 2: return .integer(Int.random(in: -5...1_800_000_000, using: &generator))
+        case 3: return .flag(Bool.random(using: &generator))
+        case 4, 5:
+            let count = Int.random(in: 0..<8, using: &generator)
+            // Keys of lower-case letters only: their canonical order is JSONEncoder's sorted order.
+            return .object(Dictionary((0..<count).map { index in
+                (String(repeating: "k", count: index + 1) + ["a", "b", "cd"].randomElement(using: &generator)!, make(&generator, depth: depth + 1))
+            }, uniquingKeysWith: { first, _ in first }))
+        default:
+            return .array((0..<Int.random(in: 0..<10, using: &generator)).map { _ in make(&generator, depth: depth + 1) })
+        }
+    }
+}
+
+
+/// Documents of many kilobytes, laid out 64 bytes at a time where they allow it (and byte by byte
+/// around escapes and in small blocks), are what JSONEncoder prints, whole and in pieces split
+/// anywhere.
+@Test func largeDocumentsOfEveryShapeAreLaidOutAsJSONEncoderPrintsThem() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    var generator = SeededGenerator(seed: 7)
+    for round in 0..<40 {
+        let value = Shape.array((0..<60).map { _ in Shape.make(&generator, depth: 0) })
+        let expected = [UInt8](try encoder.encode(value))
+        let canonical = try CanonicalJSON.bytes(of: value, what: "test value")
+        // Compared as one flag: a failure names the round, not both documents' bytes.
+        let whole = CanonicalJSON.prettyPrinted(canonical) == expected
+        #expect(whole, "round \(round)")
+        for blockSize in [64, 4096, 1 << 16] {
+            let splits = (0..<3).map { _ in Int.random(in: 0...canonical.count, using: &generator) }.sorted()
+            var out: [UInt8] = []
+            let writer = CanonicalJSON.PrettyWriter(blockSize: blockSize) { out.append(contentsOf: $0) }
+            var start = 0
+            for split in splits + [canonical.count] {
+                writer.write(Array(canonical[start..<split]))
+                start = split
+            }
+            writer.finish()
+            let same = out == expected
+            #expect(same, "round \(round), block \(blockSize), splits \(splits)")
+        }
+    }
+}
