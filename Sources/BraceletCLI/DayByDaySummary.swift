@@ -1,4 +1,5 @@
 import BraceletDecoder
+import BraceletIngest
 import BraceletStore
 import BraceletSummaries
 import Foundation
@@ -73,19 +74,22 @@ enum DayByDayCaptureSummary {
     }
 }
 
-/// One day laid out as ``DayByDayOutput/addCanonical(days:sleepSessions:)``'s second core lays it
-/// out, in a buffer kept from one day to the next.
+/// One stored day read and laid out as ``DayByDayOutput/addStored(_:)``'s second core lays it out,
+/// into buffers kept from one day to the next.
 private final class LaidOutDay: @unchecked Sendable {
     // Unchecked: one thread uses it at a time, handed over by Background (the worker lays a day
     // out, the caller reads the bytes after waiting for it, then starts the next day's worker).
     private(set) var bytes: [UInt8] = []
+    private let reader = StoredSummaryDocument.DayReader()
 
-    /// Lays out `,` and `day` at the days' depth (2) into ``bytes``, replacing what was there.
-    func lay(out day: Data) {
+    /// Reads `day` (checked as ``StoredSummaryDocument/DayReader`` checks it) and lays out `,` and
+    /// the day at the days' depth (2) into ``bytes``, replacing what was there.
+    func lay(out day: PackedSummary) throws {
         bytes.removeAll(keepingCapacity: true)
+        let json = try reader.read(day)
         let writer = CanonicalJSON.PrettyWriter(blockSize: 1 << 16, depth: 2) { self.bytes.append(contentsOf: $0) }
         writer.write([UInt8(ascii: ",")])
-        day.withUnsafeBytes { writer.write($0.bindMemory(to: UInt8.self)) }
+        writer.write(json.bindMemory(to: UInt8.self))
         writer.flush()
     }
 }
@@ -126,42 +130,44 @@ final class DayByDayOutput {
         write(day)
     }
 
-    /// Prints a day given as canonical JSON (JSON format only), with its sleep sessions (likewise),
-    /// which are printed after the last day: the path of summaries stored in canonical JSON.
-    func addCanonical(day: Data, sleepSessions: [Data]) {
+    /// Prints a day given as canonical JSON (JSON format only).
+    private func addCanonical(day: UnsafeRawBufferPointer) {
         let writer = jsonWriter()
         writer.write(dayCount == 0 ? Self.daysOpen : [UInt8(ascii: ",")])
-        day.withUnsafeBytes { writer.write($0.bindMemory(to: UInt8.self)) }
-        for session in sleepSessions { session.withUnsafeBytes { sessions.append($0) } }
+        writer.write(day.bindMemory(to: UInt8.self))
         dayCount += 1
     }
 
-    /// Prints days given as canonical JSON and their sleep sessions (JSON format only, before
-    /// anything else), the bytes ``addCanonical(day:sleepSessions:)`` prints for them one by one.
-    /// The layout, most of the work, is shared with a second core: every second day is laid out
-    /// there into memory while this thread lays out and prints the day before it, so memory holds
-    /// one laid-out day (a buffer kept from day to day), not the document.
-    func addCanonical(days: [Data], sleepSessions: [Data]) {
-        guard days.count >= 2, dayCount == 0 else {
-            for (index, day) in days.enumerated() { addCanonical(day: day, sleepSessions: index == 0 ? sleepSessions : []) }
-            return
-        }
-        let layout = LaidOutDay()
+    /// Prints the days and sleep sessions of a stored document (JSON format only, before anything
+    /// else), each day read, checked and laid out as it is printed. The work, reading and layout,
+    /// is shared with a second core: every second day is read and laid out there into memory while
+    /// this thread reads, lays out and prints the day before it, so memory holds one day in each
+    /// form per core (buffers kept from day to day), not the month.
+    ///
+    /// A day that fails its check stops the output there with the error: the days before it are
+    /// printed, the document is not completed, and the command fails.
+    func addStored(_ document: StoredSummaryDocument) throws {
+        let days = document.days
+        let reader = StoredSummaryDocument.DayReader()
+        let layout = days.count >= 2 ? LaidOutDay() : nil
         var index = 0
         while index < days.count {
             // The next day after a comma at the days' depth (2), as this thread's writer lays it out.
-            let laidOut = index + 1 < days.count ? days[index + 1] : nil
-            let done = laidOut.map { day in Background<Void> { layout.lay(out: day) } }
-            addCanonical(day: days[index], sleepSessions: [])
-            // Background's work cannot fail.
-            if let done, (try? done.value()) != nil {
+            let next = index + 1 < days.count ? days[index + 1] : nil
+            let done = next.flatMap { day in layout.map { layout in Background<Void> { try layout.lay(out: day) } } }
+            // The worker is waited for before an error of this thread's day goes up: it uses `layout`.
+            let mine = Result { try reader.read(days[index]) }
+            let theirs = done.map { done in Result { try done.value() } }
+            addCanonical(day: try mine.get())
+            if let theirs, let layout {
+                try theirs.get()
                 jsonWriter().flush()
                 layout.bytes.withUnsafeBytes { output.write(raw: $0) }
+                dayCount += 1
             }
             index += 2
         }
-        dayCount = days.count
-        for session in sleepSessions { session.withUnsafeBytes { sessions.append($0) } }
+        for session in document.sleepSessions { session.json.withUnsafeBytes { sessions.append($0) } }
     }
 
     private func write(_ day: DayByDaySummarizer.FinishedDay) {

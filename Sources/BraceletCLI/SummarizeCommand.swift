@@ -78,7 +78,11 @@ struct SummarizeCommand: ParsableCommand, LoggingCommand {
             case .json:
                 // Laid out a block at a time straight from the stored rows: no copy of the document.
                 let output = try DayByDayOutput(format: .json, timeZone: stored.timeZone, date: nil)
-                output.addCanonical(days: stored.days.map(\.json), sleepSessions: stored.sleepSessions.map(\.json))
+                do {
+                    try output.addStored(stored)
+                } catch {
+                    throw CLIError("cannot read the stored summaries of \(database.serial) in \(database.path): \(error)")
+                }
                 try output.finish()
             case .table:
                 print(SummaryTableRenderer.render(try stored.decoded()))

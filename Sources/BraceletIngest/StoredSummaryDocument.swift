@@ -36,16 +36,17 @@ public enum StoredSummariesUnavailable: Error, Sendable, Equatable, CustomString
 public struct StoredSummaryDocument: Sendable, Equatable {
     /// The time zone the days were cut in (as ``SummaryDocument/timeZone``).
     public var timeZone: String
-    /// The stored daily summaries, oldest first (canonical JSON).
-    public var days: [StampedSummary]
+    /// The stored daily summaries, oldest first, still compressed: read them with a ``DayReader``
+    /// (each is checked when read, so a reader holds one day at a time).
+    public var days: [PackedSummary]
     /// The current sleep sessions of those days, oldest first (canonical JSON).
     public var sleepSessions: [StoredSleepSession]
 
     /// Reads the stored document, or says why it cannot stand for a recomputation (then the caller
     /// summarises the raw rows, or tells the user to run `bracelet recompute` with these settings).
     ///
-    /// - Throws: ``StoreError/corrupt(path:detail:)`` when a stored summary or session no longer
-    ///   matches its content hash.
+    /// - Throws: ``StoreError/corrupt(path:detail:)`` when a stored sleep session no longer matches
+    ///   its content hash (a day is checked when it is read: ``DayReader``).
     public static func load(from store: Store, device: String, configuration: SummaryConfiguration, date: String? = nil,
                             now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> Result<StoredSummaryDocument, StoredSummariesUnavailable> {
         try load(from: store, device: device, timeZone: SummaryConfiguration.name(of: configuration.timeZone), date: date, now: now) { _ in configuration }
@@ -70,7 +71,7 @@ public struct StoredSummaryDocument: Sendable, Equatable {
             bases[date] = basis
             return basis
         }
-        let days = try store.stampedDailySummaries(device: device, kind: SummaryRecomputer.dailyKind, date: date)
+        let days = try store.packedDailySummaries(device: device, kind: SummaryRecomputer.dailyKind, date: date)
         guard !days.isEmpty else { return .failure(.noSummaries) }
         for day in days {
             guard let stamp = day.stamp else { return .failure(.unstamped(date: day.localDate)) }
@@ -87,24 +88,53 @@ public struct StoredSummaryDocument: Sendable, Equatable {
             sessions += try store.currentSleepSessions(device: device, basis: wanted, date: date).filter { try basis(on: $0.localDate) == wanted }
         }
         sessions.sort { ($0.localDate, $0.start) < ($1.localDate, $1.start) }
-        // The content hash covers the JSON, not the row's key: a damaged date would misplace it.
-        for (what, json, localDate) in days.map({ ("summary", $0.json, $0.localDate) }) + sessions.map({ ("sleep session", $0.json, $0.localDate) }) {
-            let key = what == "summary" ? "date" : "recordDate"
-            guard json.withUnsafeBytes({ ByteSearch.firstOffset(of: Array(#""\#(key)":"\#(localDate)""#.utf8), in: $0) }) != nil else {
-                throw StoreError.corrupt(path: store.path, detail: "a stored \(what) filed under \(localDate) is not of that date; run `bracelet db check --db \(store.path)`")
-            }
-        }
+        for session in sessions { try Self.checkFiled(session.json, key: "recordDate", localDate: session.localDate, what: "sleep session", store: store.path) }
         return .success(StoredSummaryDocument(timeZone: timeZone, days: days, sleepSessions: sessions))
     }
 
+    /// Reads the days of a document one after the other into one buffer (a ``DocumentReader``),
+    /// each checked against its content hash and against the date it is filed under. One owner at
+    /// a time; two threads reading alternate days take one each.
+    public final class DayReader {
+        private let reader = DocumentReader()
+
+        /// A reader with no buffer yet.
+        public init() {}
+
+        /// The canonical JSON of `day`; valid until the next call.
+        ///
+        /// - Throws: ``StoreError/corrupt(path:detail:)`` when it cannot be read, does not match its
+        ///   content hash, or is not of the date it is filed under.
+        public func read(_ day: PackedSummary) throws -> UnsafeRawBufferPointer {
+            let json = try reader.read(day.document)
+            try StoredSummaryDocument.checkFiled(json, key: "date", localDate: day.localDate, what: "summary", store: day.document.path)
+            return json
+        }
+    }
+
+    /// The content hash covers the JSON, not the row's key: a row whose date was changed would put
+    /// a day in the wrong place, so the JSON must hold `"KEY":"LOCALDATE"`.
+    static func checkFiled(_ json: some ContiguousBytes, key: String, localDate: String, what: String, store path: String) throws {
+        guard json.withUnsafeBytes({ ByteSearch.firstOffset(of: Array(#""\#(key)":"\#(localDate)""#.utf8), in: $0) }) != nil else {
+            throw StoreError.corrupt(path: path, detail: "a stored \(what) filed under \(localDate) is not of that date; run `bracelet db check --db \(path)`")
+        }
+    }
+
+    /// The canonical JSON of every day, oldest first, each checked as ``DayReader`` checks it.
+    public func dayJSON() throws -> [Data] {
+        let reader = DayReader()
+        return try days.map { Data(try reader.read($0)) }
+    }
+
     /// The document in canonical JSON: `{"days":[...],"sleepSessions":[...],"timeZone":"..."}`.
-    public func canonicalJSON() -> [UInt8] {
+    public func canonicalJSON() throws -> [UInt8] {
+        let days = try dayJSON()
         var out: [UInt8] = []
-        out.reserveCapacity(days.reduce(64) { $0 + $1.json.count + 1 } + sleepSessions.reduce(0) { $0 + $1.json.count + 1 })
+        out.reserveCapacity(days.reduce(64) { $0 + $1.count + 1 } + sleepSessions.reduce(0) { $0 + $1.json.count + 1 })
         out += Array(#"{"days":["#.utf8)
         for (index, day) in days.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += day.json
+            out += day
         }
         out += Array(#"],"sleepSessions":["#.utf8)
         for (index, session) in sleepSessions.enumerated() {
@@ -119,15 +149,15 @@ public struct StoredSummaryDocument: Sendable, Equatable {
 
     /// The bytes ``SummaryDocument/jsonData(prettyPrinted:)`` writes for the same document with
     /// `prettyPrinted: true` (see ``CanonicalJSON/prettyPrinted(_:)``).
-    public func prettyJSON() -> [UInt8] {
-        CanonicalJSON.prettyPrinted(canonicalJSON())
+    public func prettyJSON() throws -> [UInt8] {
+        CanonicalJSON.prettyPrinted(try canonicalJSON())
     }
 
     /// The document as values (for the table view).
     public func decoded() throws -> SummaryDocument {
         let decoder = JSONDecoder()
         return SummaryDocument(timeZone: timeZone,
-                               days: try days.map { try decoder.decode(DailySummary.self, from: $0.json) },
+                               days: try dayJSON().map { try decoder.decode(DailySummary.self, from: $0) },
                                sleepSessions: try sleepSessions.map { try decoder.decode(SleepSession.self, from: $0.json) })
     }
 }

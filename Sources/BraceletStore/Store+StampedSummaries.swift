@@ -49,6 +49,16 @@ extension Store {
     /// - Throws: ``StoreError/corrupt(path:detail:)`` when a summary no longer matches its content
     ///   hash (it must not be served).
     public func stampedDailySummaries(device: String, kind: String, date: String? = nil) throws -> [StampedSummary] {
+        let packed = try packedDailySummaries(device: device, kind: kind, date: date)
+        return zip(packed, try unpackChecked(packed.map(\.document))).map {
+            StampedSummary(localDate: $0.localDate, json: $1, stamp: $0.stamp)
+        }
+    }
+
+    /// The stored daily summaries of `kind` for `device` (every date, or only `date`), ordered by
+    /// date, with their stamps, each still compressed: a reader that prints them one at a time
+    /// unpacks each into one buffer (``DocumentReader``) instead of holding them all (20 MB a month).
+    public func packedDailySummaries(device: String, kind: String, date: String? = nil) throws -> [PackedSummary] {
         try locked { db in
             let statement = try db.prepare("""
                 SELECT s.local_date, s.content_hash, s.basis, s.computed_at, doc.size, doc.body FROM daily_summaries s
@@ -58,72 +68,36 @@ extension Store {
             statement.bind(device, at: 1)
             statement.bind(kind, at: 2)
             statement.bind(date, at: 3)
-            var rows: [(localDate: String, stamp: SummaryStamp?)] = []
-            var packed: [PackedDocument] = []
+            var rows: [PackedSummary] = []
             while try statement.step() {
                 let localDate = statement.text(at: 0) ?? ""
                 var stamp: SummaryStamp?
                 if let basis = statement.text(at: 2), let computedAt = statement.int64(at: 3) {
                     stamp = SummaryStamp(basis: basis, computedAt: computedAt)
                 }
-                rows.append((localDate, stamp))
-                packed.append(PackedDocument(statement, sizeColumn: 4, hash: statement.text(at: 1),
-                                             what: "the \(kind) summary of \(device) on \(localDate)"))
+                let document = PackedDocument(statement, sizeColumn: 4, hash: statement.text(at: 1), path: path,
+                                              what: "the \(kind) summary of \(device) on \(localDate)")
+                rows.append(PackedSummary(localDate: localDate, stamp: stamp, document: document))
             }
-            return zip(rows, try unpackChecked(packed)).map { StampedSummary(localDate: $0.localDate, json: $1, stamp: $0.stamp) }
-        }
-    }
-
-    /// A stored document as read, still compressed: what ``unpackChecked(_:)`` unpacks and checks.
-    struct PackedDocument: Sendable {
-        var size: Int?
-        var frame: [UInt8]?
-        var hash: String?
-        /// What it is, for the error.
-        var what: String
-
-        /// The document whose `size` and `body` columns are `sizeColumn` and the one after it.
-        init(_ statement: Statement, sizeColumn: Int32, hash: String?, what: String) {
-            size = statement.int(at: sizeColumn)
-            frame = statement.withBytes(at: sizeColumn + 1) { Array($0.bindMemory(to: UInt8.self)) }
-            self.hash = hash
-            self.what = what
+            return rows
         }
     }
 
     /// The canonical bytes of `documents`, each decompressed and checked against its content hash,
-    /// spread over the cores: a month of summaries is 20 MB to decompress and hash, most of
-    /// `summarize --db`. Throws the first failure in the order given (``document(_:sizeColumn:what:)``'s
+    /// spread over the cores. Throws the first failure in the order given (``PackedDocument``'s
     /// errors for a missing or unreadable document, a mismatch of the hash).
     func unpackChecked(_ documents: [PackedDocument]) throws -> [Data] {
         let workers = max(1, min(documents.count, ProcessInfo.processInfo.activeProcessorCount))
-        let path = self.path
         let results = Mutex<[Result<Data, StoreError>?]>(Array(repeating: nil, count: documents.count))
         // Each worker takes every `workers`-th document.
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for index in stride(from: worker, to: documents.count, by: workers) {
-                let result = Self.unpackChecked(documents[index], path: path)
+                let result = Result { () throws(StoreError) in try documents[index].unpackData() }
                 results.withLock { $0[index] = result }
             }
         }
         // concurrentPerform returns after every worker ran, so every slot holds its result.
         return try results.withLock { $0 }.map { try $0!.get() }
-    }
-
-    private static func unpackChecked(_ document: PackedDocument, path: String) -> Result<Data, StoreError> {
-        guard let size = document.size else {
-            return .failure(.corrupt(path: path, detail: "\(document.what) has no stored document; run `bracelet db check --db \(path)`"))
-        }
-        let json: Data
-        do {
-            json = try (document.frame ?? []).withUnsafeBytes { frame throws(Zstd.Failure) in try Zstd.decompressData(frame, size: size) }
-        } catch {
-            return .failure(.corrupt(path: path, detail: "the stored document of \(document.what) cannot be read: \(error); run `bracelet db check --db \(path)`"))
-        }
-        guard SHA256.hex(json) == document.hash else {
-            return .failure(.corrupt(path: path, detail: "\(document.what) does not match its content hash; run `bracelet db check --db \(path)`"))
-        }
-        return .success(json)
     }
 
     /// The current sleep sessions of `device` computed with `basis` (every date, or only `date`),
@@ -145,7 +119,7 @@ extension Store {
             while try statement.step() {
                 let start = statement.int64(at: 0) ?? 0
                 let hash = statement.text(at: 4) ?? ""
-                packed.append(PackedDocument(statement, sizeColumn: 5, hash: hash, what: "the sleep session of \(device) starting \(start)"))
+                packed.append(PackedDocument(statement, sizeColumn: 5, hash: hash, path: path, what: "the sleep session of \(device) starting \(start)"))
                 result.append(StoredSleepSession(start: start, stop: statement.int64(at: 1) ?? 0, localDate: statement.text(at: 2) ?? "",
                                                  version: statement.int(at: 3) ?? 0, json: Data(), contentHash: hash))
             }

@@ -75,14 +75,11 @@ package enum Zstd {
     package static func decompressData(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> Data {
         guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
         guard let buffer = malloc(max(1, size)) else { fatalError("no memory for a \(size)-byte document") }
-        let produced = ZSTD_decompress(buffer, size, frame.baseAddress, frame.count)
-        if ZSTD_isError(produced) != 0 {
+        do {
+            try decompress(frame, size: size, into: buffer, context: nil)
+        } catch {
             free(buffer)
-            throw Failure(description: "the frame is damaged (\(String(cString: ZSTD_getErrorName(produced))))")
-        }
-        guard produced == size else {
-            free(buffer)
-            throw Failure(description: "the frame holds \(produced) bytes where \(size) were stored")
+            throw error
         }
         return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
     }
@@ -91,15 +88,57 @@ package enum Zstd {
     package static func decompress(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> [UInt8] {
         guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
         // Not cleared first: zstd writes every byte it reports, and only those are kept.
-        var produced = 0
+        var failure: Failure?
         let output = [UInt8](unsafeUninitializedCapacity: size) { out, count in
-            produced = ZSTD_decompress(out.baseAddress, out.count, frame.baseAddress, frame.count)
-            count = ZSTD_isError(produced) != 0 ? 0 : min(produced, size)
+            count = 0
+            // An empty array has no buffer: a frame stored as empty is still checked to be empty.
+            var empty: UInt8 = 0
+            do throws(Failure) {
+                if let base = out.baseAddress {
+                    try decompress(frame, size: size, into: base, context: nil)
+                } else {
+                    try decompress(frame, size: 0, into: &empty, context: nil)
+                }
+                count = size
+            } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return output
+    }
+
+    /// Decompresses one frame that must hold exactly `size` bytes into `output` (room for `size`),
+    /// with `context` when the caller keeps one (``Decompressor``), else with one made for the call.
+    fileprivate static func decompress(_ frame: UnsafeRawBufferPointer, size: Int, into output: UnsafeMutableRawPointer,
+                                       context: OpaquePointer?) throws(Failure) {
+        guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
+        let produced = if let context {
+            ZSTD_decompressDCtx(context, output, size, frame.baseAddress, frame.count)
+        } else {
+            ZSTD_decompress(output, size, frame.baseAddress, frame.count)
         }
         if ZSTD_isError(produced) != 0 {
             throw Failure(description: "the frame is damaged (\(String(cString: ZSTD_getErrorName(produced))))")
         }
         guard produced == size else { throw Failure(description: "the frame holds \(produced) bytes where \(size) were stored") }
-        return output
+    }
+
+    /// A decompression context kept from one document to the next: `ZSTD_decompress` makes and frees
+    /// one (about 100 kB) per call, pages faulted in each time. Not thread-safe: one owner at a time.
+    package final class Decompressor {
+        private let context: OpaquePointer
+
+        /// A context for frames of any level.
+        package init() {
+            guard let context = ZSTD_createDCtx() else { fatalError("zstd could not make a decompression context (out of memory)") }
+            self.context = context
+        }
+
+        deinit { ZSTD_freeDCtx(context) }
+
+        /// Decompresses one frame that must hold exactly `size` bytes into `output` (room for `size`);
+        /// a frame that is damaged or holds another length is an error.
+        package func decompress(_ frame: UnsafeRawBufferPointer, size: Int, into output: UnsafeMutableRawPointer) throws(Failure) {
+            try Zstd.decompress(frame, size: size, into: output, context: context)
+        }
     }
 }
