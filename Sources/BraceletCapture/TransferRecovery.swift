@@ -207,8 +207,8 @@ public struct TransferRecovery: Sendable {
         // Most PDUs of a capture are data packets on the known data handle: they are checked and
         // placed straight from the capture's bytes. Anything else, or a packet that fails its
         // checks, takes the general path, which names the fault.
-        if let known = handles.data, let response = handles.response, let (handle, value) = event.handleValue,
-           handle == known, handle != response, handle != handles.heartRate, let packet = CheckedDataPacket(value) {
+        if let known = handles.data, let response = handles.response, known != response, known != handles.heartRate,
+           event.notifiedHandle == known, let packet = CheckedDataPacket(event.pdu.dropFirst(3)) {
             place(offset: packet.offset, payload: packet.payload, event: event)
             return
         }
