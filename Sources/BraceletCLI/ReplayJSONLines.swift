@@ -38,14 +38,8 @@ final class ReplayJSONLines: ReplayRecordWriter {
     private var deviceKey: (serial: String, model: DeviceModel)?
     /// The date of the last record written: records of one day share it.
     private var dates = DatePrefix()
-    /// `{"kind":"rr","t":"YYYY-MM-DDT` of the day of the last beat written.
-    private var rrHead = RRLineHead()
-    /// `Z","device":"SERIAL","model":"v2","rr_ms":` of the current device, zero-padded to whole
-    /// 32-byte chunks (`rrTailChunks`) so that it is copied in fixed-size moves; `rrTailLength` bytes
-    /// are the text.
-    private var rrTail: [UInt8] = []
-    private var rrTailLength = 0
-    private var rrTailChunks = 0
+    /// The beat lines' own state: day, device part, digit tables.
+    private var beatLines = ReplayBeatLines()
 
     init(output: ReplayOutput) {
         self.output = output
@@ -93,12 +87,7 @@ final class ReplayJSONLines: ReplayRecordWriter {
         CanonicalJSON.appendString("\(model)", to: &text)
         device = text
         lineRoom = 1024 + device.count
-        var tail: [UInt8] = [0x5A]
-        tail += text
-        CanonicalJSON.appendLiteral(",\"rr_ms\":", to: &tail)
-        rrTailLength = tail.count
-        rrTailChunks = (tail.count + 31) / 32
-        rrTail = tail + [UInt8](repeating: 0, count: rrTailChunks * 32 - tail.count)
+        beatLines.useDevice(text)
     }
 
     func slots(_ batch: MetricsColumns, header: FileHeader) {
@@ -177,41 +166,23 @@ final class ReplayJSONLines: ReplayRecordWriter {
 
     func beats(_ batch: [Beat], header: FileHeader) {
         useDevice(header.serial, header.model)
-        var p = block + used
-        var limit = block + Self.blockSize - lineRoom
-        var head = rrHead
+        let lineRoom = max(self.lineRoom, beatLines.lineRoom)
         var dates = self.dates
-        let tailChunks = rrTailChunks, tailLength = rrTailLength
-        rrTail.withUnsafeBytes { tail in
-            guard let tailBytes = tail.baseAddress else { return }
-            for beat in batch {
-                if p > limit {
+        var p = block + used
+        batch.withUnsafeBufferPointer { beats in
+            var next = 0
+            while next < beats.count {
+                let (end, written) = beatLines.write(UnsafeBufferPointer(rebasing: beats[next...]), dates: &dates, from: p,
+                                                     limit: block + Self.blockSize - lineRoom)
+                next += written
+                p = end
+                if next < beats.count {
+                    precondition(written > 0 || p != block, "a beat line does not fit an empty block")
                     flush(p - block)
                     p = block
-                    limit = block + Self.blockSize - lineRoom
                 }
-                let (day, ms) = beat.timeMs.floorDivided(by: 86_400_000)
-                if day != head.day { head = RRLineHead(day: day, dates: &dates) }
-                // Fixed-size stores (a few vector moves); the bytes past each piece are overwritten
-                // by the next one, and every line has `lineRoom` bytes of room.
-                let out = UnsafeMutableRawPointer(p)
-                out.storeBytes(of: head.text.0, as: UInt64.self)
-                out.storeBytes(of: head.text.1, toByteOffset: 8, as: UInt64.self)
-                out.storeBytes(of: head.text.2, toByteOffset: 16, as: UInt64.self)
-                out.storeBytes(of: head.text.3, toByteOffset: 24, as: UInt64.self)
-                p = time(Int(ms / 1000), p + RRLineHead.length)
-                p.pointee = 0x2E
-                three(Int(ms % 1000), p + 1)
-                p += 4
-                for chunk in 0..<tailChunks {
-                    UnsafeMutableRawPointer(p + 32 * chunk).copyMemory(from: tailBytes + 32 * chunk, byteCount: 32)
-                }
-                p = value(beat.rrMs, p + tailLength)
-                p[0] = 0x7D; p[1] = 0x0A
-                p += 2
             }
         }
-        rrHead = head
         self.dates = dates
         used = p - block
     }
@@ -238,12 +209,6 @@ final class ReplayJSONLines: ReplayRecordWriter {
         return p + bytes.count
     }
 
-    /// A number or `null`, by the canonical writer's primitives.
-    @inline(__always)
-    private func value(_ v: Int?, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        CanonicalJSON.write(v, to: p)
-    }
-
     /// `HH:MM:SS` of a second of the day.
     @inline(__always)
     private func time(_ second: Int, _ p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
@@ -258,12 +223,6 @@ final class ReplayJSONLines: ReplayRecordWriter {
     @inline(__always)
     private func two(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
         TextBytes.writeTwoDigits(v, to: p)
-    }
-
-    @inline(__always)
-    private func three(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
-        p.pointee = UInt8(truncatingIfNeeded: 48 + v / 100)
-        TextBytes.writeTwoDigits(v % 100, to: p + 1)
     }
 }
 

@@ -41,6 +41,18 @@ public struct ATTEvent: Sendable {
         return (UInt16(pdu[s + 1]) | UInt16(pdu[s + 2]) << 8, pdu[(s + 3)...])
     }
 
+    /// For a Handle Value Notification or Indication: the attribute handle (``handleValue`` without
+    /// the value, so without a slice to count references of: the replay hot path checks every PDU
+    /// with it). `nil` for other opcodes or a PDU too short to hold a handle.
+    @inlinable
+    public var notifiedHandle: UInt16? {
+        guard pdu.count >= 3 else { return nil }
+        let s = pdu.startIndex
+        guard pdu[s] == ATTOpcode.handleValueNotification.rawValue || pdu[s] == ATTOpcode.handleValueIndication.rawValue
+        else { return nil }
+        return UInt16(pdu[s + 1]) | UInt16(pdu[s + 2]) << 8
+    }
+
     /// Decodes the PDU with the ATT codec.
     public func decode() throws(ATTPDUError) -> ATTPDU { try ATTPDU.parse(pdu) }
 }

@@ -130,6 +130,13 @@ public struct TransferRecovery: Sendable {
             offset < prefix.count || ahead.contains { start, chunk in start <= offset && offset < start + chunk.count }
         }
 
+        /// Appends `payload`, which starts at the first byte never received, with no packet held
+        /// past a gap (``receive(_:at:)`` of that case).
+        mutating func extend(with payload: ArraySlice<UInt8>) {
+            reserve(upTo: prefix.count + payload.count)
+            prefix.append(contentsOf: payload)
+        }
+
         /// Keeps the bytes of `payload` (placed at `offset`) that were not received before.
         mutating func receive(_ payload: ArraySlice<UInt8>, at offset: Int) {
             guard offset + payload.count > prefix.count else { return }
@@ -200,8 +207,8 @@ public struct TransferRecovery: Sendable {
         // Most PDUs of a capture are data packets on the known data handle: they are checked and
         // placed straight from the capture's bytes. Anything else, or a packet that fails its
         // checks, takes the general path, which names the fault.
-        if let known = handles.data, let response = handles.response, let (handle, value) = event.handleValue,
-           handle == known, handle != response, handle != handles.heartRate, let packet = CheckedDataPacket(value) {
+        if let known = handles.data, let response = handles.response, known != response, known != handles.heartRate,
+           event.notifiedHandle == known, let packet = CheckedDataPacket(event.pdu.dropFirst(3)) {
             place(offset: packet.offset, payload: packet.payload, event: event)
             return
         }
@@ -317,12 +324,17 @@ public struct TransferRecovery: Sendable {
         // Take the transfer out so its buffers are uniquely referenced: writing into them must not
         // copy the whole file on every packet.
         active = nil
-        if offset < transfer.expectedOffset || transfer.holds(offset) {
-            faults.append(.repeatedPacket(at: event.position, kind: transfer.kind, offset: offset))
-        } else if offset > transfer.expectedOffset {
-            faults.append(.packetsLost(at: event.position, kind: transfer.kind, expectedOffset: transfer.expectedOffset, receivedOffset: offset))
+        if offset == transfer.expectedOffset, offset == transfer.contiguous, transfer.ahead.isEmpty {
+            // The packet a transfer in order gets: it extends the file, nothing is repeated or lost.
+            transfer.extend(with: payload)
+        } else {
+            if offset < transfer.expectedOffset || transfer.holds(offset) {
+                faults.append(.repeatedPacket(at: event.position, kind: transfer.kind, offset: offset))
+            } else if offset > transfer.expectedOffset {
+                faults.append(.packetsLost(at: event.position, kind: transfer.kind, expectedOffset: transfer.expectedOffset, receivedOffset: offset))
+            }
+            transfer.receive(payload, at: offset)
         }
-        transfer.receive(payload, at: offset)
         transfer.expectedOffset = max(transfer.expectedOffset, offset + payload.count)
         transfer.lastMicros = event.timestampMicros
         active = transfer

@@ -115,14 +115,18 @@ private func expectedBeatLine(_ beat: Beat, serial: String) -> String {
         + (beat.rrMs.map(String.init) ?? "null") + "}"
 }
 
-@Test func jsonLinesBeatLinesMatchTheirDefinitionAcrossDaysDigitsAndBlocks() throws {
+/// A bracelet's serial, and one long enough that the device part of a line spans several of the
+/// writer's fixed-size copies.
+@Test(arguments: ["V2SIM001", String(repeating: "LONG-SERIAL-", count: 8)])
+func jsonLinesBeatLinesMatchTheirDefinitionAcrossDaysDigitsAndBlocks(serial: String) throws {
     let path = try scratchFolder() + "/beats.jsonl"
     let writer = ReplayJSONLines(output: ReplayOutput(try TextOutput(path: path)))
-    let header = FileHeader(kind: .beats, model: .v2, serial: "V2SIM001", baseTime: 0, timeZoneOffsetMinutes: 0,
+    let header = FileHeader(kind: .beats, model: .v2, serial: serial, baseTime: 0, timeZoneOffsetMinutes: 0,
                             intervalSeconds: 0, recordCount: 0)
-    // Every digit count of an RR interval, a gap, a time before 1970, both sides of midnight and of a
-    // new year, then enough beats (15 000, about 1.3 MB) that the 1 MiB output block goes out mid-batch.
-    var beats = [0, 7, 42, 99, 100, 999, 1000, 9999, 10_000, 65_534].enumerated().map {
+    // Every digit count of an RR interval (and a negative one, which no file holds but a `Beat` may),
+    // a gap, a time before 1970, both sides of midnight and of a new year, then enough beats (15 000,
+    // about 1.3 MB) that the 1 MiB output block goes out mid-batch.
+    var beats = [0, 7, 42, 99, 100, 999, 1000, 9999, 10_000, 65_534, -5].enumerated().map {
         Beat(timeMs: 1_767_225_599_000 + Int64($0.offset) * 123, rrMs: $0.element)
     }
     beats.append(Beat(timeMs: 1_767_225_600_000, rrMs: nil))
@@ -133,8 +137,8 @@ private func expectedBeatLine(_ beat: Beat, serial: String) -> String {
     try writer.finish()
     let lines = contents(path).split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.count == beats.count + 1 && lines.last == "")
-    for (line, beat) in zip(lines, beats) where line != expectedBeatLine(beat, serial: "V2SIM001") {
-        Issue.record("beat \(beat): wrote \(line), expected \(expectedBeatLine(beat, serial: "V2SIM001"))")
+    for (line, beat) in zip(lines, beats) where line != expectedBeatLine(beat, serial: serial) {
+        Issue.record("beat \(beat): wrote \(line), expected \(expectedBeatLine(beat, serial: serial))")
         break
     }
 }
