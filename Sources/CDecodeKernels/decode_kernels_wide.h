@@ -177,7 +177,7 @@ __attribute__((always_inline)) static inline size_t decode(const uint8_t *r, siz
     const uint16_t steps_limit = max_steps > 0xFFFE ? 0xFFFE : (uint16_t)max_steps;
     for (; i + 32 <= count; i += 32) {
         const uint8_t *ahead = r + i * stride + BRACELET_PREFETCH_BYTES;
-        for (size_t line = 0; line < 32 * stride; line += 64) _mm_prefetch((const char *)(ahead + line), _MM_HINT_T2);
+        for (size_t line = 0; line < 32 * stride; line += 64) _mm_prefetch((const char *)(ahead + line), BRACELET_PREFETCH_HINT);
         __m256i d0[4], d1[4], d2[4], d3[4], d4[4], d5[4], d6[4], d7[4];
         for (int g = 0; g < 4; g++) {
             const uint8_t *p = r + (i + 4 * g) * stride;
