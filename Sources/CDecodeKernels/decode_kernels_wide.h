@@ -12,6 +12,10 @@
 // order; only 16- and 32-bit columns need their lanes reordered before the store.
 #include <string.h>
 
+#ifndef BRACELET_WIDE_MASKS
+#define BRACELET_WIDE_MASKS 0
+#endif
+
 // The 16 bytes at `p` in the low lane, the 16 bytes at `p + high` in the high lane.
 static inline __m256i load_pair(const uint8_t *p, size_t high) {
     return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),
