@@ -142,7 +142,7 @@ static size_t common_sse2(const uint8_t *r, size_t i, size_t count, size_t strid
     // A 16-byte load at offset 8 reads bytes 8..23, inside every record of 24 or more bytes.
     for (; stride >= 24 && i + 16 <= count; i += 16) {
         const uint8_t *ahead = r + i * stride + BRACELET_PREFETCH_BYTES;
-        for (size_t line = 0; line < 16 * stride; line += 64) _mm_prefetch((const char *)(ahead + line), _MM_HINT_T2);
+        for (size_t line = 0; line < 16 * stride; line += 64) _mm_prefetch((const char *)(ahead + line), BRACELET_PREFETCH_HINT);
         __m128i d0[4], d1[4], d2[4], d3[4], d4[4], d5[4], v16[2];
         for (int g = 0; g < 4; g++) {
             const uint8_t *p = r + (i + 4 * g) * stride;

@@ -7,6 +7,7 @@
 
 #pragma clang attribute push(__attribute__((target("avx2,avx512f,avx512vl,avx512bw"))), apply_to = function)
 #define KERNEL(name) name##_avx512
+#define BRACELET_WIDE_MASKS 1
 #include "decode_kernels_wide.h"
 #pragma clang attribute pop
 

@@ -205,3 +205,59 @@ func referenceOutOfRange(_ record: [UInt8], model: DeviceModel, intervalSeconds:
     }
     return flags
 }
+
+/// Every field at the edges of its range (just below, at and just above each limit, 0, the largest
+/// value and the sentinel) in batches of 256 records, so that the 32-record vector steps judge
+/// them, not only the scalar tail: the flags equal the layout table's rules and every column keeps
+/// the raw value. Random whole-range values almost never land on a limit.
+@Test(arguments: [DeviceModel.v1, .v2])
+func rangeLimitsAreJudgedAlikeByTheVectorSteps(model: DeviceModel) throws {
+    let interval: UInt32 = 60, count = 256, size = MetricsRecordLayout.size(for: model)
+    let fields = MetricsRecordLayout.fields(for: model)
+    func edges(_ field: RecordField) -> [UInt32] {
+        var range = field.validRaw
+        if field.name == "steps" { range = 0...(MetricsRecordLayout.maximumStepsPerSecond * interval) }
+        if field.name == "energy_cal" || field.name == "active_cal" { range = 0...(MetricsRecordLayout.maximumCaloriesPerSecond * interval) }
+        let candidates = [0, 1, range.lowerBound &- 1, range.lowerBound, range.lowerBound + 1, range.upperBound - 1,
+                          range.upperBound, range.upperBound &+ 1, field.sentinel - 1, field.sentinel, 3, 5]
+        return Array(Set(candidates.filter { $0 <= field.sentinel })).sorted()
+    }
+    var bytes = [UInt8](repeating: 0, count: count * size)
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15  // a fixed sequence, so that a failure repeats
+    for i in 0..<count {
+        for field in fields {
+            let choices = edges(field)
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let value = choices[Int((state >> 33) % UInt64(choices.count))]
+            for b in 0..<field.width { bytes[i * size + field.offset + b] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(b))) }
+        }
+    }
+    let columns = MetricsColumns(capacity: count)
+    let used = bytes.withUnsafeBytes { MetricsDecoder(model: model, intervalSeconds: Int(interval)).decode($0, firstStart: 0, into: columns) }
+    #expect(used == bytes.count)
+    let flagged = (0..<count).map { columns.outOfRange(at: $0) }
+    let expected = (0..<count).map { referenceOutOfRange(Array(bytes[($0 * size)..<(($0 + 1) * size)]), model: model, intervalSeconds: interval) }
+    let wrong = (0..<count).filter { flagged[$0] != expected[$0] }
+    #expect(wrong.isEmpty, "records \(wrong.prefix(5)): flagged \(wrong.prefix(5).map { flagged[$0].rawValue }), expected \(wrong.prefix(5).map { expected[$0].rawValue })")
+    // Each field is flagged in some records and in range in others.
+    for bit in 0..<fields.count {
+        #expect(flagged.contains { $0.rawValue & (1 << bit) != 0 }, "\(fields[bit].name) never flagged")
+        #expect(flagged.contains { $0.rawValue & (1 << bit) == 0 }, "\(fields[bit].name) always flagged")
+    }
+    let raw: [String: (Int) -> UInt32] = [
+        "bpm": { UInt32(columns.bpm[$0]) }, "bpm_q": { UInt32(columns.bpmQ[$0]) }, "breath": { UInt32(columns.breath[$0]) },
+        "breath_q": { UInt32(columns.breathQ[$0]) }, "activity": { UInt32(columns.activity[$0]) }, "steps": { UInt32(columns.steps[$0]) },
+        "speed": { UInt32(columns.speed[$0]) }, "skin_temp_c": { UInt32(columns.skinTemp[$0]) }, "energy_cal": { columns.energy[$0] },
+        "active_cal": { columns.activeEnergy[$0] }, "wearing": { UInt32(columns.wearing[$0]) }, "sleep_stage": { UInt32(columns.stage[$0]) },
+        "battery": { UInt32(columns.battery[$0]) }, "spo2": { UInt32(columns.spo2[$0]) }, "spo2_q": { UInt32(columns.spo2Q[$0]) },
+        "core_temp_c": { UInt32(columns.coreTemp[$0]) }, "eda_us": { UInt32(columns.eda[$0]) },
+    ]
+    for field in fields {
+        let column = try #require(raw[field.name], "no column for \(field.name)")
+        let kept = (0..<count).map(column)
+        let written = (0..<count).map { i in
+            (0..<field.width).reduce(UInt32(0)) { $0 | UInt32(bytes[i * size + field.offset + $1]) << (8 * UInt32($1)) }
+        }
+        #expect(kept == written, "\(field.name)")
+    }
+}
