@@ -159,10 +159,12 @@ static inline size_t block_bound(int64_t depth) {
 /* 16 or 32 bytes stored at once where fewer are meant: the bytes past `count` are overwritten by
  * what follows or never handed over (the caller made room for the whole store). */
 static inline void store_run(uint8_t *out, const uint8_t *from, size_t count) {
+    /* memcpy_inline: a plain memcpy of 16 or 32 here is merged into one call of libc's memcpy
+     * with a size chosen at run time, which cost more than the rest of the block. */
     if (count <= 16) {
-        memcpy(out, from, 16);
+        __builtin_memcpy_inline(out, from, 16);
     } else if (count <= 32) {
-        memcpy(out, from, 32);
+        __builtin_memcpy_inline(out, from, 32);
     } else {
         memcpy(out, from, count);
     }
@@ -172,7 +174,7 @@ static inline void store_run(uint8_t *out, const uint8_t *from, size_t count) {
  * indentation are overwritten by what follows or never handed over). */
 static inline uint8_t *store_break(uint8_t *out, int64_t depth) {
     if (depth < 16) {
-        memcpy(out, indent_text, 32);
+        __builtin_memcpy_inline(out, indent_text, 32);
     } else {
         out[0] = '\n';
         memset(out + 1, ' ', (size_t)(2 * depth));
