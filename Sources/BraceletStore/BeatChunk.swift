@@ -49,8 +49,44 @@ enum BeatChunk {
     /// 24-47), copied in one append: a temporary array per beat made this a quarter of a beat's
     /// cost in `ingest`.
     static func append(offset: Int64, interval: Int32, to bytes: inout [UInt8]) {
-        let word = UInt64(UInt32(truncatingIfNeeded: offset) & 0xFF_FFFF) | UInt64(UInt32(bitPattern: interval) & 0xFF_FFFF) << 24
-        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<recordSize])) }
+        withUnsafeBytes(of: word(offset: offset, interval: interval).littleEndian) {
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<recordSize]))
+        }
+    }
+
+    /// The word whose low 6 bytes (little-endian) are the record of `offset` and `interval`.
+    static func word(offset: Int64, interval: Int32) -> UInt64 {
+        UInt64(UInt32(truncatingIfNeeded: offset) & 0xFF_FFFF) | UInt64(UInt32(bitPattern: interval) & 0xFF_FFFF) << 24
+    }
+
+    /// A chunk's bytes written a record at a time into storage sized once for the most records it
+    /// can get, for inserting many beats: a record is one 8-byte store of its word (the next record
+    /// overwrites the 2 bytes past it), where an append of 6 bytes cost about 80 instructions, a
+    /// third of storing a beat in `ingest`.
+    struct Writer {
+        /// The records written so far, then room for the rest and 2 bytes for the last word.
+        private var storage: [UInt8] = []
+        /// Bytes of the records written.
+        private(set) var count = 0
+
+        /// Forgets what was written and makes room for `records` records.
+        mutating func reset(records: Int) {
+            count = 0
+            let needed = records * recordSize + 2
+            if storage.count < needed { storage = [UInt8](repeating: 0, count: needed) }
+        }
+
+        /// Writes one record (see ``BeatChunk/append(offset:interval:to:)``); at most as many as
+        /// the last ``reset(records:)`` made room for.
+        mutating func append(offset: Int64, interval: Int32) {
+            let at = count
+            precondition(at + 8 <= storage.count, "more beat records than the chunk writer was reset for")
+            storage.withUnsafeMutableBytes { $0.storeBytes(of: word(offset: offset, interval: interval).littleEndian, toByteOffset: at, as: UInt64.self) }
+            count += recordSize
+        }
+
+        /// The records written, as the chunk's stored bytes.
+        var bytes: [UInt8] { Array(storage[..<count]) }
     }
 
     /// Appends one record of the first layout (8 bytes: what migration 7 packs old rows into).

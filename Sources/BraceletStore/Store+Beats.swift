@@ -30,39 +30,38 @@ extension Store {
             ON CONFLICT (device_id, start_ms) DO UPDATE SET beats = excluded.beats
             """)
         report.insertedInstants.reserveCapacity(beats.count)
-        var bytes: [UInt8] = []
+        var chunk = BeatChunk.Writer()
         var first = 0
         while first < sorted.count {
             let start = BeatChunk.start(ofMs: sorted[first].timeMs)
             var end = first + 1
             while end < sorted.count && sorted[end].timeMs - start < BeatChunk.spanMs { end += 1 }
             let stored = try storedChunk(select, deviceID: deviceID, start: start)
-            bytes.removeAll(keepingCapacity: true)
-            bytes.reserveCapacity((stored.count + end - first) * BeatChunk.recordSize)
+            chunk.reset(records: stored.count + end - first)
             var next = 0, added = 0
             var lastAdded = Int64.min
             for beat in sorted[first..<end] {
                 let interval = try BeatChunk.storedInterval(beat.rrMs, timeMs: beat.timeMs)
                 while next < stored.count && stored[next].timeMs < beat.timeMs {
-                    BeatChunk.append(offset: stored[next].timeMs - start, interval: stored[next].interval, to: &bytes)
+                    chunk.append(offset: stored[next].timeMs - start, interval: stored[next].interval)
                     next += 1
                 }
                 if (next < stored.count && stored[next].timeMs == beat.timeMs) || beat.timeMs == lastAdded {
                     report.alreadyPresent += 1
                     continue
                 }
-                BeatChunk.append(offset: beat.timeMs - start, interval: interval, to: &bytes)
+                chunk.append(offset: beat.timeMs - start, interval: interval)
                 lastAdded = beat.timeMs
                 added += 1
                 report.insertedInstants.append(beat.timeMs.floorDivided(by: 1_000).quotient)
             }
             for record in stored[next...] {
-                BeatChunk.append(offset: record.timeMs - start, interval: record.interval, to: &bytes)
+                chunk.append(offset: record.timeMs - start, interval: record.interval)
             }
             if added > 0 {
                 upsert.bind(deviceID, at: 1)
                 upsert.bind(start, at: 2)
-                upsert.bind(bytes, at: 3)
+                upsert.bind(chunk.bytes, at: 3)
                 try upsert.run()
             }
             report.inserted += added

@@ -72,7 +72,10 @@ public struct SummaryRecomputer: Sendable {
 
     /// How many runs are summarised at the same time: the summary engine is most of a recompute's
     /// CPU time and a run's engine shares nothing with another's, so a gateway's second core halves
-    /// it. Each run in flight holds its samples in memory.
+    /// it. Each run in flight holds its samples in memory. Runs are read, summarised and saved as a
+    /// pipeline: while the engine summarises a run on another thread, the calling thread (the one
+    /// the store belongs to) saves the run before and reads the next, so reading and saving, a
+    /// third of a recompute, no longer wait for the engine, nor the engine for them.
     public static let runsAtOnce = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount))
 
     /// `transform` of every element, the elements on separate threads when there are several.
@@ -107,38 +110,40 @@ public struct SummaryRecomputer: Sendable {
                 runs.append([day])
             }
         }
-        // The store is read and written on the calling thread, one run after another; the summary
-        // engine, the CPU-bound part, runs for up to `runsAtOnce` runs at a time, one per core.
-        var next = 0
-        while next < runs.count {
-            let batch = Array(runs[next..<min(next + Self.runsAtOnce, runs.count)])
-            next += batch.count
-            var work: [(dates: [String], slots: [Slot], beats: [Beat])] = []
-            for run in batch {
-                guard let first = run.first, let last = run.last else { continue }
-                let from = first.range.lowerBound - 86_400
-                let to = last.range.upperBound + 18 * 3600
-                // Damaged rows must never be summarised, nor new rows stored beside them.
-                try store.requireIntactMeasurements(device: device, seconds: from..<to)
-                work.append((run.map(\.date), try store.slots(device: device, from: from, to: to),
-                             try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)))
+        // The store is read and written on the calling thread, run after run in order; the summary
+        // engine, the CPU-bound part, runs on other threads meanwhile (see `runsAtOnce`).
+        var inFlight: [(days: Int, run: Background<SummarisedRun>)] = []
+        for run in runs {
+            guard let first = run.first, let last = run.last else { continue }
+            // The oldest run is saved before the next is read: the calling thread and the engine of
+            // the other run in flight keep both cores busy, and no more than `runsAtOnce` runs'
+            // samples and summaries are held at a time.
+            if inFlight.count == Self.runsAtOnce {
+                let oldest = inFlight.removeFirst()
+                try save(try oldest.run.value(), days: oldest.days, device: device, into: store, report: &report, daysDone: daysDone)
             }
-            let computed = Self.inParallel(work) { run in
-                Result { try summarise(run.dates, device: device, slots: run.slots, beats: run.beats) }
-            }
-            let runDays = work.map(\.dates.count)
-            work = []
-            for (result, count) in zip(computed, runDays) {
-                let run = try result.get()
-                report.diagnostics += run.diagnostics
-                for day in run.days {
-                    try save(day, of: run.engine, device: device, into: store, report: &report)
-                    daysDone?(1)
-                }
-                if count > run.days.count { daysDone?(count - run.days.count) }
-            }
+            let from = first.range.lowerBound - 86_400
+            let to = last.range.upperBound + 18 * 3600
+            // Damaged rows must never be summarised, nor new rows stored beside them.
+            try store.requireIntactMeasurements(device: device, seconds: from..<to)
+            let dates = run.map(\.date)
+            let slots = try store.slots(device: device, from: from, to: to)
+            let beats = try store.beats(device: device, fromMs: from * 1000, toMs: to * 1000)
+            inFlight.append((dates.count, Background { [self] in try summarise(dates, device: device, slots: slots, beats: beats) }))
         }
+        for (days, run) in inFlight { try save(try run.value(), days: days, device: device, into: store, report: &report, daysDone: daysDone) }
         return report
+    }
+
+    /// Stores what a run of `days` days summarised, day by day, telling `daysDone`.
+    private func save(_ run: SummarisedRun, days: Int, device: String, into store: Store, report: inout RecomputeReport,
+                      daysDone: ((Int) -> Void)?) throws {
+        report.diagnostics += run.diagnostics
+        for day in run.days {
+            try save(day, of: run.engine, device: device, into: store, report: &report)
+            daysDone?(1)
+        }
+        if days > run.days.count { daysDone?(days - run.days.count) }
     }
 
     /// One run of days summarised, with each day's document made: everything of a recompute that
