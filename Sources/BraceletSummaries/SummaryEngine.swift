@@ -147,6 +147,7 @@ public struct SummaryEngine: Sendable {
         // table by doubling copied them 13 times (a seventh of a recompute's CPU time).
         samplesByKey.reserveCapacity(samplesByKey.count + slots.count)
         accepted.reserveCapacity(slots.count)
+        var days = ZonedTime.Days(in: calendar.timeZone)
         for slot in slots {
             guard Self.plausibleTimes.contains(slot.start) else {
                 report.add(SummaryDiagnostic(kind: .implausibleTime, time: slot.start, message:
@@ -184,7 +185,7 @@ public struct SummaryEngine: Sendable {
                 report.add(SummaryDiagnostic(kind: .outOfRange, time: slot.start, message:
                     "sample at \(utcText(slot.start)) has \(field.rawValue) \(value) \(field.unit), outside \(formatValue(field.range.lowerBound))...\(formatValue(field.range.upperBound)) \(field.unit): treated as missing (not clamped, not 0) and counted in that day's diagnostics; check the sensor or the source"))
             }
-            let dayNumber = calendar.dayNumber(of: slot.start)
+            let dayNumber = days.dayNumber(ofUnix: slot.start)
             if let offset = sourceOffsetSeconds {
                 if let known = offsetsByDay[dayNumber], known != offset {
                     report.add(SummaryDiagnostic(kind: .timeZoneChanged, time: slot.start, message:

@@ -46,6 +46,33 @@ import Testing
         #expect(ZonedTime.date(ofUnix: -86_400 * 365, in: try zone("UTC")).description == "1969-01-01")
     }
 
+    /// Days kept per offset period name the same day as asking the zone each time, for instants
+    /// in rising order with jumps back, across daylight-saving changes, a 30-minute change (Lord
+    /// Howe), midnight changes (Havana, Santiago), a skipped calendar day (Apia, 2011) and UTC.
+    @Test func daysKeptPerOffsetPeriodAreTheZonesDays() throws {
+        for name in ["America/New_York", "Europe/Amsterdam", "Australia/Lord_Howe", "America/Havana", "America/Santiago",
+                     "Pacific/Apia", "Asia/Kathmandu", "UTC"] {
+            let zone = try #require(TimeZone(identifier: name))
+            var days = ZonedTime.Days(in: zone)
+            var generator = SeededGenerator(seed: 35)
+            var t: Int64 = 1_293_840_000  // 2011-01-01
+            var checked = 0
+            while t < 1_420_070_400 {  // 2015-01-01
+                let expected = ZonedTime.dayNumber(ofUnix: t, in: zone)
+                let got = days.dayNumber(ofUnix: t)
+                guard got == expected else {
+                    Issue.record("\(name) at \(t): \(got), the zone says \(expected)")
+                    break
+                }
+                checked += 1
+                // Mostly forward by up to 7 hours; now and then back by up to 2 days.
+                t += Int.random(in: 0..<20, using: &generator) == 0 ? -Int64.random(in: 0...172_800, using: &generator)
+                                                                     : Int64.random(in: 1...25_200, using: &generator)
+            }
+            #expect(checked > 10_000, "\(name): \(checked) instants")
+        }
+    }
+
     @Test func floorDivisionRoundsDown() {
         #expect((-1 as Int64).floorDivided(by: 1_000) == (-1, 999))
         #expect((-1_000 as Int64).floorDivided(by: 1_000) == (-1, 0))
