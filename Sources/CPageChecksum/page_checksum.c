@@ -432,6 +432,10 @@ static int register_result = SQLITE_OK;
 static pthread_once_t register_once = PTHREAD_ONCE_INIT;
 
 static void register_vfs(void) {
+    /* Before SQLite initializes (the registration below does): no memory statistics. With them,
+     * every allocation and free of every connection takes one process-wide mutex to count it, and
+     * nothing in bracelet reads the counts. Refused harmlessly when SQLite is already initialized. */
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     real_vfs = sqlite3_vfs_find(NULL);
     if (!real_vfs) {
         register_result = SQLITE_ERROR;
