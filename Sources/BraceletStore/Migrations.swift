@@ -434,6 +434,18 @@ enum Migrations {
         if found == 0 { try requireNoForeignObjects(db) }
         let goal = min(target, latestVersion)
         var current = found
+        if found == 0, goal == latestVersion {
+            // A new file: its page checksums first (nothing to copy yet), then the latest schema
+            // in one transaction, unless another process made it meanwhile.
+            try PageChecksums.convert(db)
+            current = try db.transaction {
+                let version = try checkedVersion(db)
+                guard version == 0 else { return version }
+                for statement in LatestSchema.statements { try db.execute(statement) }
+                try db.execute("PRAGMA user_version = \(latestVersion)")
+                return latestVersion
+            }
+        }
         while current < goal {
             if current + 1 == pageChecksumVersion { try PageChecksums.convert(db) }
             // A new file takes its migrations up to the page-checksum conversion, and those after

@@ -30,6 +30,26 @@ private func tamper(_ path: String, _ sql: String) throws {
         #expect(try Migrations.schemaObjects(Database(path: path)).map { $0[1] } == ["notes"])
     }
 
+    /// A new file is made from LatestSchema, not by the migrations: both must give the same
+    /// objects, SQL text included, and a file migrated from version 1 must end the same.
+    @Test func theLatestSchemaIsWhatTheMigrationsMake() throws {
+        let memory = try Database(path: ":memory:")
+        for statement in LatestSchema.statements { try memory.execute(statement) }
+        let made = try Migrations.schemaObjects(memory)
+        let migrated = try Migrations.expectedObjects()
+        #expect(made.map { $0[1] } == migrated.map { $0[1] })
+        for (got, want) in zip(made, migrated) where got != want {
+            Issue.record("\(want[0]) \(want[1]) differs: set its statement in LatestSchema.swift to the migrations' SQL:\n\(want[3])")
+        }
+        let folder = try TemporaryFolder()
+        let stepwise = folder.path("stepwise.db")
+        let old = try Database(path: stepwise)
+        try Migrations.migrate(old, upTo: 1)
+        try Migrations.migrate(old)
+        #expect(try Migrations.schemaObjects(old) == migrated)
+        #expect(try old.userVersion() == Migrations.latestVersion)
+    }
+
     @Test func theSchemaDigestIsCurrent() throws {
         let digest = Migrations.schemaDigest(try Migrations.expectedObjects())
         #expect(digest == Migrations.latestSchemaDigest, "set Migrations.latestSchemaDigest to \"\(digest)\"")
