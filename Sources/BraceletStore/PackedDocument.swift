@@ -24,22 +24,6 @@ public struct PackedDocument: Sendable, Equatable {
         self.what = what
     }
 
-    /// The canonical bytes in a buffer of their own.
-    ///
-    /// - Throws: ``StoreError/corrupt(path:detail:)`` when the document is missing, cannot be
-    ///   decompressed, or does not match its content hash.
-    func unpackData() throws(StoreError) -> Data {
-        let size = try storedSize()
-        let json: Data
-        do {
-            json = try (frame ?? []).withUnsafeBytes { frame throws(Zstd.Failure) in try Zstd.decompressData(frame, size: size) }
-        } catch {
-            throw unreadable(error)
-        }
-        try checkHash(json)
-        return json
-    }
-
     /// Unpacks into `output` (room for ``storedSize()`` bytes) with `decompressor`, then checks the hash.
     func unpack(into output: UnsafeMutableRawPointer, size: Int, decompressor: Zstd.Decompressor) throws(StoreError) {
         do {
@@ -73,7 +57,8 @@ public struct PackedDocument: Sendable, Equatable {
 public struct PackedSummary: Sendable, Equatable {
     /// The local date (`YYYY-MM-DD`).
     public var localDate: String
-    /// What it was computed from; nil when unknown (see ``StampedSummary/stamp``).
+    /// What it was computed from; nil when unknown (written before stamps existed, or by a writer
+    /// that gave none).
     public var stamp: SummaryStamp?
     /// The canonical JSON, read with a ``DocumentReader``.
     public var document: PackedDocument
@@ -98,18 +83,19 @@ public final class DocumentReader {
     /// - Throws: ``StoreError/corrupt(path:detail:)`` when the document is missing, cannot be
     ///   decompressed, or does not match its content hash.
     public func read(_ document: PackedDocument) throws(StoreError) -> UnsafeRawBufferPointer {
+        // A negative stored size is refused by the decompressor, before anything is written.
         let size = try document.storedSize()
-        guard size >= 0 else {
-            throw .corrupt(path: document.path, detail: "\(document.what) has a negative stored size; run `bracelet db check --db \(document.path)`")
-        }
-        if size > capacity || buffer == nil {
+        let output: UnsafeMutableRawPointer
+        if let buffer, size <= capacity {
+            output = buffer
+        } else {
             free(buffer)
             capacity = max(size, 1)
             guard let grown = malloc(capacity) else { fatalError("no memory for a \(size)-byte document") }
             buffer = grown
+            output = grown
         }
-        guard let buffer else { preconditionFailure("the buffer was just made") }
-        try document.unpack(into: buffer, size: size, decompressor: decompressor)
-        return UnsafeRawBufferPointer(start: buffer, count: size)
+        try document.unpack(into: output, size: size, decompressor: decompressor)
+        return UnsafeRawBufferPointer(start: output, count: size)
     }
 }

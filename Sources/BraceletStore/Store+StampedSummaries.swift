@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What a stored daily summary was computed from, written beside it so a reader can serve the
 /// stored summary instead of recomputing it from the raw rows, and can tell when it may not.
@@ -18,17 +17,6 @@ public struct SummaryStamp: Sendable, Equatable {
     }
 }
 
-/// A stored daily summary with its stamp (nil when it was written without one).
-public struct StampedSummary: Sendable, Equatable {
-    /// The local date (`YYYY-MM-DD`).
-    public var localDate: String
-    /// Canonical JSON, checked against its content hash when read.
-    public var json: Data
-    /// What it was computed from; nil when unknown (written before stamps existed, or by a writer
-    /// that gave none).
-    public var stamp: SummaryStamp?
-}
-
 extension Store {
     /// Marks every sleep session of `device` filed under `localDate` as not current (NULL basis):
     /// call before storing the sessions a recompute of that date produced, so a session it no
@@ -40,18 +28,6 @@ extension Store {
             statement.bind(deviceID, at: 1)
             statement.bind(localDate, at: 2)
             try statement.run()
-        }
-    }
-
-    /// The stored daily summaries of `kind` for `device` (every date, or only `date`), ordered by
-    /// date, with their stamps.
-    ///
-    /// - Throws: ``StoreError/corrupt(path:detail:)`` when a summary no longer matches its content
-    ///   hash (it must not be served).
-    public func stampedDailySummaries(device: String, kind: String, date: String? = nil) throws -> [StampedSummary] {
-        let packed = try packedDailySummaries(device: device, kind: kind, date: date)
-        return zip(packed, try unpackChecked(packed.map(\.document))).map {
-            StampedSummary(localDate: $0.localDate, json: $1, stamp: $0.stamp)
         }
     }
 
@@ -83,23 +59,6 @@ extension Store {
         }
     }
 
-    /// The canonical bytes of `documents`, each decompressed and checked against its content hash,
-    /// spread over the cores. Throws the first failure in the order given (``PackedDocument``'s
-    /// errors for a missing or unreadable document, a mismatch of the hash).
-    func unpackChecked(_ documents: [PackedDocument]) throws -> [Data] {
-        let workers = max(1, min(documents.count, ProcessInfo.processInfo.activeProcessorCount))
-        let results = Mutex<[Result<Data, StoreError>?]>(Array(repeating: nil, count: documents.count))
-        // Each worker takes every `workers`-th document.
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: documents.count, by: workers) {
-                let result = Result { () throws(StoreError) in try documents[index].unpackData() }
-                results.withLock { $0[index] = result }
-            }
-        }
-        // concurrentPerform returns after every worker ran, so every slot holds its result.
-        return try results.withLock { $0 }.map { try $0!.get() }
-    }
-
     /// The current sleep sessions of `device` computed with `basis` (every date, or only `date`),
     /// ordered by date and start.
     ///
@@ -115,15 +74,14 @@ extension Store {
             statement.bind(basis, at: 2)
             statement.bind(date, at: 3)
             var result: [StoredSleepSession] = []
-            var packed: [PackedDocument] = []
+            let reader = DocumentReader()
             while try statement.step() {
                 let start = statement.int64(at: 0) ?? 0
                 let hash = statement.text(at: 4) ?? ""
-                packed.append(PackedDocument(statement, sizeColumn: 5, hash: hash, path: path, what: "the sleep session of \(device) starting \(start)"))
+                let document = PackedDocument(statement, sizeColumn: 5, hash: hash, path: path, what: "the sleep session of \(device) starting \(start)")
                 result.append(StoredSleepSession(start: start, stop: statement.int64(at: 1) ?? 0, localDate: statement.text(at: 2) ?? "",
-                                                 version: statement.int(at: 3) ?? 0, json: Data(), contentHash: hash))
+                                                 version: statement.int(at: 3) ?? 0, json: Data(try reader.read(document)), contentHash: hash))
             }
-            for (index, json) in try unpackChecked(packed).enumerated() { result[index].json = json }
             return result
         }
     }

@@ -70,20 +70,6 @@ package enum Zstd {
         package var description: String
     }
 
-    /// The `size` bytes of one frame as `Data` that owns the buffer they were decompressed into
-    /// (no copy of a 0.6 MB summary); a frame that is damaged or holds another length is an error.
-    package static func decompressData(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> Data {
-        guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }
-        guard let buffer = malloc(max(1, size)) else { fatalError("no memory for a \(size)-byte document") }
-        do {
-            try decompress(frame, size: size, into: buffer, context: nil)
-        } catch {
-            free(buffer)
-            throw error
-        }
-        return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
-    }
-
     /// The `size` bytes of one frame; a frame that is damaged or holds another length is an error.
     package static func decompress(_ frame: UnsafeRawBufferPointer, size: Int) throws(Failure) -> [UInt8] {
         guard size >= 0 else { throw Failure(description: "the stored size \(size) is negative") }

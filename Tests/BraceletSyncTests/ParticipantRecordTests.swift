@@ -23,8 +23,9 @@ import Testing
     /// `dayStart` of each stored daily summary, by date.
     static func dayStarts(_ store: Store) throws -> [String: Int] {
         var starts: [String: Int] = [:]
-        for day in try store.stampedDailySummaries(device: serial, kind: "daily") {
-            let object = try #require(try JSONSerialization.jsonObject(with: day.json) as? [String: Any])
+        let reader = DocumentReader()
+        for day in try store.packedDailySummaries(device: serial, kind: "daily") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(try reader.read(day.document))) as? [String: Any])
             starts[day.localDate] = object["dayStart"] as? Int
         }
         return starts
@@ -54,7 +55,7 @@ import Testing
         let recompute = try Self.run(["recompute", "--db", db, "--age", "35"])
         #expect(!recompute.err.contains("UTC"), "\(recompute.err)")
         #expect(try Self.dayStarts(store) == Self.newYorkDayStarts, "local-midnight bounds kept")
-        for day in try store.stampedDailySummaries(device: Self.serial, kind: "daily") {
+        for day in try store.packedDailySummaries(device: Self.serial, kind: "daily") {
             #expect(day.stamp?.basis == "tz=America/New_York;slot=60;quality=2;hrmax=183.5;height=170.0;goal=10000")
         }
         let recomputed = try Self.vitality(store)
@@ -86,7 +87,7 @@ import Testing
         let after = try Self.vitality(store)
         #expect(after.keys.sorted() == before.keys.sorted())
         for (date, row) in before { #expect(after[date]?.age == 40 && after[date]?.movement == row.movement, "\(date)") }
-        #expect(try store.stampedDailySummaries(device: Self.serial, kind: "daily").allSatisfy { $0.stamp?.basis.contains("hrmax=180.0") == true })
+        #expect(try store.packedDailySummaries(device: Self.serial, kind: "daily").allSatisfy { $0.stamp?.basis.contains("hrmax=180.0") == true })
         #expect(try store.outboxEntries().map(\.key) == keys, "nothing changed, nothing queued")
 
         // Another zone would re-cut the stored days: a writing command refuses and says how.
