@@ -44,17 +44,8 @@ enum BeatChunk {
         return stored
     }
 
-    /// Appends one record to `bytes` (`offset` below ``spanMs``, `interval` from ``storedInterval(_:timeMs:)``).
-    /// The record is the low 6 bytes of one little-endian word (offset in bits 0-23, interval in
-    /// 24-47), copied in one append: a temporary array per beat made this a quarter of a beat's
-    /// cost in `ingest`.
-    static func append(offset: Int64, interval: Int32, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: word(offset: offset, interval: interval).littleEndian) {
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<recordSize]))
-        }
-    }
-
-    /// The word whose low 6 bytes (little-endian) are the record of `offset` and `interval`.
+    /// The word whose low 6 bytes (little-endian) are the record of `offset` (below ``spanMs``) and
+    /// `interval` (from ``storedInterval(_:timeMs:)``): offset in bits 0-23, interval in 24-47.
     static func word(offset: Int64, interval: Int32) -> UInt64 {
         UInt64(UInt32(truncatingIfNeeded: offset) & 0xFF_FFFF) | UInt64(UInt32(bitPattern: interval) & 0xFF_FFFF) << 24
     }
@@ -76,7 +67,7 @@ enum BeatChunk {
             if storage.count < needed { storage = [UInt8](repeating: 0, count: needed) }
         }
 
-        /// Writes one record (see ``BeatChunk/append(offset:interval:to:)``); at most as many as
+        /// Writes one record (see ``BeatChunk/word(offset:interval:)``); at most as many as
         /// the last ``reset(records:)`` made room for.
         mutating func append(offset: Int64, interval: Int32) {
             let at = count
@@ -99,8 +90,8 @@ enum BeatChunk {
     /// interval does not fit 24 bits (then it is left as it is, never cut).
     static func narrowed(_ legacy: UnsafeRawBufferPointer) -> [UInt8]? {
         guard legacy.count % legacyRecordSize == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(legacy.count / legacyRecordSize * recordSize)
+        var chunk = Writer()
+        chunk.reset(records: legacy.count / legacyRecordSize)
         for at in stride(from: 0, to: legacy.count, by: legacyRecordSize) {
             let offset = UInt32(littleEndian: legacy.loadUnaligned(fromByteOffset: at, as: UInt32.self))
             let old = Int32(littleEndian: legacy.loadUnaligned(fromByteOffset: at + 4, as: Int32.self))
@@ -110,9 +101,9 @@ enum BeatChunk {
                 guard old > noInterval, old < 1 << 23 else { return nil }
                 interval = old
             }
-            append(offset: Int64(offset), interval: interval, to: &bytes)
+            chunk.append(offset: Int64(offset), interval: interval)
         }
-        return bytes
+        return chunk.bytes
     }
 
     /// The records of a stored chunk as (time, stored interval) pairs, after checking its shape: a
