@@ -182,12 +182,17 @@ static inline uint8_t *store_break(uint8_t *out, int64_t depth) {
     return out + 1 + 2 * depth;
 }
 
-/* Lays out the 64 bytes at `p` (at least 96 readable from `p`) when they start outside a string
- * and hold no backslash, with the block's room for `block_bound` made sure of. Returns how many
- * bytes it took: 64, or 65 when the block ended on an opening bracket whose empty close it took. */
+/* Lays out the 64 bytes at `p` (at least 96 readable from `p`, starting outside a string) when
+ * they hold no backslash and the block has room for `block_bound`, flushing it first if that makes
+ * the room. Returns how many bytes it took: 64, or 65 when the block ended on an opening bracket
+ * whose empty close it took; 0 when the bytes must go byte by byte (a backslash, a small block). */
 static size_t layout_block(bracelet_layout *w, const uint8_t *p) {
     bytes64 v;
     memcpy(&v, p, 64);
+    if (MATCHES(v, '\\')) return 0;
+    size_t bound = block_bound(w->depth);
+    if (w->capacity - w->used < bound) flush(w);
+    if (w->capacity - w->used < bound) return 0;
     uint64_t quotes = MATCHES(v, '"');
     uint64_t inside = prefix_xor(quotes);
     uint64_t structural = (MATCHES(v, '{') | MATCHES(v, '}') | MATCHES(v, '[') | MATCHES(v, ']') |
@@ -253,18 +258,13 @@ void bracelet_layout_write(bracelet_layout *w, const uint8_t *bytes, size_t coun
     if (count == 0) return;
     const uint8_t *p = bytes, *end = bytes + count;
     while (p < end) {
-        if (!w->in_string && !w->escaping && !w->pending_close && end - p >= 96) {
-            bytes64 v;
-            memcpy(&v, p, 64);
-            if (!MATCHES(v, '\\')) {
-                size_t bound = block_bound(w->depth);
-                if (w->capacity - w->used < bound) flush(w);
-                if (w->capacity - w->used >= bound) {
-                    p += layout_block(w, p);
-                    continue;
-                }
+        /* Outside a string (an escape is only ever pending inside one), nothing pending. */
+        if (!w->in_string && !w->pending_close && end - p >= 96) {
+            size_t taken = layout_block(w, p);
+            if (taken > 0) {
+                p += taken;
+                continue;
             }
-            /* A backslash, or a block too small for the bound: these 64 bytes byte by byte. */
             const uint8_t *stop = p + 64;
             while (p < stop) p = step(w, p, end);
             continue;
